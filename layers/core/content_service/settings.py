@@ -1,0 +1,196 @@
+"""One settings object, read from the environment once and validated at construction.
+
+An invalid combination (spec 7.2: `batchSize` 0, `claimTimeoutMs` at or below `timeoutMs`, any
+negative option) refuses to construct, so a misconfigured function fails at cold start with a
+clear message instead of misbehaving later.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+
+class SettingsError(ValueError):
+    """A setting or option is invalid; the message names it and says why."""
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _parse_bool(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise SettingsError(f"{name} must be true or false, not {raw!r}")
+
+
+def _parse_int(name: str, raw: str) -> int:
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise SettingsError(f"{name} must be an integer, not {raw!r}") from None
+
+
+@dataclass(frozen=True)
+class WebhookOptions:
+    """The webhook options of spec 8.2, with their defaults and bounds."""
+
+    delivery_interval_ms: int = 2000
+    batch_size: int = 20
+    timeout_ms: int = 10000
+    max_attempts: int = 6
+    retention_days: int = 30
+    auto_disable_after: int = 20
+    allow_insecure_urls: bool = False
+    allow_private_networks: bool = False
+    claim_timeout_ms: int = 30000
+    response_snippet_bytes: int = 2048
+
+    def __post_init__(self) -> None:
+        for option in fields(self):
+            value = getattr(self, option.name)
+            if not isinstance(value, bool) and value < 0:
+                raise SettingsError(f"{_camel(option.name)} must not be negative (got {value})")
+        if self.batch_size == 0:
+            raise SettingsError("batchSize must be greater than 0")
+        if self.timeout_ms == 0:
+            raise SettingsError("timeoutMs must be greater than 0")
+        if self.max_attempts == 0:
+            raise SettingsError("maxAttempts must be at least 1")
+        if self.auto_disable_after == 0:
+            raise SettingsError("autoDisableAfter must be at least 1")
+        if self.claim_timeout_ms <= self.timeout_ms:
+            raise SettingsError(
+                f"claimTimeoutMs ({self.claim_timeout_ms}) must exceed timeoutMs "
+                f"({self.timeout_ms}), or a slow attempt would be reclaimed while still running"
+            )
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> WebhookOptions:
+        """Reads the five `WEBHOOKS_*` variables of spec 8.2; the other options keep defaults."""
+        kwargs: dict[str, int | bool] = {}
+        ints = {
+            "WEBHOOKS_DELIVERY_INTERVAL": "delivery_interval_ms",
+            "WEBHOOKS_TIMEOUT": "timeout_ms",
+            "WEBHOOKS_RETENTION_DAYS": "retention_days",
+        }
+        bools = {
+            "WEBHOOKS_ALLOW_INSECURE_URLS": "allow_insecure_urls",
+            "WEBHOOKS_ALLOW_PRIVATE_NETWORKS": "allow_private_networks",
+        }
+        for variable, name in ints.items():
+            if env.get(variable, "").strip():
+                kwargs[name] = _parse_int(variable, env[variable])
+        for variable, name in bools.items():
+            if variable in env:
+                kwargs[name] = _parse_bool(variable, env[variable])
+        return cls(**kwargs)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class GraphQLLimits:
+    """The GraphQL cost limits of spec 8.1."""
+
+    max_query_length: int = 16384
+    max_depth: int = 8
+    max_fields: int = 500
+    max_complexity: int = 1000
+    schema_cache_ttl_seconds: int = 60
+
+    def __post_init__(self) -> None:
+        for option in fields(self):
+            if getattr(self, option.name) <= 0:
+                raise SettingsError(f"GraphQL limit {_camel(option.name)} must be positive")
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Physical names of the tables and the queue, as the template's Refs give them."""
+
+    content: str = "ContentTable"
+    schema: str = "SchemaTable"
+    events: str = "EventsTable"
+    endpoints: str = "EndpointsTable"
+    deliveries: str = "DeliveriesTable"
+    delivery_queue_url: str = ""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a handler needs to know about its environment."""
+
+    region: str = "us-east-1"
+    aws_endpoint_url: str | None = None
+    tables: Tables = field(default_factory=Tables)
+    webhooks: WebhookOptions = field(default_factory=WebhookOptions)
+    graphql: GraphQLLimits = field(default_factory=GraphQLLimits)
+    public_base_url: str = ""
+    allowed_origins: tuple[str, ...] = ()
+    api_reference_enabled: bool = False
+    session_key_parameter: str = ""
+    session_key_file: Path | None = None
+    session_max_age_seconds: int = 8 * 3600
+    log_level: str = "INFO"
+
+    def __post_init__(self) -> None:
+        for origin in (self.public_base_url, *self.allowed_origins):
+            if origin and not origin.startswith(("http://", "https://")):
+                raise SettingsError(f"origin {origin!r} must start with http:// or https://")
+        if self.session_max_age_seconds <= 0:
+            raise SettingsError("session max age must be positive")
+
+    @property
+    def secure_cookies(self) -> bool:
+        return self.public_base_url.startswith("https://")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        tables = Tables(
+            content=env.get("CONTENT_TABLE", Tables.content),
+            schema=env.get("SCHEMA_TABLE", Tables.schema),
+            events=env.get("EVENTS_TABLE", Tables.events),
+            endpoints=env.get("ENDPOINTS_TABLE", Tables.endpoints),
+            deliveries=env.get("DELIVERIES_TABLE", Tables.deliveries),
+            delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
+        )
+        graphql_kwargs = {
+            name: _parse_int(variable, env[variable])
+            for variable, name in {
+                "GRAPHQL_MAX_QUERY_LENGTH": "max_query_length",
+                "GRAPHQL_MAX_DEPTH": "max_depth",
+                "GRAPHQL_MAX_FIELDS": "max_fields",
+                "GRAPHQL_MAX_COMPLEXITY": "max_complexity",
+                "GRAPHQL_SCHEMA_CACHE_TTL": "schema_cache_ttl_seconds",
+            }.items()
+            if env.get(variable, "").strip()
+        }
+        key_file = env.get("SESSION_KEY_FILE", "").strip()
+        return cls(
+            region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
+            aws_endpoint_url=env.get("AWS_ENDPOINT_URL") or None,
+            tables=tables,
+            webhooks=WebhookOptions.from_env(env),
+            graphql=GraphQLLimits(**graphql_kwargs),
+            public_base_url=env.get("PUBLIC_BASE_URL", "").strip().rstrip("/"),
+            allowed_origins=tuple(
+                o.strip().rstrip("/") for o in env.get("ALLOWED_ORIGINS", "").split(",") if o.strip()
+            ),
+            api_reference_enabled=_parse_bool(
+                "API_REFERENCE_ENABLED", env.get("API_REFERENCE_ENABLED", "false")
+            ),
+            session_key_parameter=env.get("SESSION_KEY_PARAMETER", "").strip(),
+            session_key_file=Path(key_file) if key_file else None,
+            log_level=env.get("LOG_LEVEL", "INFO"),
+        )
+
+
+def _camel(snake: str) -> str:
+    head, *rest = snake.split("_")
+    return head + "".join(part.capitalize() for part in rest)
