@@ -180,7 +180,9 @@ class Settings:
             graphql=GraphQLLimits(**graphql_kwargs),
             public_base_url=env.get("PUBLIC_BASE_URL", "").strip().rstrip("/"),
             allowed_origins=tuple(
-                o.strip().rstrip("/") for o in env.get("ALLOWED_ORIGINS", "").split(",") if o.strip()
+                o.strip().rstrip("/")
+                for o in env.get("ALLOWED_ORIGINS", "").split(",")
+                if o.strip()
             ),
             api_reference_enabled=_parse_bool(
                 "API_REFERENCE_ENABLED", env.get("API_REFERENCE_ENABLED", "false")

@@ -1,0 +1,52 @@
+"""The one FastAPI app behind API Gateway (through Mangum), uvicorn locally, and the tests."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.sessions import SessionMiddleware
+
+from content_service.api.auth import SESSION_COOKIE
+from content_service.api.error_handlers import install_error_handlers
+from content_service.api.origin_guard import OriginGuardMiddleware
+from content_service.api.request_context import BodySizeLimitMiddleware, CorrelationIdMiddleware
+from content_service.api.routes import health, home, login, me, tokens
+from content_service.api.session_key import load_session_key
+from content_service.api.templating import STATIC_DIR
+from content_service.runtime import configure
+from content_service.settings import Settings
+
+
+def create_app(settings: Settings | None = None, *, session_key: str | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    configure(settings)
+    app = FastAPI(
+        title="Content Service",
+        version="1.0.0",
+        openapi_url="/api/v1/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    install_error_handlers(app)
+    for router in (health.router, me.router, tokens.router, login.router, home.router):
+        app.include_router(router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    # Starlette wraps in reverse order: the last added runs first.
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=session_key or load_session_key(settings),
+        session_cookie=SESSION_COOKIE,
+        max_age=settings.session_max_age_seconds,
+        same_site="lax",
+        https_only=settings.secure_cookies,
+    )
+    app.add_middleware(
+        OriginGuardMiddleware,
+        configured_origins=(settings.public_base_url, *settings.allowed_origins),
+        session_cookie=SESSION_COOKIE,
+    )
+    app.add_middleware(BodySizeLimitMiddleware)
+    app.add_middleware(CorrelationIdMiddleware)
+    return app

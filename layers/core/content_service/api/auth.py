@@ -1,0 +1,105 @@
+"""FastAPI dependencies that answer "who is calling, and may they?".
+
+A bearer token wins over a session cookie; a present but bad token is a 401 even when a valid
+cookie is also sent, so a client never silently acts as someone else.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from content_service.errors import Forbidden, Unauthorized
+from content_service.identity.bootstrap import DEFAULT_SLUG
+from content_service.identity.principal import Caller, TokenCaller, UserCaller
+from content_service.identity.sessions import resolve_session
+from content_service.identity.tokens import authenticate_token
+from content_service.identity.workspaces import resolve_workspace
+from content_service.settings import Settings
+
+SESSION_COOKIE = "cs_session"
+SESSION_ID_KEY = "sid"
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        raise Unauthorized("unsupported Authorization header: use 'Bearer <token>'")
+    return value.strip()
+
+
+def optional_caller(request: Request) -> Caller | None:
+    cached: Caller | None = getattr(request.state, "caller", None)
+    if cached is not None:
+        return cached
+    token = _bearer(request)
+    caller: Caller | None = None
+    if token is not None:
+        caller = authenticate_token(token)
+    elif session_id := request.session.get(SESSION_ID_KEY):
+        user = resolve_session(str(session_id))
+        caller = user.caller() if user is not None else None
+    request.state.caller = caller
+    return caller
+
+
+def require_caller(caller: Annotated[Caller | None, Depends(optional_caller)]) -> Caller:
+    if caller is None:
+        raise Unauthorized("authentication required: send a bearer token or sign in")
+    return caller
+
+
+def require_admin(caller: Annotated[Caller, Depends(require_caller)]) -> UserCaller:
+    """Token management and webhooks belong to a signed-in administrator."""
+    if not isinstance(caller, UserCaller):
+        raise Forbidden("this route needs a signed-in administrator, not an API token")
+    if caller.role != "admin":
+        raise Forbidden("this route needs the admin role")
+    return caller
+
+
+def require_permission(permission: str) -> object:
+    """A dependency for routes gated on one permission, such as `webhooks:manage`."""
+
+    def check(caller: Annotated[Caller, Depends(require_caller)]) -> Caller:
+        if not caller.has_permission(permission):
+            raise Forbidden(f"this action needs the {permission} permission")
+        return caller
+
+    return Depends(check)
+
+
+CallerDep = Annotated[Caller, Depends(require_caller)]
+OptionalCallerDep = Annotated[Caller | None, Depends(optional_caller)]
+AdminDep = Annotated[UserCaller, Depends(require_admin)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+WORKSPACE_HEADER = "x-workspace-id"
+
+
+def caller_workspace_id(request: Request, caller: CallerDep) -> str:
+    """The workspace a request acts in: the token's bucket, or for a user the one chosen.
+
+    A signed-in user picks a workspace with the `X-Workspace-Id` header (id or slug) and
+    otherwise acts in the `default` workspace. A token is bound to its own bucket; naming
+    another one is refused rather than ignored.
+    """
+    requested = request.headers.get(WORKSPACE_HEADER, "").strip()
+    if isinstance(caller, TokenCaller):
+        if requested and requested != caller.workspace_id:
+            raise Forbidden("this token belongs to another workspace")
+        return caller.workspace_id
+    return resolve_workspace(requested or DEFAULT_SLUG).id
+
+
+WorkspaceIdDep = Annotated[str, Depends(caller_workspace_id)]

@@ -1,0 +1,87 @@
+"""Every refusal leaves the API in the contract's error shape, and a bug never leaks details.
+
+`{"error": {"status", "code", "message", "details?"}}`: ServiceError carries its own status and
+code; FastAPI's request validation becomes 400 for query, path and header problems and 422 for
+body values; unknown routes and methods keep 404/405; anything else is a 500 with a generic
+message and the exception in the log under the request's correlation id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from content_service.errors import ServiceError
+from content_service.observability import logger
+
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_failed",
+}
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    details: Any = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    body: dict[str, Any] = {"status": status, "code": code, "message": message}
+    if details is not None:
+        body["details"] = details
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+async def _service_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceError)
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    return error_response(exc.status, exc.code, exc.message, exc.details, headers)
+
+
+def _describe(errors: list[Any]) -> list[dict[str, Any]]:
+    described = []
+    for error in errors:
+        location = [str(part) for part in error.get("loc", ())]
+        described.append({"location": ".".join(location), "problem": error.get("msg", "invalid")})
+    return described
+
+
+async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    details = _describe(list(exc.errors()))
+    in_body = any(d["location"].startswith("body") for d in details)
+    if in_body:
+        return error_response(422, "validation_failed", "the request body is invalid", details)
+    return error_response(400, "bad_request", "the request parameters are invalid", details)
+
+
+async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    code = _HTTP_CODES.get(exc.status_code, "error")
+    message = exc.detail if isinstance(exc.detail, str) else "request refused"
+    return error_response(exc.status_code, code, message, headers=exc.headers)
+
+
+async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+    logger.exception("unhandled error")
+    return error_response(500, "internal_error", "internal error; the request was not completed")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(ServiceError, _service_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

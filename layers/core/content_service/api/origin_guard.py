@@ -1,0 +1,107 @@
+"""The origin guard of CONTRACT.md, one piece in front of every write route.
+
+A write (POST, PUT, PATCH, DELETE) whose `Origin`, or `Referer` when `Origin` is absent, names an
+origin other than the service's own (or one in ALLOWED_ORIGINS) is refused with 403. A write
+authenticated by the session cookie that carries neither header is refused too: a browser always
+sends one, so its absence means a client we cannot vouch for. Bearer-token clients (no cookie)
+may omit both.
+
+It runs as ASGI middleware rather than a per-route dependency so a new write route cannot forget
+it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalise_origin(value: str) -> str | None:
+    """`scheme://host[:port]` in lower case without a default port; None if not an origin."""
+    try:
+        parts = urlsplit(value.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    if port is None or port == _DEFAULT_PORTS[scheme]:
+        return f"{scheme}://{host}"
+    return f"{scheme}://{host}:{port}"
+
+
+def refusal_reason(
+    method: str,
+    headers: Mapping[str, str],
+    allowed_origins: Iterable[str],
+    session_cookie: str,
+) -> str | None:
+    """Why a request must be refused, or None. `headers` has lower-case names."""
+    if method.upper() not in WRITE_METHODS:
+        return None
+    claimed = headers.get("origin")
+    source = "Origin"
+    if claimed is None and headers.get("referer"):
+        claimed, source = headers["referer"], "Referer"
+    if claimed is None:
+        cookie_auth = f"{session_cookie}=" in headers.get("cookie", "") and (
+            "authorization" not in headers
+        )
+        if cookie_auth:
+            return "a write made with a session cookie must carry an Origin or Referer header"
+        return None
+    origin = normalise_origin(claimed)
+    allowed = {o for o in (normalise_origin(a) for a in allowed_origins) if o}
+    if origin is None or origin not in allowed:
+        return f"cross-origin write refused: the {source} header names a foreign origin"
+    return None
+
+
+class OriginGuardMiddleware:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        configured_origins: Iterable[str],
+        session_cookie: str,
+    ) -> None:
+        self.app = app
+        self.configured_origins = tuple(o for o in configured_origins if o)
+        self.session_cookie = session_cookie
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in WRITE_METHODS:
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+        reason = refusal_reason(
+            scope["method"], headers, (*self.configured_origins, own), self.session_cookie
+        )
+        if reason is None:
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps(
+            {"error": {"status": 403, "code": "forbidden_origin", "message": reason}}
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 403,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})

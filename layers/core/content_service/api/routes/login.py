@@ -1,0 +1,70 @@
+"""Sign-in and sign-out for the admin pages (CONTRACT.md "Sign-in")."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from content_service.api.auth import SESSION_ID_KEY, OptionalCallerDep, SettingsDep
+from content_service.api.templating import templates
+from content_service.identity.sessions import end_session, start_session
+from content_service.identity.users import authenticate_user
+from content_service.observability import logger
+
+router = APIRouter(tags=["sign-in"], include_in_schema=False)
+
+# Added to every failed sign-in, on top of the scrypt check both halves already pay.
+FAILED_SIGN_IN_DELAY_SECONDS = 0.25
+DEFAULT_NEXT = "/webhooks"
+
+
+def safe_next(target: str | None) -> str:
+    """Only same-site paths: `//evil.example` and absolute URLs fall back to the default."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return DEFAULT_NEXT
+    return target
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_form(request: Request, caller: OptionalCallerDep, next: str | None = None) -> Response:
+    return templates.TemplateResponse(
+        request, "login.html", {"next": safe_next(next), "error": None, "caller": caller}
+    )
+
+
+@router.post("/login", response_class=HTMLResponse)
+async def login(
+    request: Request,
+    settings: SettingsDep,
+    email: Annotated[str, Form(max_length=320)] = "",
+    password: Annotated[str, Form(max_length=1024)] = "",
+    next: Annotated[str, Form(max_length=2048)] = DEFAULT_NEXT,
+) -> Response:
+    user = await run_in_threadpool(authenticate_user, email, password)
+    if user is None:
+        await asyncio.sleep(FAILED_SIGN_IN_DELAY_SECONDS)
+        logger.info("sign-in refused")
+        return templates.TemplateResponse(
+            request,
+            "login.html",
+            {"next": safe_next(next), "error": "Email or password is incorrect.", "caller": None},
+            status_code=401,
+        )
+    session_id = await run_in_threadpool(start_session, user, settings.session_max_age_seconds)
+    request.session.clear()
+    request.session[SESSION_ID_KEY] = session_id
+    logger.info("signed in", extra={"userId": user.id})
+    return RedirectResponse(safe_next(next), status_code=303)
+
+
+@router.post("/logout")
+def logout(request: Request) -> Response:
+    session_id = request.session.get(SESSION_ID_KEY)
+    if session_id:
+        end_session(str(session_id))
+    request.session.clear()
+    return RedirectResponse("/login", status_code=303)

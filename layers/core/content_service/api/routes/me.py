@@ -1,0 +1,14 @@
+"""`GET /api/v1/me`: who the caller is (CONTRACT.md "Who am I")."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from content_service.api.auth import CallerDep
+
+router = APIRouter(prefix="/api/v1", tags=["identity"])
+
+
+@router.get("/me")
+def me(caller: CallerDep) -> dict[str, object]:
+    return caller.describe()

@@ -1,0 +1,71 @@
+"""Token management over HTTP for a signed-in admin; the same operations as the CLI."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from content_service.api.auth import AdminDep
+from content_service.identity.principal import ALL_TYPES
+from content_service.identity.tokens import (
+    TokenSpec,
+    create_token,
+    list_tokens,
+    revoke_token,
+    update_token_grants,
+)
+from content_service.identity.workspaces import resolve_workspace
+
+router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"])
+
+
+class TokenCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=100)
+    workspaceId: str = Field(min_length=1, max_length=100)
+    access: str = Field(pattern="^(read|full)$")
+    contentTypes: list[str] = Field(default_factory=lambda: [ALL_TYPES], max_length=200)
+    scopes: list[str] | None = Field(default=None, max_length=10)
+    audiences: list[str] = Field(default_factory=list, max_length=50)
+
+
+class TokenGrantsUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    contentTypes: list[str] | None = Field(default=None, max_length=200)
+    audiences: list[str] | None = Field(default=None, max_length=50)
+
+
+@router.get("")
+def get_tokens(_: AdminDep) -> dict[str, object]:
+    return {"items": [t.to_json() for t in list_tokens()]}
+
+
+@router.post("", status_code=201)
+def post_token(body: TokenCreate, _: AdminDep) -> dict[str, object]:
+    workspace = resolve_workspace(body.workspaceId)
+    token, info = create_token(
+        TokenSpec(
+            name=body.name,
+            workspace_id=workspace.id,
+            access=body.access,
+            content_types=tuple(body.contentTypes),
+            scopes=tuple(body.scopes) if body.scopes is not None else None,
+            audiences=tuple(body.audiences),
+        )
+    )
+    return {**info.to_json(), "token": token}
+
+
+@router.patch("/{token_id}")
+def patch_token(token_id: str, body: TokenGrantsUpdate, _: AdminDep) -> dict[str, object]:
+    return update_token_grants(
+        token_id, content_types=body.contentTypes, audiences=body.audiences
+    ).to_json()
+
+
+@router.delete("/{token_id}", status_code=204)
+def delete_token(token_id: str, _: AdminDep) -> Response:
+    revoke_token(token_id)
+    return Response(status_code=204)

@@ -1,0 +1,1 @@
+"""Who may do what: workspaces, users, API tokens, sessions, and the bootstrap of a fresh stack."""

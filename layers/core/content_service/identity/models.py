@@ -1,0 +1,126 @@
+"""PynamoDB models of the identity records, all in the schema table.
+
+Key layout (pk / sk), one item kind per prefix:
+- `WORKSPACE#<id>` / `WORKSPACE`; uniqueness item `WORKSPACE_SLUG#<slug>` / `UNIQUE`
+- `USER#<id>` / `USER`; uniqueness item `USER_EMAIL#<email>` / `UNIQUE`
+- `TOKEN#<sha256 hex>` / `TOKEN`: looked up by digest with a strongly consistent read, so a
+  revocation takes effect on the very next request
+- `SESSION#<sha256 hex>` / `SESSION` with a TTL
+The gsi1 index lists each kind (`gsi1pk` = `WORKSPACES`, `USERS`, `TOKENS`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pynamodb.attributes import (
+    NumberAttribute,
+    UnicodeAttribute,
+    UnicodeSetAttribute,
+)
+from pynamodb.connection import Connection
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.models import Model
+
+from content_service.settings import Settings
+from content_service.storage.binding import bind_models
+
+
+class _ByKind(GlobalSecondaryIndex[Any]):  # type: ignore[no-untyped-call]
+    class Meta:
+        index_name = "gsi1"
+        projection = AllProjection()
+
+    gsi1pk = UnicodeAttribute(hash_key=True)
+    gsi1sk = UnicodeAttribute(range_key=True)
+
+
+class WorkspaceRecord(Model):
+    class Meta:
+        table_name = "SchemaTable"
+
+    pk = UnicodeAttribute(hash_key=True)
+    sk = UnicodeAttribute(range_key=True, default="WORKSPACE")
+    gsi1pk = UnicodeAttribute(default="WORKSPACES")
+    gsi1sk = UnicodeAttribute()
+    id = UnicodeAttribute()
+    name = UnicodeAttribute()
+    slug = UnicodeAttribute()
+    createdAt = UnicodeAttribute()
+    by_kind = _ByKind()
+
+
+class UserRecord(Model):
+    class Meta:
+        table_name = "SchemaTable"
+
+    pk = UnicodeAttribute(hash_key=True)
+    sk = UnicodeAttribute(range_key=True, default="USER")
+    gsi1pk = UnicodeAttribute(default="USERS")
+    gsi1sk = UnicodeAttribute()
+    id = UnicodeAttribute()
+    email = UnicodeAttribute()
+    role = UnicodeAttribute()
+    passwordHash = UnicodeAttribute()
+    createdAt = UnicodeAttribute()
+    by_kind = _ByKind()
+
+
+class UniqueRecord(Model):
+    """Claims a unique value (a slug, an e-mail) inside the transaction that creates its owner."""
+
+    class Meta:
+        table_name = "SchemaTable"
+
+    pk = UnicodeAttribute(hash_key=True)
+    sk = UnicodeAttribute(range_key=True, default="UNIQUE")
+    ownerId = UnicodeAttribute()
+
+
+class TokenRecord(Model):
+    class Meta:
+        table_name = "SchemaTable"
+
+    pk = UnicodeAttribute(hash_key=True)
+    sk = UnicodeAttribute(range_key=True, default="TOKEN")
+    gsi1pk = UnicodeAttribute(default="TOKENS")
+    gsi1sk = UnicodeAttribute()
+    id = UnicodeAttribute()
+    name = UnicodeAttribute()
+    workspaceId = UnicodeAttribute()
+    access = UnicodeAttribute()
+    contentTypes = UnicodeSetAttribute(default=set)
+    scopes = UnicodeSetAttribute(default=set)
+    audiences = UnicodeSetAttribute(default=set)
+    hint = UnicodeAttribute()
+    createdAt = UnicodeAttribute()
+    revokedAt = UnicodeAttribute(null=True)
+    by_kind = _ByKind()
+
+
+class SessionRecord(Model):
+    class Meta:
+        table_name = "SchemaTable"
+
+    pk = UnicodeAttribute(hash_key=True)
+    sk = UnicodeAttribute(range_key=True, default="SESSION")
+    userId = UnicodeAttribute()
+    expiresAt = NumberAttribute()
+
+
+IDENTITY_MODELS: tuple[type[Model], ...] = (
+    WorkspaceRecord,
+    UserRecord,
+    UniqueRecord,
+    TokenRecord,
+    SessionRecord,
+)
+
+
+def bind(settings: Settings) -> None:
+    bind_models(((model, settings.tables.schema) for model in IDENTITY_MODELS), settings)
+
+
+def connection(settings: Settings) -> Connection:
+    """A PynamoDB connection for transactions across identity records."""
+    return Connection(region=settings.region, host=settings.aws_endpoint_url)

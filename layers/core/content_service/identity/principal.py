@@ -1,0 +1,98 @@
+"""The caller of a request: an API token or a signed-in user, and what each may do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Access = Literal["read", "full"]
+Role = Literal["admin", "editor"]
+
+SCOPE_CONTENT_READ = "content:read"
+SCOPE_CONTENT_WRITE = "content:write"
+ALL_SCOPES = frozenset({SCOPE_CONTENT_READ, SCOPE_CONTENT_WRITE})
+ALL_TYPES = "*"
+
+WEBHOOKS_READ = "webhooks:read"
+WEBHOOKS_MANAGE = "webhooks:manage"
+_ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
+    "admin": frozenset({WEBHOOKS_READ, WEBHOOKS_MANAGE}),
+    "editor": frozenset(),
+}
+
+
+@dataclass(frozen=True)
+class TokenCaller:
+    token_id: str
+    name: str
+    workspace_id: str
+    access: Access
+    content_types: frozenset[str]
+    scopes: frozenset[str]
+    audiences: frozenset[str]
+
+    kind: Literal["token"] = "token"
+
+    def grants(self, content_type: str) -> bool:
+        """`*` grants every type, including types added later."""
+        return ALL_TYPES in self.content_types or content_type in self.content_types
+
+    @property
+    def can_read(self) -> bool:
+        return SCOPE_CONTENT_READ in self.scopes
+
+    @property
+    def sees_drafts(self) -> bool:
+        return self.access == "full"
+
+    @property
+    def can_write(self) -> bool:
+        return self.access == "full" and SCOPE_CONTENT_WRITE in self.scopes
+
+    def has_permission(self, permission: str) -> bool:
+        """Tokens hold content scopes only; webhook permissions belong to admins."""
+        return False
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "kind": "token",
+            "name": self.name,
+            "workspaceId": self.workspace_id,
+            "access": self.access,
+            "contentTypes": sorted(self.content_types),
+            "scopes": sorted(self.scopes),
+            "audiences": sorted(self.audiences),
+        }
+
+
+@dataclass(frozen=True)
+class UserCaller:
+    id: str
+    email: str
+    role: Role
+
+    kind: Literal["user"] = "user"
+
+    def grants(self, content_type: str) -> bool:
+        return True
+
+    @property
+    def can_read(self) -> bool:
+        return True
+
+    @property
+    def sees_drafts(self) -> bool:
+        return True
+
+    @property
+    def can_write(self) -> bool:
+        return True
+
+    def has_permission(self, permission: str) -> bool:
+        return permission in _ROLE_PERMISSIONS[self.role]
+
+    def describe(self) -> dict[str, object]:
+        return {"kind": "user", "id": self.id, "email": self.email, "role": self.role}
+
+
+Caller = TokenCaller | UserCaller

@@ -1,0 +1,215 @@
+"""API tokens: `cs_` + 32 random bytes (base64url), shown once, stored as a SHA-256 digest.
+
+The digest is the record's key, so authenticating is one strongly consistent GetItem and a
+revocation is seen by the very next request. Tokens hold a workspace bucket, an access level,
+a grant set of content types (`*` for all, including types added later), scopes and audiences.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import secrets
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pynamodb.exceptions import DoesNotExist
+
+from content_service.clock import Clock, SystemClock, iso_utc
+from content_service.errors import NotFound, Unauthorized, ValidationFailed
+from content_service.identity.models import TokenRecord
+from content_service.identity.principal import (
+    ALL_SCOPES,
+    ALL_TYPES,
+    SCOPE_CONTENT_READ,
+    SCOPE_CONTENT_WRITE,
+    Access,
+    TokenCaller,
+)
+from content_service.identity.workspaces import get_workspace
+
+TOKEN_PREFIX = "cs_"  # noqa: S105 (a prefix, not a secret)
+_TOKEN_SHAPE = re.compile(r"^cs_[A-Za-z0-9_-]{43}$")
+_TYPE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_MAX_AUDIENCES = 50
+
+
+@dataclass(frozen=True)
+class TokenSpec:
+    """What a caller asks for when creating or changing a token."""
+
+    name: str
+    workspace_id: str
+    access: str
+    content_types: tuple[str, ...] = (ALL_TYPES,)
+    scopes: tuple[str, ...] | None = None
+    audiences: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    id: str
+    name: str
+    workspace_id: str
+    access: Access
+    content_types: frozenset[str]
+    scopes: frozenset[str]
+    audiences: frozenset[str]
+    hint: str
+    created_at: str
+    revoked_at: str | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "workspaceId": self.workspace_id,
+            "access": self.access,
+            "contentTypes": sorted(self.content_types),
+            "scopes": sorted(self.scopes),
+            "audiences": sorted(self.audiences),
+            "tokenHint": self.hint,
+            "createdAt": self.created_at,
+            "revokedAt": self.revoked_at,
+        }
+
+
+def mint_token() -> str:
+    return TOKEN_PREFIX + base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _validated(spec: TokenSpec) -> tuple[str, Access, set[str], set[str], set[str]]:
+    name = spec.name.strip()
+    if not name or len(name) > 100:
+        raise ValidationFailed("token name must be 1 to 100 characters")
+    if spec.access not in ("read", "full"):
+        raise ValidationFailed("access must be 'read' or 'full'")
+    access: Access = "full" if spec.access == "full" else "read"
+    types = set(spec.content_types)
+    if not types:
+        raise ValidationFailed("contentTypes must name at least one content type, or '*'")
+    bad = sorted(t for t in types if t != ALL_TYPES and not _TYPE_NAME.match(t))
+    if bad:
+        raise ValidationFailed("contentTypes holds invalid names", details={"invalid": bad})
+    if spec.scopes is None:
+        scopes = {SCOPE_CONTENT_READ} if access == "read" else set(ALL_SCOPES)
+    else:
+        scopes = set(spec.scopes)
+    unknown = sorted(scopes - ALL_SCOPES)
+    if unknown:
+        raise ValidationFailed("unknown scopes", details={"unknown": unknown})
+    if access == "read" and SCOPE_CONTENT_WRITE in scopes:
+        raise ValidationFailed("a read token cannot hold content:write")
+    audiences = {a.strip() for a in spec.audiences}
+    if len(audiences) > _MAX_AUDIENCES or any(not a or len(a) > 64 for a in audiences):
+        raise ValidationFailed(f"audiences must be at most {_MAX_AUDIENCES} names of 1-64 chars")
+    get_workspace(spec.workspace_id)
+    return name, access, types, scopes, audiences
+
+
+def _info(record: TokenRecord) -> TokenInfo:
+    access: Access = "full" if record.access == "full" else "read"
+    return TokenInfo(
+        id=record.id,
+        name=record.name,
+        workspace_id=record.workspaceId,
+        access=access,
+        content_types=frozenset(record.contentTypes or ()),
+        scopes=frozenset(record.scopes or ()),
+        audiences=frozenset(record.audiences or ()),
+        hint=record.hint,
+        created_at=record.createdAt,
+        revoked_at=record.revokedAt,
+    )
+
+
+def create_token(spec: TokenSpec, clock: Clock | None = None) -> tuple[str, TokenInfo]:
+    """Returns the token itself (shown once, never stored) and its description."""
+    name, access, types, scopes, audiences = _validated(spec)
+    token = mint_token()
+    record = TokenRecord(
+        pk=f"TOKEN#{token_digest(token)}",
+        id=str(uuid.uuid4()),
+        name=name,
+        workspaceId=spec.workspace_id,
+        access=access,
+        contentTypes=types,
+        scopes=scopes,
+        audiences=audiences or None,
+        hint=token[-4:],
+        createdAt=iso_utc((clock or SystemClock()).now()),
+    )
+    record.gsi1sk = record.id
+    record.save(condition=TokenRecord.pk.does_not_exist())
+    return token, _info(record)
+
+
+def _record_by_id(token_id: str) -> TokenRecord:
+    for record in TokenRecord.by_kind.query("TOKENS", TokenRecord.gsi1sk == token_id):
+        return TokenRecord.get(record.pk, "TOKEN", consistent_read=True)
+    raise NotFound(f"token {token_id} not found")
+
+
+def revoke_token(token_id: str, clock: Clock | None = None) -> TokenInfo:
+    record = _record_by_id(token_id)
+    if record.revokedAt is None:
+        record.update(actions=[TokenRecord.revokedAt.set(iso_utc((clock or SystemClock()).now()))])
+    return _info(record)
+
+
+def update_token_grants(
+    token_id: str,
+    *,
+    content_types: Iterable[str] | None = None,
+    audiences: Iterable[str] | None = None,
+) -> TokenInfo:
+    """Changes what a token may read; the next request sees the change."""
+    record = _record_by_id(token_id)
+    current = _info(record)
+    spec = TokenSpec(
+        name=current.name,
+        workspace_id=current.workspace_id,
+        access=current.access,
+        content_types=tuple(content_types if content_types is not None else current.content_types),
+        scopes=tuple(current.scopes),
+        audiences=tuple(audiences if audiences is not None else current.audiences),
+    )
+    _, _, types, _, new_audiences = _validated(spec)
+    audience_action = (
+        TokenRecord.audiences.set(new_audiences)
+        if new_audiences
+        else TokenRecord.audiences.remove()
+    )
+    record.update(actions=[TokenRecord.contentTypes.set(types), audience_action])
+    return _info(record)
+
+
+def list_tokens() -> list[TokenInfo]:
+    return [_info(r) for r in TokenRecord.by_kind.query("TOKENS")]
+
+
+def authenticate_token(token: str) -> TokenCaller:
+    if not _TOKEN_SHAPE.match(token):
+        raise Unauthorized("malformed bearer token: expected cs_ followed by 43 characters")
+    try:
+        record = TokenRecord.get(f"TOKEN#{token_digest(token)}", "TOKEN", consistent_read=True)
+    except DoesNotExist:
+        raise Unauthorized("invalid token") from None
+    if record.revokedAt is not None:
+        raise Unauthorized("token revoked")
+    info = _info(record)
+    return TokenCaller(
+        token_id=info.id,
+        name=info.name,
+        workspace_id=info.workspace_id,
+        access=info.access,
+        content_types=info.content_types,
+        scopes=info.scopes,
+        audiences=info.audiences,
+    )

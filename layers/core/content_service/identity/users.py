@@ -1,0 +1,106 @@
+"""Users of the admin UI: an e-mail, a role and a scrypt password hash."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+
+from pynamodb.exceptions import DoesNotExist, TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from content_service.clock import Clock, SystemClock, iso_utc
+from content_service.errors import Conflict, NotFound, ValidationFailed
+from content_service.identity.models import UniqueRecord, UserRecord, connection
+from content_service.identity.passwords import (
+    MIN_PASSWORD_LENGTH,
+    dummy_hash,
+    hash_password,
+    verify_password,
+)
+from content_service.identity.principal import Role, UserCaller
+from content_service.settings import Settings
+
+_EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,255}$")
+ROLES: tuple[Role, ...] = ("admin", "editor")
+
+
+@dataclass(frozen=True)
+class User:
+    id: str
+    email: str
+    role: Role
+    created_at: str
+
+    def caller(self) -> UserCaller:
+        return UserCaller(id=self.id, email=self.email, role=self.role)
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "email": self.email, "role": self.role, "createdAt": self.created_at}
+
+
+def _from_record(record: UserRecord) -> User:
+    role: Role = "admin" if record.role == "admin" else "editor"
+    return User(record.id, record.email, role, record.createdAt)
+
+
+def normalise_email(email: str) -> str:
+    return email.strip().lower()
+
+
+def create_user(
+    settings: Settings, email: str, role: str, password: str, clock: Clock | None = None
+) -> User:
+    email = normalise_email(email)
+    if not _EMAIL.match(email):
+        raise ValidationFailed("email must look like name@domain")
+    if role not in ROLES:
+        raise ValidationFailed(f"role must be one of {', '.join(ROLES)}")
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise ValidationFailed(f"password must be at least {MIN_PASSWORD_LENGTH} characters")
+    user_id = str(uuid.uuid4())
+    record = UserRecord(
+        pk=f"USER#{user_id}",
+        gsi1sk=email,
+        id=user_id,
+        email=email,
+        role=role,
+        passwordHash=hash_password(password),
+        createdAt=iso_utc((clock or SystemClock()).now()),
+    )
+    claim = UniqueRecord(pk=f"USER_EMAIL#{email}", ownerId=user_id)
+    try:
+        with TransactWrite(connection=connection(settings)) as transaction:
+            transaction.save(claim, condition=UniqueRecord.pk.does_not_exist())
+            transaction.save(record)
+    except TransactWriteError as error:
+        if error.cause_response_code == "TransactionCanceledException":
+            raise Conflict("a user with this email already exists") from None
+        raise
+    return _from_record(record)
+
+
+def get_user(user_id: str) -> User:
+    try:
+        return _from_record(UserRecord.get(f"USER#{user_id}", "USER"))
+    except DoesNotExist:
+        raise NotFound("user not found") from None
+
+
+def list_users() -> list[User]:
+    return [_from_record(r) for r in UserRecord.by_kind.query("USERS")]
+
+
+def authenticate_user(email: str, password: str) -> User | None:
+    """The same work whether the e-mail or the password is wrong: never says which."""
+    record: UserRecord | None = None
+    try:
+        claim = UniqueRecord.get(f"USER_EMAIL#{normalise_email(email)}", "UNIQUE")
+        record = UserRecord.get(f"USER#{claim.ownerId}", "USER")
+    except DoesNotExist:
+        record = None
+    stored = record.passwordHash if record is not None else dummy_hash()
+    matches = verify_password(password, stored)
+    if record is None or not matches:
+        return None
+    return _from_record(record)

@@ -1,0 +1,91 @@
+"""Workspaces: the buckets every content type, entry and token belongs to."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+
+from pynamodb.exceptions import DoesNotExist, TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from content_service.clock import Clock, SystemClock, iso_utc
+from content_service.errors import Conflict, NotFound, ValidationFailed
+from content_service.identity.models import UniqueRecord, WorkspaceRecord, connection
+from content_service.settings import Settings
+
+_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+
+
+@dataclass(frozen=True)
+class Workspace:
+    id: str
+    name: str
+    slug: str
+    created_at: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "name": self.name, "slug": self.slug, "createdAt": self.created_at}
+
+
+def _from_record(record: WorkspaceRecord) -> Workspace:
+    return Workspace(record.id, record.name, record.slug, record.createdAt)
+
+
+def create_workspace(
+    settings: Settings, name: str, slug: str, clock: Clock | None = None
+) -> Workspace:
+    if not name.strip() or len(name) > 100:
+        raise ValidationFailed("workspace name must be 1 to 100 characters")
+    if not _SLUG.match(slug):
+        raise ValidationFailed("workspace slug must be lower-case letters, digits and dashes")
+    workspace_id = str(uuid.uuid4())
+    record = WorkspaceRecord(
+        pk=f"WORKSPACE#{workspace_id}",
+        gsi1sk=slug,
+        id=workspace_id,
+        name=name.strip(),
+        slug=slug,
+        createdAt=iso_utc((clock or SystemClock()).now()),
+    )
+    claim = UniqueRecord(pk=f"WORKSPACE_SLUG#{slug}", ownerId=workspace_id)
+    try:
+        with TransactWrite(connection=connection(settings)) as transaction:
+            transaction.save(claim, condition=UniqueRecord.pk.does_not_exist())
+            transaction.save(record)
+    except TransactWriteError as error:
+        if error.cause_response_code == "TransactionCanceledException":
+            raise Conflict(f"a workspace with slug {slug!r} already exists") from None
+        raise
+    return _from_record(record)
+
+
+def get_workspace(workspace_id: str) -> Workspace:
+    try:
+        return _from_record(WorkspaceRecord.get(f"WORKSPACE#{workspace_id}", "WORKSPACE"))
+    except DoesNotExist:
+        raise NotFound(f"workspace {workspace_id} not found") from None
+
+
+def find_workspace_by_slug(slug: str) -> Workspace | None:
+    try:
+        claim = UniqueRecord.get(f"WORKSPACE_SLUG#{slug}", "UNIQUE", consistent_read=True)
+    except DoesNotExist:
+        return None
+    return get_workspace(claim.ownerId)
+
+
+def resolve_workspace(reference: str) -> Workspace:
+    """Accepts a workspace id or slug, as the CLI and the token form do."""
+    by_slug = find_workspace_by_slug(reference)
+    if by_slug is not None:
+        return by_slug
+    try:
+        uuid.UUID(reference)
+    except ValueError:
+        raise NotFound(f"workspace {reference!r} not found") from None
+    return get_workspace(reference)
+
+
+def list_workspaces() -> list[Workspace]:
+    return [_from_record(r) for r in WorkspaceRecord.by_kind.query("WORKSPACES")]

@@ -1,0 +1,1 @@
+"""Storage access: AWS clients and PynamoDB model binding, configured from Settings."""
