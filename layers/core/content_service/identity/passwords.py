@@ -31,6 +31,8 @@ def verify_password(password: str, stored: str) -> bool:
         if scheme != "scrypt":
             return False
         expected = base64.urlsafe_b64decode(digest + "==")
+        if len(expected) < _LEN:
+            return False
         actual = hashlib.scrypt(
             password.encode(),
             salt=base64.urlsafe_b64decode(salt + "=="),
