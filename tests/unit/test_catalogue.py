@@ -1,0 +1,66 @@
+"""The event catalogue against the table of spec 6.1 and the contract's JSON shape."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+from content_service.webhooks import catalogue
+
+# Spec 6.1, row by row: kind, group, filtered by content type, carries a workspace.
+SPEC_TABLE = [
+    ("entry.created", "content", True, True),
+    ("entry.updated", "content", True, True),
+    ("entry.published", "content", True, True),
+    ("entry.unpublished", "content", True, True),
+    ("entry.deleted", "content", True, True),
+    ("entry.restored", "content", True, True),
+    ("entry.purged", "content", True, True),
+    ("ping", "system", False, False),
+]
+
+
+def test_catalogue_is_the_spec_table_in_order() -> None:
+    rows = [
+        (e.kind, e.group, e.filtered_by_content_type, e.carries_workspace)
+        for e in catalogue.CATALOGUE
+    ]
+    assert rows == SPEC_TABLE
+
+
+def test_json_shape_is_the_contracts() -> None:
+    body = catalogue.to_json()
+    assert json.loads(json.dumps(body)) == body
+    assert [
+        (row["kind"], row["group"], row["filteredByContentType"], row["carriesWorkspace"])
+        for row in body
+    ] == SPEC_TABLE
+    assert all(
+        set(row) == {"kind", "group", "filteredByContentType", "carriesWorkspace"} for row in body
+    )
+
+
+def test_entry_kinds_are_the_seven_entry_events() -> None:
+    assert tuple(kind for kind, *_ in SPEC_TABLE[:7]) == catalogue.ENTRY_EVENT_KINDS
+
+
+def test_ping_is_known_but_not_subscribable() -> None:
+    assert catalogue.PING == "ping"
+    assert catalogue.is_known_kind("ping")
+    assert "ping" not in catalogue.SUBSCRIBABLE_KINDS
+    assert frozenset(catalogue.ENTRY_EVENT_KINDS) == catalogue.SUBSCRIBABLE_KINDS
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["media.created", "workspace.created", "entry.*", "ENTRY.CREATED", "entry.created ", ""],
+)
+def test_unknown_kinds(kind: str) -> None:
+    # Spec 6.1: media, transfer, account and workspace events are not delivered; no custom kinds.
+    assert not catalogue.is_known_kind(kind)
+
+
+def test_rows_are_immutable() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        catalogue.CATALOGUE[0].kind = "entry.renamed"  # type: ignore[misc]

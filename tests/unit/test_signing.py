@@ -1,0 +1,172 @@
+"""Signatures (spec 6.3) against the shared vectors and Stripe's independent verifier."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import stripe
+from content_service.webhooks.endpoint_secrets import mint_secret, secret_hint
+from content_service.webhooks.signing import (
+    SignatureVerificationError,
+    parse_signature_header,
+    sign,
+    signature_header,
+    verify_signature,
+)
+
+VECTORS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent.parent / "vectors" / "signatures.json").read_text(encoding="utf-8")
+)["vectors"]
+
+SECRET = VECTORS[0]["secret"]
+BODY = b'{"id":"d1","event":"ping"}'
+T = 1_795_000_000
+
+
+def _vector_id(vector: dict[str, Any]) -> str:
+    return str(vector.get("why", f"valid t={vector['timestamp']}"))
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=_vector_id)
+def test_vector(vector: dict[str, Any]) -> None:
+    raw = vector["rawBody"].encode("utf-8")
+    if vector["valid"]:
+        verify_signature(raw, vector["header"], vector["secret"], now=vector["now"])
+    else:
+        with pytest.raises(SignatureVerificationError):
+            verify_signature(raw, vector["header"], vector["secret"], now=vector["now"])
+
+
+@pytest.mark.parametrize("vector", [v for v in VECTORS if v["valid"]], ids=_vector_id)
+def test_signing_reproduces_the_vector_header(vector: dict[str, Any]) -> None:
+    raw = vector["rawBody"].encode("utf-8")
+    assert signature_header(vector["secret"], vector["timestamp"], raw) == vector["header"]
+
+
+def test_signature_is_lower_case_hex_sha256() -> None:
+    assert re.fullmatch(r"[0-9a-f]{64}", sign(SECRET, T, BODY))
+
+
+def test_key_is_the_whole_secret_including_prefix() -> None:
+    # CONTRACT.md: the `whsec_` prefix is part of the key, so dropping it changes the signature.
+    assert sign(SECRET, T, BODY) != sign(SECRET.removeprefix("whsec_"), T, BODY)
+
+
+@pytest.mark.parametrize("body", [BODY, '{"a":"ünïcødé ✓"}'.encode(), b""])
+def test_stripe_verifier_accepts_our_header(body: bytes) -> None:
+    secret = mint_secret()
+    header = signature_header(secret, int(time.time()), body)
+    stripe.WebhookSignature.verify_header(body.decode("utf-8"), header, secret, 300)
+
+
+def test_stripe_verifier_refuses_a_tampered_body() -> None:
+    secret = mint_secret()
+    header = signature_header(secret, int(time.time()), BODY)
+    with pytest.raises(stripe.SignatureVerificationError):
+        stripe.WebhookSignature.verify_header(BODY.decode() + " ", header, secret, 300)
+
+
+@pytest.mark.parametrize("offset", [301, 3600, -301, -3600])
+def test_timestamps_off_by_more_than_300_s_either_way_are_refused(offset: int) -> None:
+    header = signature_header(SECRET, T, BODY)
+    with pytest.raises(SignatureVerificationError, match="tolerance"):
+        verify_signature(BODY, header, SECRET, now=T - offset)
+
+
+@pytest.mark.parametrize("offset", [0, 300, -300])
+def test_timestamps_within_300_s_either_way_are_accepted(offset: int) -> None:
+    verify_signature(BODY, signature_header(SECRET, T, BODY), SECRET, now=T - offset)
+
+
+def test_future_dated_header_is_refused_at_the_default_clock() -> None:
+    future = int(time.time()) + 3600
+    with pytest.raises(SignatureVerificationError):
+        verify_signature(BODY, signature_header(SECRET, future, BODY), SECRET)
+
+
+def test_any_of_several_v1_may_match_during_rotation() -> None:
+    old, new = mint_secret(), mint_secret()
+    header = f"t={T},v1={sign(old, T, BODY)},v1={sign(new, T, BODY)}"
+    verify_signature(BODY, header, new, now=T)
+    verify_signature(BODY, header, old, now=T)
+    with pytest.raises(SignatureVerificationError, match="matches"):
+        verify_signature(BODY, header, mint_secret(), now=T)
+
+
+def test_unknown_schemes_are_ignored_but_do_not_count() -> None:
+    good = sign(SECRET, T, BODY)
+    verify_signature(BODY, f"t={T},v0=abc,v2={'0' * 64},v1={good},junk", SECRET, now=T)
+    with pytest.raises(SignatureVerificationError, match="no v1"):
+        verify_signature(BODY, f"t={T},v2={good}", SECRET, now=T)
+
+
+def test_a_malformed_v1_is_skipped_when_a_good_one_follows() -> None:
+    good = sign(SECRET, T, BODY)
+    verify_signature(BODY, f"t={T},v1={good.upper()},v1={good}", SECRET, now=T)
+
+
+@pytest.mark.parametrize(
+    "t_value",
+    [
+        "+1795000000",
+        "-1795000000",
+        " 1795000000",
+        "1795000000 ",
+        "1.795e9",
+        "0x6afc8a80",
+        "",
+        "\uff11\uff17\uff19\uff15" + "\uff10" * 6,
+        "1795000000\n",
+        "9" * 13,
+    ],
+)
+def test_t_must_be_plain_ascii_digits(t_value: str) -> None:
+    header = f"t={t_value},v1={sign(SECRET, T, BODY)}"
+    with pytest.raises(SignatureVerificationError, match="t is not an integer"):
+        verify_signature(BODY, header, SECRET, now=T)
+
+
+def test_t_given_twice_is_refused() -> None:
+    header = f"t={T},t={T},v1={sign(SECRET, T, BODY)}"
+    with pytest.raises(SignatureVerificationError, match="more than one t"):
+        parse_signature_header(header)
+
+
+def test_whitespace_around_parts_is_not_trimmed() -> None:
+    header = f"t={T}, v1={sign(SECRET, T, BODY)}"
+    with pytest.raises(SignatureVerificationError, match="no v1"):
+        verify_signature(BODY, header, SECRET, now=T)
+
+
+def test_parse_returns_timestamp_and_signatures() -> None:
+    a, b = sign(SECRET, T, BODY), sign(SECRET, T, b"other")
+    assert parse_signature_header(f"v1={a},t={T},v1={b}") == (T, [a, b])
+
+
+def test_signature_verification_error_is_a_value_error() -> None:
+    assert issubclass(SignatureVerificationError, ValueError)
+
+
+def test_minted_secret_format() -> None:
+    secret = mint_secret()
+    assert secret.startswith("whsec_")
+    encoded = secret.removeprefix("whsec_")
+    assert len(encoded) == 43
+    assert re.fullmatch(r"[A-Za-z0-9_-]{43}", encoded)
+    assert len(base64.urlsafe_b64decode(encoded + "=")) == 32
+
+
+def test_minted_secrets_differ() -> None:
+    assert len({mint_secret() for _ in range(50)}) == 50
+
+
+def test_hint_is_last_four_characters() -> None:
+    assert secret_hint("whsec_abcdefWXYZ") == "WXYZ"
+    secret = mint_secret()
+    assert secret_hint(secret) == secret[-4:]
