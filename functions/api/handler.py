@@ -6,10 +6,11 @@ from typing import Any, cast
 
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from content_service.api.app import create_app
-from content_service.observability import logger, tracer
 from mangum import Mangum
 from mangum.types import LambdaContext as MangumContext
+
+from content_service.api.app import create_app
+from content_service.observability import logger, tracer
 
 _asgi = Mangum(create_app(), lifespan="off")
 

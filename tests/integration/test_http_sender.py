@@ -19,12 +19,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from content_service.webhooks.http_sender import Sender, SendResult, parse_retry_after
-from content_service.webhooks.url_policy import UnresolvableHost, UrlPolicy, check_url
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from content_service.webhooks.http_sender import Sender, SendResult, parse_retry_after
+from content_service.webhooks.url_policy import UnresolvableHost, UrlPolicy, check_url
 
 LOCAL = UrlPolicy(allow_insecure_urls=True, allow_private_networks=True)
 DEFAULT = UrlPolicy()

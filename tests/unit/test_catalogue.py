@@ -6,6 +6,7 @@ import dataclasses
 import json
 
 import pytest
+
 from content_service.webhooks import catalogue
 
 # Spec 6.1, row by row: kind, group, filtered by content type, carries a workspace.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from content_service.webhooks.custom_headers import (
     MAX_HEADERS,
     RESERVED_HEADER_NAMES,

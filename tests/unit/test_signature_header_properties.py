@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import contextlib
 
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
 from content_service.webhooks.signing import (
     SignatureVerificationError,
     parse_signature_header,
@@ -11,8 +14,6 @@ from content_service.webhooks.signing import (
     signature_header,
     verify_signature,
 )
-from hypothesis import assume, given
-from hypothesis import strategies as st
 
 SECRET = "whsec_BwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSY"
 T = 1_795_000_000

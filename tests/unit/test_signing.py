@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import stripe
+
 from content_service.webhooks.endpoint_secrets import mint_secret, secret_hint
 from content_service.webhooks.signing import (
     SignatureVerificationError,

@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
 from content_service.webhooks.url_policy import (
     UnresolvableHost,
     UrlPolicy,
@@ -17,8 +20,6 @@ from content_service.webhooks.url_policy import (
     classify_address,
     parse_ipv4_spelling,
 )
-from hypothesis import assume, given
-from hypothesis import strategies as st
 
 VECTORS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent.parent / "vectors" / "url-policy.json").read_text(encoding="utf-8")
