@@ -1,0 +1,162 @@
+"""The embedded AWS emulator: moto in server mode, a real HTTP endpoint.
+
+boto3 and PynamoDB talk to it over the wire exactly as they talk to AWS, so the code under test
+exercises the same serialisation and error paths. Tests use port 0 (any free port); `make run`
+uses a fixed port (4566, `MOTO_PORT`) so other processes, such as the CLI, can find it.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+import boto3
+from botocore.config import Config
+from moto.server import ThreadedMotoServer
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
+    from mypy_boto3_sqs import SQSClient
+    from mypy_boto3_ssm import SSMClient
+
+DEFAULT_PORT = 4566
+DEFAULT_REGION = "us-east-1"
+FAKE_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+}
+# moto keeps every stream shard iterator it ever issued; a poller issues one per poll.
+_KEPT_STREAM_ITERATORS = 1000
+
+log = logging.getLogger(__name__)
+
+
+class EmulatorError(RuntimeError):
+    """The emulator could not start (typically: its port is taken)."""
+
+
+class Emulator:
+    """A moto server on 127.0.0.1 plus boto3 clients wired to it with fake credentials."""
+
+    def __init__(
+        self, host: str = "127.0.0.1", port: int = 0, region: str = DEFAULT_REGION
+    ) -> None:
+        self.host = host
+        self.requested_port = port
+        self.region = region
+        self._server: ThreadedMotoServer | None = None
+        self._port: int | None = None
+        self._session: boto3.Session | None = None
+
+    def start(self) -> None:
+        if self._server is not None:
+            return
+        # Every request would otherwise be logged by werkzeug, pollers included.
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        if self.requested_port:
+            _check_port_free(self.host, self.requested_port)
+        server = ThreadedMotoServer(ip_address=self.host, port=self.requested_port, verbose=False)
+        server.start()
+        self._server = server
+        self._port = server.get_host_and_port()[1]
+        log.info("AWS emulator (moto) listening on %s", self.endpoint_url)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def __enter__(self) -> Emulator:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise EmulatorError("the emulator is not started")
+        return self._port
+
+    @property
+    def endpoint_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def aws_environment(self) -> dict[str, str]:
+        """What a process needs in its environment for boto3 to use this emulator."""
+        return {
+            **FAKE_CREDENTIALS,
+            "AWS_ENDPOINT_URL": self.endpoint_url,
+            "AWS_REGION": self.region,
+            "AWS_DEFAULT_REGION": self.region,
+        }
+
+    def session(self) -> boto3.Session:
+        if self._session is None:
+            self._session = boto3.Session(
+                aws_access_key_id=FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+                aws_secret_access_key=FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+                aws_session_token=FAKE_CREDENTIALS["AWS_SESSION_TOKEN"],
+                region_name=self.region,
+            )
+        return self._session
+
+    def _config(self) -> Config:
+        # A local server answers at once or is broken: fail fast instead of backing off.
+        return Config(retries={"max_attempts": 2, "mode": "standard"}, connect_timeout=5)
+
+    def dynamodb(self) -> DynamoDBClient:
+        return self.session().client(
+            "dynamodb", endpoint_url=self.endpoint_url, config=self._config()
+        )
+
+    def dynamodbstreams(self) -> DynamoDBStreamsClient:
+        return self.session().client(
+            "dynamodbstreams", endpoint_url=self.endpoint_url, config=self._config()
+        )
+
+    def sqs(self) -> SQSClient:
+        return self.session().client("sqs", endpoint_url=self.endpoint_url, config=self._config())
+
+    def ssm(self) -> SSMClient:
+        return self.session().client("ssm", endpoint_url=self.endpoint_url, config=self._config())
+
+    def compact(self) -> None:
+        """Forgets old stream shard iterators that moto would otherwise keep forever.
+
+        Only possible because the server runs in this process. The newest iterators (those the
+        pollers hold) are kept; a poller whose iterator vanished anyway re-acquires one from its
+        checkpoint.
+        """
+        try:
+            from moto.dynamodbstreams.models import dynamodbstreams_backends
+        except ImportError:  # pragma: no cover - moto without streams support
+            return
+        for account in list(dynamodbstreams_backends.values()):
+            for backend in list(account.values()):
+                iterators = backend.shard_iterators
+                keys = list(iterators)
+                for key in keys[: max(0, len(keys) - _KEPT_STREAM_ITERATORS)]:
+                    iterators.pop(key, None)
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """moto's server thread dies silently on a taken port and `start()` then waits forever."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise EmulatorError(
+                f"port {port} on {host} is in use ({error.strerror}); set MOTO_PORT to a free port"
+            ) from None

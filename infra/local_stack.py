@@ -1,0 +1,458 @@
+"""The local stack: emulator, tables and queues from the template, API, pollers, snapshots.
+
+`make run` runs this module (`python -m infra.local_stack`); test fixtures use `LocalStack`
+directly with port 0, a prefix, and the parts they do not need switched off. The start order
+matters and is documented on `LocalStack.start`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import os
+import secrets
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import Any
+
+import uvicorn
+from botocore.exceptions import BotoCoreError, ClientError
+
+from content_service.settings import Settings, SettingsError
+from infra import TEMPLATE_PATH
+from infra.emulator import DEFAULT_PORT, DEFAULT_REGION, Emulator, EmulatorError
+from infra.lambda_runtime import Handler, load_runtimes
+from infra.pollers import PollerOptions, Pollers, build_pollers
+from infra.provisioning import Provisioned, provision
+from infra.snapshot import Snapshots
+from infra.template_model import Template, TemplateError
+
+AppFactory = Callable[[Settings], Any]
+Bootstrapper = Callable[[Settings, str, Path], Any]
+
+log = logging.getLogger("infra.local_stack")
+
+
+def default_app_factory(settings: Settings) -> Any:
+    """`content_service.api.app:create_app`, imported when the API is started."""
+    return importlib.import_module("content_service.api.app").create_app(settings)
+
+
+def default_bootstrapper(settings: Settings, base_url: str, local_dir: Path) -> Any:
+    """`content_service.identity.bootstrap:ensure_bootstrap`, with storage bound first."""
+    importlib.import_module("content_service.runtime").configure(settings)
+    module = importlib.import_module("content_service.identity.bootstrap")
+    return module.ensure_bootstrap(settings, base_url, local_dir)
+
+
+@dataclass
+class LocalStackOptions:
+    """What to run and where. The defaults are `make run`'s; tests use port 0 and a prefix.
+
+    `emulator` shares an already started emulator (one per test module, say; give each stack
+    its own `prefix`); the stack then leaves it running on stop. `user_env` is the
+    environment the user started with (None: `os.environ` at start); its
+    variables win over parameter defaults. `apply_environment` writes the resolved variables
+    into `os.environ` for the life of the stack (restored on stop), which is what the API and
+    the handlers read.
+    """
+
+    local_dir: Path = field(default_factory=lambda: Path(".local").resolve())
+    host: str = "127.0.0.1"
+    port: int = 8000
+    moto_port: int = DEFAULT_PORT
+    region: str = DEFAULT_REGION
+    prefix: str = ""
+    template_path: Path = TEMPLATE_PATH
+    api: bool = True
+    pollers: bool = True
+    snapshots: bool = True
+    bootstrap: bool = True
+    apply_environment: bool = True
+    user_env: Mapping[str, str] | None = None
+    snapshot_interval_s: float = 30.0
+    time_scale: float = 1.0
+    stream_poll_interval_s: float = 0.25
+    stream_retry_base_s: float = 0.5
+    handler_overrides: Mapping[str, Handler] | None = None
+    emulator: Emulator | None = None
+    app_factory: AppFactory = default_app_factory
+    bootstrapper: Bootstrapper = default_bootstrapper
+
+
+class LocalStack:
+    """Starts and stops everything `make run` needs; also a context manager for fixtures."""
+
+    def __init__(self, options: LocalStackOptions | None = None) -> None:
+        self.options = options or LocalStackOptions()
+        self.template = Template.load(self.options.template_path)
+        self._owns_emulator = self.options.emulator is None
+        self.emulator = self.options.emulator or Emulator(
+            port=self.options.moto_port, region=self.options.region
+        )
+        self.provisioned: Provisioned | None = None
+        self.environment: dict[str, str] = {}
+        self.settings: Settings | None = None
+        self.pollers: Pollers | None = None
+        self.snapshots: Snapshots | None = None
+        self.credentials: dict[str, Any] | None = None
+        self.restored_items = 0
+        self.base_url: str | None = None
+        self._server: uvicorn.Server | None = None
+        self._server_thread: threading.Thread | None = None
+        self._listener: socket.socket | None = None
+        self._saved_env: dict[str, str | None] = {}
+        self._housekeeping_stop = threading.Event()
+        self._housekeeping: threading.Thread | None = None
+        self._started = False
+
+    @property
+    def local_dir(self) -> Path:
+        return self.options.local_dir
+
+    @property
+    def state_file(self) -> Path:
+        return self.local_dir / "state.json"
+
+    def __enter__(self) -> LocalStack:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Starts everything, in an order that matters.
+
+        1. Emulator, then provisioning from the template, then the resolved environment
+           applied, so handlers imported later (their cold start) read it.
+        2. Snapshot restored before any poller exists; stream pollers then take their
+           iterators at once, at the stream's end when something was restored, so the
+           restore itself is never fed to the fan-out.
+        3. The API socket is bound before bootstrapping so the bootstrap knows the base URL,
+           even for port 0; the API serves only once the bootstrap is done.
+        4. Pollers last: nothing is delivered before the API and the storage are ready.
+        """
+        if self._started:
+            return
+        self._started = True
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> None:
+        options = self.options
+        self._housekeeping_stop.clear()
+        options.local_dir.mkdir(parents=True, exist_ok=True)
+        user_env = dict(os.environ if options.user_env is None else options.user_env)
+
+        self.emulator.start()
+        provisioned = provision(
+            self.emulator, self.template, prefix=options.prefix, user_env=user_env
+        )
+        self.provisioned = provisioned
+        self.environment = {**self.emulator.aws_environment(), **provisioned.environment}
+        if options.apply_environment:
+            self._apply_environment(self.environment)
+        settings = Settings.from_env({**user_env, **self.environment})
+        self.settings = settings
+        self._mirror_session_key(settings)
+
+        restored_snapshot = False
+        if options.snapshots:
+            snapshots = Snapshots(self.state_file, self.emulator.dynamodb(), provisioned.tables)
+            restored_snapshot = self.state_file.exists()
+            self.restored_items = snapshots.restore()
+            # Only now may stop() save: a half-done restore must not overwrite the full file.
+            self.snapshots = snapshots
+            if restored_snapshot:
+                log.info("restored %d item(s) from %s", self.restored_items, self.state_file)
+
+        if options.pollers:
+            runtimes = load_runtimes(
+                self.template,
+                region=self.emulator.region,
+                prefix=options.prefix,
+                overrides=options.handler_overrides,
+            )
+            self.pollers = build_pollers(
+                provisioned,
+                self.emulator,
+                runtimes,
+                PollerOptions(
+                    delivery_interval_s=settings.webhooks.delivery_interval_ms / 1000,
+                    time_scale=options.time_scale,
+                    stream_poll_interval_s=options.stream_poll_interval_s,
+                    stream_retry_base_s=options.stream_retry_base_s,
+                    stream_starting_position="LATEST" if restored_snapshot else None,
+                ),
+            )
+            self.pollers.prepare()
+
+        listener = self._listener = _bind(options.host, options.port) if options.api else None
+        if listener is not None:
+            self.base_url = f"http://{options.host}:{listener.getsockname()[1]}"
+        if options.bootstrap:
+            base_url = settings.public_base_url or self.base_url or f"http://{options.host}"
+            self.credentials = options.bootstrapper(settings, base_url, options.local_dir)
+        if listener is not None:
+            self._serve(options.app_factory(settings), listener)
+
+        if self.pollers is not None:
+            self.pollers.start()
+        self._housekeeping = threading.Thread(
+            target=self._housekeep, name="local-stack-housekeeping", daemon=True
+        )
+        self._housekeeping.start()
+
+    def stop(self) -> None:
+        """Stops everything; safe to call twice and after a failed start.
+
+        The API stops first so no write is acknowledged after the final snapshot; the
+        pollers finish their current invocation; the snapshot is taken while the emulator
+        still runs.
+        """
+        if not self._started:
+            return
+        self._started = False
+        self._housekeeping_stop.set()
+        if self._housekeeping is not None:
+            self._housekeeping.join(10)
+            self._housekeeping = None
+        self._stop_server()
+        if self.pollers is not None:
+            self.pollers.stop()
+        if self.snapshots is not None:
+            try:
+                count = self.snapshots.save()
+                log.info("saved %d item(s) to %s", count, self.state_file)
+            except (ClientError, BotoCoreError, OSError):
+                log.exception("could not save the final snapshot")
+        if self._owns_emulator:
+            self.emulator.stop()
+        self._restore_environment()
+
+    def tick(self, schedule: str) -> Any:
+        """Fires a schedule now (for tests); see `SchedulePoller.tick`."""
+        if self.pollers is None:
+            raise RuntimeError("pollers are not running")
+        return self.pollers.tick(schedule)
+
+    def _serve(self, app: Any, listener: socket.socket) -> None:
+        # The app logs every request itself (with its correlation id): no access log here.
+        config = uvicorn.Config(
+            app, log_config=None, access_log=False, timeout_graceful_shutdown=5, lifespan="auto"
+        )
+        server = uvicorn.Server(config)
+        # In a thread uvicorn installs no signal handlers: the main thread keeps them.
+        thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [listener]}, name="api-server", daemon=True
+        )
+        self._server, self._server_thread = server, thread
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the API server did not start; see the log above")
+            time.sleep(0.02)
+        log.info("API listening on %s", self.base_url)
+
+    def _stop_server(self) -> None:
+        server, thread, listener = self._server, self._server_thread, self._listener
+        self._server = self._server_thread = self._listener = None
+        if server is None or thread is None:
+            if listener is not None:  # bound, but the app never started serving on it
+                listener.close()
+            return
+        server.should_exit = True
+        thread.join(10)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(5)
+
+    def _housekeep(self) -> None:
+        """Periodic snapshot (a crash loses at most one interval) and emulator compaction."""
+        while not self._housekeeping_stop.wait(self.options.snapshot_interval_s):
+            try:
+                if self.snapshots is not None:
+                    self.snapshots.save()
+                self.emulator.compact()
+            except Exception:
+                log.exception("housekeeping failed; will try again")
+
+    def _apply_environment(self, environment: Mapping[str, str]) -> None:
+        for name, value in environment.items():
+            if name not in self._saved_env:
+                self._saved_env[name] = os.environ.get(name)
+            os.environ[name] = value
+
+    def _restore_environment(self) -> None:
+        for name, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self._saved_env = {}
+
+    def _mirror_session_key(self, settings: Settings) -> None:
+        """Puts the local key file into the emulator's SSM under the template's parameter name.
+
+        Whichever of the two the app reads (the file locally, the SSM parameter on AWS), it
+        finds the same key.
+        """
+        key_file, parameter = settings.session_key_file, settings.session_key_parameter
+        if key_file is None or not parameter or not key_file.is_file():
+            return
+        try:
+            value = key_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return
+        if value:
+            self.emulator.ssm().put_parameter(
+                Name=parameter, Value=value, Type="SecureString", Overwrite=True
+            )
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        raise OSError(f"cannot listen on {host}:{port} ({error.strerror}); set PORT") from None
+    listener.listen(128)
+    listener.setblocking(False)
+    return listener
+
+
+def ensure_session_key(path: Path) -> Path:
+    """Creates a random session-signing key readable by the owner only, unless one exists."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(secrets.token_hex(32) + "\n")
+    return path
+
+
+def _write_json_atomically(path: Path, document: Mapping[str, Any]) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def _banner(stack: LocalStack, local_dir: Path) -> str:
+    base = stack.base_url or ""
+    lines = [
+        "",
+        "Content service is running. Ctrl-C stops it (state is kept).",
+        f"  API        {base}  (REST under /api/v1/content)",
+        f"  GraphQL    {base}/api/v1/graphql",
+        f"  Webhooks   {base}/webhooks",
+        f"  Login      {base}/login",
+        f"  Health     {base}/healthz",
+        f"  AWS (moto) {stack.emulator.endpoint_url}  region {stack.emulator.region}",
+        f"  State      {local_dir / 'state.json'}",
+    ]
+    if stack.credentials:
+        lines.append(f"Credentials (also in {local_dir / 'bootstrap.json'}):")
+        lines.extend("  " + line for line in json.dumps(stack.credentials, indent=2).splitlines())
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    """`make run`: everything on 127.0.0.1, until Ctrl-C or SIGTERM; exit code 0 on a clean stop."""
+    logging.basicConfig(
+        level=os.environ.get("LOG_LEVEL", "INFO").upper(),
+        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+        datefmt="%H:%M:%S",
+    )
+    for chatty in ("botocore", "pynamodb"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
+    stop_requested = threading.Event()
+    first_signal_at: list[float] = []
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        if not first_signal_at:
+            first_signal_at.append(time.monotonic())
+            print("\nStopping (press Ctrl-C again to force)...", file=sys.stderr, flush=True)
+            stop_requested.set()
+        elif time.monotonic() - first_signal_at[0] > 1.0:
+            # A second signal within a second is the same request delivered twice (a wrapper
+            # signalling the whole process group); a later one is the user insisting.
+            print("\nStopping now, without a final snapshot.", file=sys.stderr, flush=True)
+            os._exit(130)
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+
+    try:
+        host = os.environ.get("HOST", "127.0.0.1")
+        port = int(os.environ.get("PORT", "8000"))
+        moto_port = int(os.environ.get("MOTO_PORT", str(DEFAULT_PORT)))
+    except ValueError as error:
+        log.error("PORT and MOTO_PORT must be integers (%s)", error)
+        return 2
+    local_dir = Path(os.environ.get("LOCAL_DIR", ".local")).resolve()
+    if port:
+        os.environ.setdefault("PUBLIC_BASE_URL", f"http://{host}:{port}")
+    if not os.environ.get("SESSION_KEY_FILE"):
+        os.environ["SESSION_KEY_FILE"] = str(ensure_session_key(local_dir / "session.key"))
+
+    stack = LocalStack(
+        LocalStackOptions(local_dir=local_dir, host=host, port=port, moto_port=moto_port)
+    )
+    stack_file = local_dir / "stack.json"
+    try:
+        try:
+            stack.start()
+        except (
+            EmulatorError,
+            TemplateError,
+            SettingsError,
+            ImportError,
+            OSError,
+            RuntimeError,
+        ) as error:
+            log.error("the local stack did not start: %s", error)
+            return 1
+        _write_json_atomically(
+            stack_file,
+            {
+                "baseUrl": stack.base_url,
+                "awsEndpointUrl": stack.emulator.endpoint_url,
+                "region": stack.emulator.region,
+                "env": stack.environment,
+            },
+        )
+        print(_banner(stack, local_dir), flush=True)
+        while not stop_requested.wait(1.0):
+            pass
+    finally:
+        stack.stop()
+        stack_file.unlink(missing_ok=True)
+    log.info("stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,352 @@
+"""Creates the template's tables and queues in the emulator and resolves the environment.
+
+Physical names are the logical ids (optionally prefixed, so test modules sharing one
+emulator process stay apart). Provisioning is idempotent: a resource that already exists is
+left exactly as it is, so running it twice, or against a restored emulator, is harmless.
+
+The environment is `Globals.Function.Environment.Variables` merged with each function's own
+variables, resolved: `!Ref Table` becomes the table name, `!Ref Queue` the queue URL, and
+`!Ref Parameter` the parameter's value, where a variable the user already set (for example
+`WEBHOOKS_TIMEOUT=5000 make run`) overrides the parameter default, as `--parameter-overrides`
+would on deploy, and is checked against the parameter's bounds in the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from infra.emulator import Emulator
+from infra.intrinsics import Intrinsics
+from infra.template_model import Template, TemplateError, scalar_str
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_sqs import SQSClient
+
+TABLE_TYPE = "AWS::DynamoDB::Table"
+QUEUE_TYPE = "AWS::SQS::Queue"
+DEFAULT_ACCOUNT_ID = "123456789012"
+_PREFIX_PATTERN = re.compile(r"^[A-Za-z0-9_-]*$")
+# CloudFormation property name -> SQS attribute name, where they differ only in being a string.
+_QUEUE_ATTRIBUTES = (
+    "DelaySeconds",
+    "MaximumMessageSize",
+    "MessageRetentionPeriod",
+    "ReceiveMessageWaitTimeSeconds",
+    "VisibilityTimeout",
+    "FifoQueue",
+    "ContentBasedDeduplication",
+    "DeduplicationScope",
+    "FifoThroughputLimit",
+    "KmsMasterKeyId",
+    "KmsDataKeyReusePeriodSeconds",
+    "SqsManagedSseEnabled",
+)
+_QUEUE_JSON_ATTRIBUTES = ("RedrivePolicy", "RedriveAllowPolicy")
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ProvisionedTable:
+    logical_id: str
+    name: str
+    arn: str
+    stream_arn: str | None
+
+
+@dataclass(frozen=True)
+class ProvisionedQueue:
+    logical_id: str
+    name: str
+    url: str
+    arn: str
+
+
+@dataclass(frozen=True)
+class Provisioned:
+    """What provisioning created, and the resolver that turns template values into them."""
+
+    template: Template
+    prefix: str
+    region: str
+    parameters: Mapping[str, str]
+    tables: Mapping[str, ProvisionedTable]
+    queues: Mapping[str, ProvisionedQueue]
+    intrinsics: Intrinsics
+    environment: Mapping[str, str]
+
+    def queue_by_arn(self, arn: str) -> ProvisionedQueue:
+        for queue in self.queues.values():
+            if queue.arn == arn:
+                return queue
+        raise TemplateError(f"no provisioned queue has ARN {arn}")
+
+    def table_by_stream_arn(self, arn: str) -> ProvisionedTable:
+        for table in self.tables.values():
+            if table.stream_arn == arn:
+                return table
+        raise TemplateError(f"no provisioned table has stream {arn}")
+
+
+def physical_name(prefix: str, name: str) -> str:
+    return f"{prefix}{name}"
+
+
+def parameter_values(template: Template, user_env: Mapping[str, str]) -> dict[str, str]:
+    """Each parameter's value: its default, unless the user set a variable bound to it."""
+    bound_names: dict[str, list[str]] = {}
+    for variable, values in template.environment_bindings().items():
+        for value in values:
+            if isinstance(value, dict) and set(value) == {"Ref"}:
+                bound_names.setdefault(str(value["Ref"]), []).append(variable)
+    result: dict[str, str] = {}
+    for name, parameter in template.parameters.items():
+        chosen, source = parameter.default, "its default"
+        for variable in bound_names.get(name, []):
+            if user_env.get(variable, "").strip():
+                chosen, source = user_env[variable].strip(), variable
+                break
+        if chosen is None:
+            continue
+        parameter.validate(chosen, source)
+        result[name] = chosen
+    return result
+
+
+def provision(
+    emulator: Emulator,
+    template: Template,
+    *,
+    prefix: str = "",
+    user_env: Mapping[str, str] | None = None,
+) -> Provisioned:
+    """Creates every table and queue of `template` that does not exist yet."""
+    if not _PREFIX_PATTERN.match(prefix):
+        raise TemplateError(f"prefix {prefix!r} may only use letters, digits, '-' and '_'")
+    user_env = {} if user_env is None else user_env
+    parameters = parameter_values(template, user_env)
+    pseudo = {
+        "AWS::Region": emulator.region,
+        "AWS::AccountId": DEFAULT_ACCOUNT_ID,
+        "AWS::Partition": "aws",
+        "AWS::URLSuffix": "amazonaws.com",
+        "AWS::StackName": f"{prefix}content-service-local",
+    }
+    static = Intrinsics(
+        parameters=parameters,
+        conditions=template.conditions,
+        refs={},
+        attributes={},
+        pseudo=pseudo,
+    )
+    dynamodb = emulator.dynamodb()
+    tables = {
+        logical_id: _ensure_table(dynamodb, prefix, logical_id, static.resolve(dict(r.properties)))
+        for logical_id, r in template.resources_of_type(TABLE_TYPE).items()
+    }
+    sqs = emulator.sqs()
+    queue_properties = {
+        logical_id: resource.properties
+        for logical_id, resource in template.resources_of_type(QUEUE_TYPE).items()
+    }
+    queues: dict[str, ProvisionedQueue] = {}
+    created: list[str] = []
+    for logical_id, properties in queue_properties.items():
+        queue, is_new = _ensure_queue(
+            sqs, prefix, logical_id, static.resolve(_without_redrive(properties))
+        )
+        queues[logical_id] = queue
+        if is_new:
+            created.append(logical_id)
+
+    refs: dict[str, str] = {t.logical_id: t.name for t in tables.values()}
+    refs.update({q.logical_id: q.url for q in queues.values()})
+    attributes: dict[tuple[str, str], str] = {}
+    for table in tables.values():
+        attributes[(table.logical_id, "Arn")] = table.arn
+        if table.stream_arn:
+            attributes[(table.logical_id, "StreamArn")] = table.stream_arn
+    for queue in queues.values():
+        attributes[(queue.logical_id, "Arn")] = queue.arn
+        attributes[(queue.logical_id, "QueueName")] = queue.name
+        attributes[(queue.logical_id, "QueueUrl")] = queue.url
+    intrinsics = Intrinsics(
+        parameters=parameters,
+        conditions=template.conditions,
+        refs=refs,
+        attributes=attributes,
+        pseudo=pseudo,
+    )
+    # Redrive policies name other queues' ARNs, known only now that every queue exists.
+    for logical_id in created:
+        redrive = {
+            key: json.dumps(intrinsics.resolve(queue_properties[logical_id][key]))
+            for key in _QUEUE_JSON_ATTRIBUTES
+            if key in queue_properties[logical_id]
+        }
+        if redrive:
+            sqs.set_queue_attributes(QueueUrl=queues[logical_id].url, Attributes=redrive)  # type: ignore[arg-type]
+
+    return Provisioned(
+        template=template,
+        prefix=prefix,
+        region=emulator.region,
+        parameters=parameters,
+        tables=tables,
+        queues=queues,
+        intrinsics=intrinsics,
+        environment=resolve_environment(template, intrinsics, user_env),
+    )
+
+
+def resolve_environment(
+    template: Template, intrinsics: Intrinsics, user_env: Mapping[str, str]
+) -> dict[str, str]:
+    """The functions' environment as one flat dict of strings.
+
+    A literal the user overrides in their environment (say `LOG_LEVEL=DEBUG`) keeps the user's
+    value; references to resources always resolve to what was provisioned, so a stale
+    `CONTENT_TABLE` in a shell cannot point the stack at a table that does not exist.
+    """
+    environment: dict[str, str] = {}
+    for variable, values in template.environment_bindings().items():
+        resolved = []
+        for value in values:
+            if not isinstance(value, dict) and user_env.get(variable, "").strip():
+                resolved.append(user_env[variable])
+            else:
+                result = intrinsics.resolve(value)
+                if result is not None:
+                    resolved.append(scalar_str(result))
+        if len(set(resolved)) > 1:
+            log.warning(
+                "%s has different values per function (%s); the local stack runs them all in "
+                "one process and uses the last",
+                variable,
+                ", ".join(resolved),
+            )
+        if resolved:
+            environment[variable] = resolved[-1]
+    return environment
+
+
+def _without_redrive(properties: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in properties.items() if k not in _QUEUE_JSON_ATTRIBUTES}
+
+
+def _ensure_table(
+    client: DynamoDBClient, prefix: str, logical_id: str, properties: Mapping[str, Any]
+) -> ProvisionedTable:
+    name = physical_name(prefix, str(properties.get("TableName", logical_id)))
+    try:
+        description = client.describe_table(TableName=name)["Table"]
+    except client.exceptions.ResourceNotFoundException:
+        description = client.create_table(**_create_table_request(name, properties))[
+            "TableDescription"
+        ]
+        ttl = properties.get("TimeToLiveSpecification")
+        if ttl:
+            client.update_time_to_live(
+                TableName=name,
+                TimeToLiveSpecification={
+                    "AttributeName": str(ttl["AttributeName"]),
+                    "Enabled": bool(ttl.get("Enabled", False)),
+                },
+            )
+        log.info("created table %s", name)
+    return ProvisionedTable(
+        logical_id=logical_id,
+        name=name,
+        arn=description["TableArn"],
+        stream_arn=description.get("LatestStreamArn"),
+    )
+
+
+def _create_table_request(name: str, properties: Mapping[str, Any]) -> dict[str, Any]:
+    """Translates `AWS::DynamoDB::Table` properties into a CreateTable request.
+
+    Properties without local meaning (point-in-time recovery, encryption, contributor
+    insights, Kinesis streaming) are ignored.
+    """
+    billing_mode = str(properties.get("BillingMode", "PROVISIONED"))
+    provisioned = billing_mode == "PROVISIONED"
+    request: dict[str, Any] = {
+        "TableName": name,
+        "AttributeDefinitions": properties["AttributeDefinitions"],
+        "KeySchema": properties["KeySchema"],
+        "BillingMode": billing_mode,
+    }
+    if provisioned:
+        request["ProvisionedThroughput"] = _throughput(properties.get("ProvisionedThroughput"))
+    gsis = []
+    for index in properties.get("GlobalSecondaryIndexes", ()):
+        gsi = {k: index[k] for k in ("IndexName", "KeySchema", "Projection")}
+        if provisioned:
+            gsi["ProvisionedThroughput"] = _throughput(index.get("ProvisionedThroughput"))
+        gsis.append(gsi)
+    if gsis:
+        request["GlobalSecondaryIndexes"] = gsis
+    lsis = [
+        {k: index[k] for k in ("IndexName", "KeySchema", "Projection")}
+        for index in properties.get("LocalSecondaryIndexes", ())
+    ]
+    if lsis:
+        request["LocalSecondaryIndexes"] = lsis
+    stream = properties.get("StreamSpecification")
+    if stream:
+        request["StreamSpecification"] = {
+            "StreamEnabled": True,
+            "StreamViewType": str(stream["StreamViewType"]),
+        }
+    if properties.get("Tags"):
+        request["Tags"] = [
+            {"Key": str(t["Key"]), "Value": scalar_str(t["Value"])} for t in properties["Tags"]
+        ]
+    return request
+
+
+def _throughput(value: Mapping[str, Any] | None) -> dict[str, int]:
+    value = value or {}
+    return {
+        "ReadCapacityUnits": int(value.get("ReadCapacityUnits", 5)),
+        "WriteCapacityUnits": int(value.get("WriteCapacityUnits", 5)),
+    }
+
+
+def _ensure_queue(
+    client: SQSClient, prefix: str, logical_id: str, properties: Mapping[str, Any]
+) -> tuple[ProvisionedQueue, bool]:
+    name = physical_name(prefix, str(properties.get("QueueName", logical_id)))
+    if _is_true(properties.get("FifoQueue")) and not name.endswith(".fifo"):
+        name += ".fifo"
+    created = False
+    try:
+        url = client.get_queue_url(QueueName=name)["QueueUrl"]
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") not in (
+            "AWS.SimpleQueueService.NonExistentQueue",
+            "QueueDoesNotExist",
+        ):
+            raise
+        attributes = {
+            key: scalar_str(properties[key]) for key in _QUEUE_ATTRIBUTES if key in properties
+        }
+        url = client.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]  # type: ignore[arg-type]
+        created = True
+        log.info("created queue %s", name)
+    arn = client.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"][
+        "QueueArn"
+    ]
+    return ProvisionedQueue(logical_id=logical_id, name=name, url=url, arn=arn), created
+
+
+def _is_true(value: Any) -> bool:
+    return scalar_str(value).lower() == "true"
