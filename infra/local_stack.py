@@ -74,6 +74,7 @@ class LocalStackOptions:
     template_path: Path = TEMPLATE_PATH
     api: bool = True
     pollers: bool = True
+    start_pollers: bool = True
     snapshots: bool = True
     bootstrap: bool = True
     apply_environment: bool = True
@@ -213,7 +214,7 @@ class LocalStack:
         if listener is not None:
             self._serve(options.app_factory(settings), listener)
 
-        if self.pollers is not None:
+        if self.pollers is not None and options.start_pollers:
             self.pollers.start()
         self._housekeeping = threading.Thread(
             target=self._housekeep, name="local-stack-housekeeping", daemon=True
@@ -252,6 +253,23 @@ class LocalStack:
         if self.pollers is None:
             raise RuntimeError("pollers are not running")
         return self.pollers.tick(schedule)
+
+    def drain(self, max_rounds: int = 100) -> int:
+        """Runs the stream and queue pollers in this thread until none has work left.
+
+        With `start_pollers=False` this is how tests and benchmarks move events through the
+        fan-out and delivery handlers deterministically, instead of waiting for threads.
+        Returns the number of busy rounds.
+        """
+        if self.pollers is None:
+            raise RuntimeError("pollers are not built")
+        for rounds in range(max_rounds):
+            busy = False
+            for poller in (*self.pollers.streams, *self.pollers.queues):
+                busy = poller.poll_once() or busy
+            if not busy:
+                return rounds
+        raise RuntimeError(f"still busy after {max_rounds} rounds")
 
     def _serve(self, app: Any, listener: socket.socket) -> None:
         # The app logs every request itself (with its correlation id): no access log here.

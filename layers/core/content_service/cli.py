@@ -57,7 +57,10 @@ def resolve_settings(args: argparse.Namespace) -> tuple[Settings, str]:
     if args.stack:
         env.update(_stack_environment(args.stack))
     elif "SCHEMA_TABLE" not in env:
-        env = {**_local_environment(Path(args.local_dir)), **env}
+        local = _local_environment(Path(args.local_dir))
+        # botocore reads credentials and the endpoint from os.environ, not from Settings.
+        os.environ.update(local)
+        env = {**local, **env}
     settings = Settings.from_env(env)
     return settings, settings.public_base_url
 

@@ -27,7 +27,6 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         docs_url=None,
         redoc_url=None,
     )
-    app.state.settings = settings
     install_error_handlers(app)
     for router in (health.router, me.router, tokens.router, login.router, home.router):
         app.include_router(router)

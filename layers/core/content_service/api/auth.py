@@ -10,6 +10,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from content_service import runtime
 from content_service.errors import Forbidden, Unauthorized
 from content_service.identity.bootstrap import DEFAULT_SLUG
 from content_service.identity.principal import Caller, TokenCaller, UserCaller
@@ -22,9 +23,8 @@ SESSION_COOKIE = "cs_session"
 SESSION_ID_KEY = "sid"
 
 
-def get_settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
+def get_settings() -> Settings:
+    return runtime.settings()
 
 
 def _bearer(request: Request) -> str | None:

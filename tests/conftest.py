@@ -1,0 +1,159 @@
+"""Fixtures shared by every test tier.
+
+One local stack per test session: moto in server mode (over HTTP), tables and queues created
+from template.yaml, the real FastAPI app served by uvicorn on 127.0.0.1, and the template's
+pollers built but not started, so a test moves events through the fan-out and delivery
+handlers with `stack.drain()` instead of waiting. Tests isolate themselves by workspace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from content_service import runtime
+from content_service.identity.tokens import TokenSpec, create_token
+from content_service.identity.workspaces import create_workspace
+from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
+    local = tmp_path_factory.mktemp("local-stack")
+    options = LocalStackOptions(
+        local_dir=local,
+        port=0,
+        moto_port=0,
+        snapshots=False,
+        start_pollers=False,
+        time_scale=0.01,
+        user_env={
+            "SESSION_KEY_FILE": str(ensure_session_key(local / "session.key")),
+            "API_REFERENCE_ENABLED": "true",
+            "POWERTOOLS_TRACE_DISABLED": "true",
+            "POWERTOOLS_METRICS_NAMESPACE": "ContentServiceTests",
+        },
+    )
+    with LocalStack(options) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def base_url(stack: LocalStack) -> str:
+    assert stack.base_url is not None
+    return stack.base_url
+
+
+@pytest.fixture(scope="session")
+def credentials(stack: LocalStack) -> dict[str, Any]:
+    assert stack.credentials is not None
+    return stack.credentials
+
+
+ClientFactory = Callable[..., httpx.Client]
+
+
+@pytest.fixture
+def make_client(base_url: str) -> Iterator[ClientFactory]:
+    """Builds HTTP clients for the running API; all are closed after the test."""
+    clients: list[httpx.Client] = []
+
+    def build(token: str | None = None, **headers: str) -> httpx.Client:
+        all_headers = {"Origin": base_url, **headers}
+        if token is not None:
+            all_headers["Authorization"] = f"Bearer {token}"
+        client = httpx.Client(base_url=base_url, headers=all_headers, timeout=30)
+        clients.append(client)
+        return client
+
+    yield build
+    for client in clients:
+        client.close()
+
+
+def sign_in(client: httpx.Client, email: str, password: str) -> httpx.Client:
+    response = client.post(
+        "/login", data={"email": email, "password": password}, follow_redirects=False
+    )
+    assert response.status_code == 303, response.text
+    return client
+
+
+@pytest.fixture
+def admin(make_client: ClientFactory, credentials: dict[str, Any]) -> httpx.Client:
+    """A client signed in as the bootstrap administrator (session cookie, same Origin)."""
+    return sign_in(make_client(), credentials["admin"]["email"], credentials["admin"]["password"])
+
+
+@dataclass
+class WorkspaceAccess:
+    """A fresh workspace with a full and a read token, and clients for each."""
+
+    id: str
+    slug: str
+    full_token: str
+    read_token: str
+    full: httpx.Client
+    read: httpx.Client
+
+
+@pytest.fixture
+def new_workspace(stack: LocalStack, make_client: ClientFactory) -> Callable[..., WorkspaceAccess]:
+    """Creates an isolated workspace per call, so tests sharing the stack never see each other."""
+
+    def build(read_audiences: tuple[str, ...] = ()) -> WorkspaceAccess:
+        settings = runtime.settings()
+        slug = f"ws-{uuid.uuid4().hex[:12]}"
+        workspace = create_workspace(settings, slug, slug)
+        full, _ = create_token(TokenSpec(name="full", workspace_id=workspace.id, access="full"))
+        read, _ = create_token(
+            TokenSpec(
+                name="read", workspace_id=workspace.id, access="read", audiences=read_audiences
+            )
+        )
+        return WorkspaceAccess(
+            id=workspace.id,
+            slug=slug,
+            full_token=full,
+            read_token=read,
+            full=make_client(full),
+            read=make_client(read),
+        )
+
+    return build
+
+
+@contextmanager
+def webhook_options(**changes: Any) -> Iterator[None]:
+    """Switches webhook options (spec 8.2) for the enclosed code alone, API and handlers alike."""
+    before = runtime.settings()
+    runtime.configure(
+        dataclasses.replace(before, webhooks=dataclasses.replace(before.webhooks, **changes))
+    )
+    try:
+        yield
+    finally:
+        runtime.configure(before)
+
+
+@pytest.fixture
+def local_receivers_allowed() -> Iterator[None]:
+    """Receivers on 127.0.0.1 over http: private networks and insecure URLs, this test only."""
+    with webhook_options(allow_private_networks=True, allow_insecure_urls=True):
+        yield
+
+
+@pytest.fixture
+def output_dir(request: pytest.FixtureRequest) -> Path:
+    """`test-output/<test name>/` for screenshots and other artefacts a person may inspect."""
+    root = Path(request.config.rootpath) / "test-output" / request.node.name.replace("/", "_")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
