@@ -10,7 +10,16 @@ from content_service.api.auth import SESSION_COOKIE
 from content_service.api.error_handlers import install_error_handlers
 from content_service.api.origin_guard import OriginGuardMiddleware
 from content_service.api.request_context import BodySizeLimitMiddleware, CorrelationIdMiddleware
-from content_service.api.routes import health, home, login, me, tokens
+from content_service.api.routes import (
+    content,
+    content_types,
+    health,
+    home,
+    login,
+    me,
+    tokens,
+    webhooks,
+)
 from content_service.api.session_key import load_session_key
 from content_service.api.templating import STATIC_DIR
 from content_service.runtime import configure
@@ -28,7 +37,16 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         redoc_url=None,
     )
     install_error_handlers(app)
-    for router in (health.router, me.router, tokens.router, login.router, home.router):
+    for router in (
+        health.router,
+        me.router,
+        tokens.router,
+        content_types.router,
+        content.router,
+        webhooks.router,
+        login.router,
+        home.router,
+    ):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 

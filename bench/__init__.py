@@ -1,0 +1,1 @@
+"""Benchmarks: `make bench` runs every module listed in `bench.__main__.SUITES`."""

@@ -1,0 +1,50 @@
+"""`make bench`: starts one local stack, runs every suite against it, prints one table.
+
+A suite is a module exposing `run(stack: LocalStack) -> list[Row]`. Suites measure against
+moto in server mode and local receivers and report medians of repeated runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.report import Row, render_table, write_results
+from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
+
+SUITES: tuple[str, ...] = ()
+
+
+def main(selected: list[str]) -> int:
+    suites = [s for s in SUITES if not selected or s in selected]
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        local = Path(tmp)
+        options = LocalStackOptions(
+            local_dir=local,
+            port=0,
+            moto_port=0,
+            snapshots=False,
+            start_pollers=False,
+            time_scale=0.01,
+            user_env={
+                "SESSION_KEY_FILE": str(ensure_session_key(local / "session.key")),
+                "POWERTOOLS_TRACE_DISABLED": "true",
+                "POWERTOOLS_METRICS_DISABLED": "true",
+                "LOG_LEVEL": "WARNING",
+            },
+        )
+        with LocalStack(options) as stack:
+            for name in suites:
+                module = importlib.import_module(f"bench.{name}")
+                print(f"running {name} ...", file=sys.stderr, flush=True)
+                rows.extend(module.run(stack))
+    print(render_table(rows))
+    print(f"\nwritten to {write_results(rows)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,7 @@
+"""Routes for webhooks (being built)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,1 @@
+"""Content: content types, entries, the one content service both protocols call, the outbox."""
