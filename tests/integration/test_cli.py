@@ -1,0 +1,144 @@
+"""`content-service` CLI: token create|revoke|list, user create, bootstrap, on the running stack."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from content_service.cli import main
+from infra.local_stack import LocalStack
+from tests.conftest import ClientFactory, WorkspaceAccess, sign_in
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out) if captured.out.strip() else None, captured.err
+
+
+def test_token_create_list_revoke(
+    capsys: pytest.CaptureFixture[str], new_workspace: Any, make_client: ClientFactory
+) -> None:
+    workspace: WorkspaceAccess = new_workspace()
+    code, created, _ = run_cli(
+        capsys,
+        "token",
+        "create",
+        "--name",
+        "cli token",
+        "--workspace",
+        workspace.slug,
+        "--access",
+        "full",
+        "--content-types",
+        "blog_post,author",
+    )
+    assert code == 0
+    token = created["token"]
+    assert created["workspaceId"] == workspace.id
+    assert created["contentTypes"] == ["author", "blog_post"]
+    assert make_client(token).get("/api/v1/me").json()["name"] == "cli token"
+
+    code, listing, _ = run_cli(capsys, "token", "list")
+    assert code == 0
+    assert token not in json.dumps(listing)
+    assert any(t["id"] == created["id"] for t in listing["items"])
+
+    code, revoked, _ = run_cli(capsys, "token", "revoke", created["id"])
+    assert code == 0
+    assert revoked["revokedAt"] is not None
+    assert make_client(token).get("/api/v1/me").status_code == 401
+
+
+def test_refusals_exit_non_zero_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "token", "create", "--name", "x", "--workspace", "nope")
+    assert code == 1
+    assert "workspace 'nope' not found" in err
+    code, _, err = run_cli(capsys, "token", "revoke", str(uuid.uuid4()))
+    assert code == 1
+    assert "not found" in err
+    code, _, err = run_cli(capsys, "bootstrap")
+    assert code == 1
+    assert "already bootstrapped" in err
+
+
+def test_user_create_then_sign_in(
+    capsys: pytest.CaptureFixture[str], make_client: ClientFactory
+) -> None:
+    email = f"cli-{uuid.uuid4().hex[:8]}@example.com"
+    code, user, _ = run_cli(
+        capsys,
+        "user",
+        "create",
+        "--email",
+        email,
+        "--role",
+        "editor",
+        "--password",
+        "pw-0123456789",
+    )
+    assert code == 0
+    assert user["role"] == "editor"
+    assert "password" not in user
+    client = sign_in(make_client(), email, "pw-0123456789")
+    assert client.get("/api/v1/me").json()["email"] == email
+    code, _, err = run_cli(capsys, "user", "create", "--email", email, "--password", "x" * 12)
+    assert code == 1
+    assert "already exists" in err
+
+
+def test_cli_finds_the_running_local_stack_from_its_state_folder(
+    stack: LocalStack, tmp_path: Path
+) -> None:
+    """As after `make run`: no table variables in the shell, only `.local/stack.json`."""
+    (tmp_path / "stack.json").write_text(json.dumps({"env": stack.environment}))
+    clean_env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "WEBHOOKS_"))}
+    for name in stack.environment:
+        clean_env.pop(name, None)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "content_service.cli",
+            "--local-dir",
+            str(tmp_path),
+            "token",
+            "list",
+        ],
+        env=clean_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert any(t["name"] == "bootstrap read" for t in json.loads(result.stdout)["items"])
+
+
+def test_cli_without_any_stack_says_how_to_start_one(tmp_path: Path) -> None:
+    clean_env = {k: v for k, v in os.environ.items() if not k.endswith("_TABLE")}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "content_service.cli",
+            "--local-dir",
+            str(tmp_path),
+            "token",
+            "list",
+        ],
+        env=clean_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "make run" in result.stderr
