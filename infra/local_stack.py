@@ -32,6 +32,7 @@ from infra.emulator import DEFAULT_PORT, DEFAULT_REGION, Emulator, EmulatorError
 from infra.lambda_runtime import Handler, load_runtimes
 from infra.pollers import PollerOptions, Pollers, build_pollers
 from infra.provisioning import Provisioned, provision
+from infra.request_recorder import RequestRecorder
 from infra.snapshot import Snapshots
 from infra.template_model import Template, TemplateError
 
@@ -78,6 +79,7 @@ class LocalStackOptions:
     snapshots: bool = True
     bootstrap: bool = True
     apply_environment: bool = True
+    record_storage: bool = False
     user_env: Mapping[str, str] | None = None
     snapshot_interval_s: float = 30.0
     time_scale: float = 1.0
@@ -106,6 +108,7 @@ class LocalStack:
         self.snapshots: Snapshots | None = None
         self.credentials: dict[str, Any] | None = None
         self.restored_items = 0
+        self.recorder: RequestRecorder | None = None
         self.base_url: str | None = None
         self._server: uvicorn.Server | None = None
         self._server_thread: threading.Thread | None = None
@@ -168,6 +171,9 @@ class LocalStack:
         )
         self.provisioned = provisioned
         self.environment = {**self.emulator.aws_environment(), **provisioned.environment}
+        if options.record_storage:
+            self.recorder = RequestRecorder(self.emulator.endpoint_url).start()
+            self.environment["AWS_ENDPOINT_URL"] = self.recorder.url
         if options.apply_environment:
             self._apply_environment(self.environment)
         settings = Settings.from_env({**user_env, **self.environment})
@@ -246,6 +252,9 @@ class LocalStack:
                 log.exception("could not save the final snapshot")
         if self._owns_emulator:
             self.emulator.stop()
+        if self.recorder is not None:
+            self.recorder.stop()
+            self.recorder = None
         self._restore_environment()
 
     def tick(self, schedule: str) -> Any:

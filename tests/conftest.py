@@ -1,8 +1,9 @@
 """Fixtures shared by every test tier.
 
 One local stack per test session: moto in server mode (over HTTP), tables and queues created
-from template.yaml, the real FastAPI app served by uvicorn on 127.0.0.1, and the template's
-pollers built but not started, so a test moves events through the fan-out and delivery
+from template.yaml, the real FastAPI app served by uvicorn on 127.0.0.1, a recording proxy in
+front of moto (`stack.recorder.capture()` lists the storage requests made meanwhile), and the
+template's pollers built but not started, so a test moves events through the fan-out and delivery
 handlers with `stack.drain()` instead of waiting. Tests isolate themselves by workspace.
 """
 
@@ -35,6 +36,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
         snapshots=False,
         start_pollers=False,
         time_scale=0.01,
+        record_storage=True,
         user_env={
             "SESSION_KEY_FILE": str(ensure_session_key(local / "session.key")),
             "API_REFERENCE_ENABLED": "true",
