@@ -440,8 +440,9 @@ def main() -> int:
         log.error("PORT and MOTO_PORT must be integers (%s)", error)
         return 2
     local_dir = Path(os.environ.get("LOCAL_DIR", ".local")).resolve()
-    if port:
-        os.environ.setdefault("PUBLIC_BASE_URL", f"http://{host}:{port}")
+    # An empty value (as the template's default leaves it) means "not set" here too.
+    if port and not os.environ.get("PUBLIC_BASE_URL"):
+        os.environ["PUBLIC_BASE_URL"] = f"http://{host}:{port}"
     if not os.environ.get("SESSION_KEY_FILE"):
         os.environ["SESSION_KEY_FILE"] = str(ensure_session_key(local_dir / "session.key"))
 
