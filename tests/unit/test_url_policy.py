@@ -273,12 +273,18 @@ class TestSwitches:
         [
             ("https://127.0.0.1/", None),
             ("https://[::1]:8443/", None),
-            ("https://169.254.169.254/", None),
+            ("https://169.254.1.1/", None),
             ("https://0x7f.1/", None),
             ("https://[::ffff:10.0.0.1]/", None),
+            ("https://[::ffff:127.0.0.1]/", None),
+            ("https://[fe80::1]/", None),
+            ("https://[fd12:3456::1]/", None),
+            ("https://172.16.0.1/", None),
+            ("https://192.168.1.1/", None),
             ("https://localhost/", ["127.0.0.1", "::1"]),
             ("https://rebind.test/", ["93.184.215.14", "127.0.0.1"]),
             ("https://internal.test/", ["10.1.2.3"]),
+            ("https://linklocal.test/", ["169.254.10.10", "fe80::2"]),
         ],
     )
     def test_private_networks_need_allow_private_networks(
@@ -291,6 +297,40 @@ class TestSwitches:
         assert checked.addresses
         if answers is not None:
             assert checked.addresses == tuple(answers)
+
+    @pytest.mark.parametrize(
+        ("url", "answers", "reason"),
+        [
+            ("https://169.254.169.254/", None, "cloud metadata"),
+            ("https://0xa9fea9fe/", None, "cloud metadata"),
+            ("https://[fd00:ec2::254]/", None, "cloud metadata"),
+            ("https://[::ffff:169.254.169.254]/", None, "cloud metadata"),
+            ("https://meta.test/", ["10.0.0.1", "169.254.169.254"], "cloud metadata"),
+            ("https://100.64.0.1/", None, "CGNAT"),
+            ("https://192.0.2.1/", None, "TEST-NET-1"),
+            ("https://198.51.100.7/", None, "TEST-NET-2"),
+            ("https://203.0.113.9/", None, "TEST-NET-3"),
+            ("https://198.18.0.1/", None, "benchmarking"),
+            ("https://224.0.0.1/", None, "multicast"),
+            ("https://[ff02::1]/", None, "multicast"),
+            ("https://240.0.0.1/", None, "reserved"),
+            ("https://0.0.0.0/", None, "unspecified"),
+            ("https://[::]/", None, "unspecified"),
+            ("https://255.255.255.255/", None, "broadcast"),
+            ("https://[2001:db8::1]/", None, "documentation"),
+            ("https://[64:ff9b::7f00:1]/", None, "NAT64 loopback"),
+            ("https://[2002:a00:1::]/", None, "6to4 private"),
+            ("https://[::10.0.0.1]/", None, "IPv4-compatible"),
+            ("https://cgnat.test/", ["100.100.100.200"], "CGNAT"),
+        ],
+    )
+    def test_allow_private_networks_keeps_other_ranges_refused(
+        self, url: str, answers: list[str] | None, reason: str
+    ) -> None:
+        resolver = FakeResolver({_host_of(url): answers} if answers is not None else {})
+        with pytest.raises(UrlRefused) as refused:
+            check_url(url, PRIVATE, resolver)
+        assert reason in refused.value.reason
 
     @pytest.mark.parametrize(
         "url",

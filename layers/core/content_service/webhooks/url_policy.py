@@ -88,6 +88,23 @@ IPV4_COMPATIBLE = IPv6Network("::/96")
 GLOBAL_UNICAST = IPv6Network("2000::/3")
 
 
+# What `allowPrivateNetworks` permits (spec 8.2: "loopback, link-local and RFC 1918
+# destinations"), with their IPv6 counterparts and IPv4-mapped forms. Everything else refused
+# by the tables above stays refused under every option: the cloud metadata addresses (listed
+# before link-local, so they never classify as link-local), CGNAT, test and benchmarking
+# networks, multicast, reserved, unspecified and broadcast, and the NAT64, 6to4 and
+# IPv4-compatible forms even of private addresses (no local receiver needs those).
+PRIVATE_NETWORK_REASONS: frozenset[str] = frozenset(
+    {"loopback", "link-local", "private (RFC 1918)", "IPv6 unique local"}
+)
+_PRIVATE_MAPPED_REASONS = frozenset(f"IPv4-mapped {reason}" for reason in PRIVATE_NETWORK_REASONS)
+
+
+def is_private_network_reason(reason: str) -> bool:
+    """True for a refusal that `allowPrivateNetworks` lifts (see PRIVATE_NETWORK_REASONS)."""
+    return reason in PRIVATE_NETWORK_REASONS or reason in _PRIVATE_MAPPED_REASONS
+
+
 class UrlPolicyError(ValueError):
     """Base of the policy's refusals; `reason` is shown to the administrator."""
 
@@ -106,7 +123,12 @@ class UnresolvableHost(UrlPolicyError):
 
 @dataclass(frozen=True)
 class UrlPolicy:
-    """The two switches of spec 8.2; both off in production."""
+    """The two switches of spec 8.2; both off in production.
+
+    `allow_private_networks` permits loopback, link-local and RFC 1918 destinations (spec 8.2)
+    and their IPv6 counterparts; the cloud metadata addresses stay refused (see
+    `refusal_reason`).
+    """
 
     allow_insecure_urls: bool = False
     allow_private_networks: bool = False
@@ -256,9 +278,25 @@ def parse_ipv4_spelling(host: str) -> IPv4Address | None:
     return IPv4Address(number)
 
 
-def _refuse_literal(address: IPAddress, policy: UrlPolicy, given: str) -> None:
+def refusal_reason(address: str | IPAddress, policy: UrlPolicy) -> str | None:
+    """Why the policy refuses `address`, or None when it may be connected to.
+
+    `classify_address` under the policy's switch: with `allow_private_networks` loopback,
+    link-local and RFC 1918 addresses (and IPv6 `::1`, `fe80::/10`, `fc00::/7`, and
+    IPv4-mapped forms of these) are allowed; the cloud metadata addresses and every other
+    refused range are refused regardless.
+    """
     reason = classify_address(address)
-    if reason is not None and not policy.allow_private_networks:
+    if reason is None:
+        return None
+    if policy.allow_private_networks and is_private_network_reason(reason):
+        return None
+    return reason
+
+
+def _refuse_literal(address: IPAddress, policy: UrlPolicy, given: str) -> None:
+    reason = refusal_reason(address, policy)
+    if reason is not None:
         raise UrlRefused(f"{given} is refused ({reason} address)")
 
 
@@ -380,7 +418,7 @@ def check_url(url: str, policy: UrlPolicy, resolver: Resolver | None = None) -> 
     """`check_url_syntax`, then resolves a name and checks every address it resolves to.
 
     Raises `UrlRefused` if the URL or any address is refused, `UnresolvableHost` if the name
-    has no address. With `allow_private_networks` every resolvable address is allowed.
+    has no address. `allow_private_networks` lifts only the refusals `refusal_reason` names.
     """
     parsed = check_url_syntax(url, policy)
     if parsed.ip is not None:
@@ -390,9 +428,9 @@ def check_url(url: str, policy: UrlPolicy, resolver: Resolver | None = None) -> 
         raise UnresolvableHost(f"{parsed.host} has no address")
     for answer in answers:
         try:
-            reason = classify_address(answer)
+            reason = refusal_reason(answer, policy)
         except ValueError:
             raise UrlRefused(f"{parsed.host} resolved to {answer!r}, not an address") from None
-        if reason is not None and not policy.allow_private_networks:
+        if reason is not None:
             raise UrlRefused(f"{parsed.host} resolves to {answer}, refused ({reason} address)")
     return CheckedTarget(parsed, tuple(answers))
