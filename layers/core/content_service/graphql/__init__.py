@@ -1,0 +1,1 @@
+"""The GraphQL adapter: schema per grant set, resolvers over the content service, cost limits."""

@@ -1,0 +1,201 @@
+"""Spec 8.1 cost counting, against the worked examples in tests/vectors/graphql-cost.json."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from graphql import build_schema, parse
+
+from content_service.graphql.cost_limits import (
+    Cost,
+    CostLimitExceeded,
+    CostModel,
+    Limits,
+    check_length,
+    measure,
+)
+
+VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "graphql-cost.json").read_text())
+UNLIMITED = Limits(max_query_length=10**9, max_depth=10**9, max_fields=10**9, max_complexity=10**12)
+
+
+def _pascal(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def _camel(name: str) -> str:
+    pascal = _pascal(name)
+    return pascal[0].lower() + pascal[1:]
+
+
+def _sdl(model: dict[str, Any]) -> str:
+    """The vectors' model as SDL, shaped like the adapter's schema (CONTRACT.md)."""
+    scalar_types = {"string": "String", "richtext": "String", "integer": "Int"}
+    lines = [
+        "scalar JSON",
+        "enum FilterOp { eq ne lt lte gt gte in nin contains startsWith isNull }",
+        "input Filter { and: [Filter!] or: [Filter!] field: String op: FilterOp value: JSON }",
+    ]
+    query = []
+    for name, spec in model.items():
+        type_name = _pascal(name)
+        fields = ["id: ID!"]
+        for field, kind in spec["fields"].items():
+            if kind.startswith("relation"):
+                _, cardinality, target = kind.split()
+                target_type = _pascal(target)
+                if cardinality.endswith("-to-many"):
+                    fields.append(f"{field}(page: Int, pageSize: Int): [{target_type}!]!")
+                else:
+                    fields.append(f"{field}: {target_type}")
+            else:
+                fields.append(f"{field}: {scalar_types[kind]}")
+        lines.append(f"type {type_name} {{ {' '.join(fields)} }}")
+        if spec["kind"] == "single":
+            query.append(f"{_camel(name)}(locale: String): {type_name}")
+        else:
+            lines.append(f"type {type_name}List {{ items: [{type_name}!]! total: Int! }}")
+            query.append(f"{_camel(name)}(id: ID!): {type_name}")
+            query.append(
+                f"{_camel(name)}s(page: Int, pageSize: Int, sort: String, filter: Filter, "
+                f"locale: String): {type_name}List!"
+            )
+    lines.append(f"type Query {{ {' '.join(query)} }}")
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def model() -> CostModel:
+    schema = build_schema(_sdl(VECTORS["model"]))
+    return CostModel(schema, [_pascal(name) for name in VECTORS["model"]])
+
+
+@pytest.mark.parametrize("vector", VECTORS["documents"], ids=lambda v: v["query"][:60])
+def test_vector_figures(model: CostModel, vector: dict[str, Any]) -> None:
+    cost = measure(parse(vector["query"]), model, UNLIMITED)
+    assert cost == Cost(vector["depth"], vector["fields"], vector["complexity"])
+
+
+@pytest.mark.parametrize("vector", VECTORS["documents"], ids=lambda v: v["query"][:60])
+def test_vector_verdict_under_default_limits(model: CostModel, vector: dict[str, Any]) -> None:
+    if vector["refusedByDefaults"]:
+        with pytest.raises(CostLimitExceeded):
+            measure(parse(vector["query"]), model, Limits())
+    else:
+        measure(parse(vector["query"]), model, Limits())
+
+
+def _nested_sections(depth: int) -> str:
+    inner = "name"
+    for _ in range(depth - 3):
+        inner = f"parent {{ {inner} }}"
+    return "{ sections(pageSize: 1) { items { " + inner + " } } }"
+
+
+def test_each_limit_accepts_at_and_refuses_just_over(model: CostModel) -> None:
+    at_depth = parse(_nested_sections(8))
+    assert measure(at_depth, model, Limits()).depth == 8
+    with pytest.raises(CostLimitExceeded) as too_deep:
+        measure(parse(_nested_sections(9)), model, Limits())
+    assert too_deep.value.code == "TOO_DEEP"
+
+    def aliases(count: int) -> str:
+        return "{ " + " ".join(f"a{i}: __typename" for i in range(count)) + " }"
+
+    assert measure(parse(aliases(500)), model, Limits()).fields == 500
+    with pytest.raises(CostLimitExceeded) as too_many:
+        measure(parse(aliases(501)), model, Limits())
+    assert too_many.value.code == "TOO_MANY_FIELDS"
+
+    def flat(page_size: int) -> str:
+        return f"{{ authors(pageSize: {page_size}) {{ total }} }}"
+
+    assert measure(parse(flat(1000)), model, Limits()).complexity == 1000
+    with pytest.raises(CostLimitExceeded) as too_complex:
+        measure(parse(flat(1001)), model, Limits())
+    assert too_complex.value.code == "TOO_COMPLEX"
+
+    check_length("x" * 16384, Limits())
+    with pytest.raises(CostLimitExceeded) as too_long:
+        check_length("x" * 16385, Limits())
+    assert too_long.value.code == "QUERY_TOO_LONG"
+
+
+def test_page_size_from_variables_is_multiplied(model: CostModel) -> None:
+    document = parse(
+        "query($n: Int) { blogPosts(pageSize: $n) { items { tags(pageSize: $n) { name } } } }"
+    )
+    assert measure(document, model, UNLIMITED, {"n": 30}).complexity == 30 + 30 * 30
+    assert measure(document, model, UNLIMITED, {}).complexity == 25 + 25 * 25
+
+
+def test_filter_by_id_in_a_variable_counts_one(model: CostModel) -> None:
+    document = parse("query($f: Filter) { blogPosts(filter: $f) { items { title } } }")
+    by_id = {"and": [{"field": "id", "op": "eq", "value": "x"}]}
+    by_group = {"field": "localeGroupId", "op": "eq", "value": "x"}
+    by_title = {"and": [{"field": "title", "op": "eq", "value": "x"}]}
+    or_id = {"or": [{"field": "id", "op": "eq", "value": "x"}, {"field": "id", "op": "eq"}]}
+    assert measure(document, model, UNLIMITED, {"f": by_id}).complexity == 1
+    assert measure(document, model, UNLIMITED, {"f": by_group}).complexity == 1
+    assert measure(document, model, UNLIMITED, {"f": by_title}).complexity == 25
+    assert measure(document, model, UNLIMITED, {"f": or_id}).complexity == 25
+
+
+def test_fragment_cycles_are_refused_without_recursing_forever(model: CostModel) -> None:
+    for query in (
+        "{ blogPosts { items { ...A } } } fragment A on BlogPost { title ...A }",
+        "{ blogPosts { items { ...A } } } fragment A on BlogPost { ...B } "
+        "fragment B on BlogPost { author { name } ...A }",
+    ):
+        with pytest.raises(CostLimitExceeded) as refused:
+            measure(parse(query), model, UNLIMITED)
+        assert refused.value.code == "FRAGMENT_CYCLE"
+
+
+def test_aliases_inside_a_fragment_multiply_by_its_spreads(model: CostModel) -> None:
+    fragment = "fragment F on BlogPost { " + " ".join(f"t{i}: title" for i in range(10)) + " }"
+    spreads = " ".join("...F" for _ in range(10))
+    query = "{ blogPosts(pageSize: 1) { items { " + spreads + " } } } " + fragment
+    assert measure(parse(query), model, UNLIMITED).fields == 2 + 100
+    with pytest.raises(CostLimitExceeded):
+        measure(parse(query), model, Limits(max_fields=101))
+
+
+def test_fragment_bomb_is_refused_early_with_bounded_work(model: CostModel) -> None:
+    """Ten fragments each spreading the next ten times would be 10^10 fields if expanded."""
+    fragments = [
+        f"fragment F{i} on BlogPost {{ " + " ".join(f"...F{i + 1}" for _ in range(10)) + " }"
+        for i in range(9)
+    ]
+    fragments.append("fragment F9 on BlogPost { title }")
+    query = "{ blogPosts { items { ...F0 } } } " + " ".join(fragments)
+    started = time.process_time()
+    with pytest.raises(CostLimitExceeded) as refused:
+        measure(parse(query), model, Limits())
+    assert refused.value.code == "TOO_MANY_FIELDS"
+    assert time.process_time() - started < 1.0
+
+
+def test_one_operation_per_request(model: CostModel) -> None:
+    with pytest.raises(CostLimitExceeded) as refused:
+        measure(parse("query A { __typename } query B { __typename }"), model, Limits())
+    assert refused.value.code == "TOO_MANY_OPERATIONS"
+
+
+def test_introspection_is_exempt_but_other_fields_beside_it_count(model: CostModel) -> None:
+    deep_introspection = (
+        "{ __schema { types { fields { type { ofType { ofType { ofType { "
+        "ofType { ofType { name } } } } } } } } } }"
+    )
+    assert measure(parse(deep_introspection), model, Limits()) == Cost(0, 0, 0)
+    mixed = '{ __type(name: "BlogPost") { name } authors(pageSize: 3) { total } }'
+    assert measure(parse(mixed), model, Limits()) == Cost(2, 2, 3)
+
+
+def test_unknown_fields_count_as_fields_without_records(model: CostModel) -> None:
+    cost = measure(parse("{ nothing { here { at { all } } } }"), model, Limits())
+    assert cost == Cost(4, 4, 0)
