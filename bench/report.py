@@ -86,13 +86,14 @@ def write_results(rows: Sequence[Row]) -> Path:
         ).stdout.strip()
     except OSError:
         commit = ""
+    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     document = {
         "commit": commit,
-        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "at": at,
         "machine": machine(),
         "rows": [asdict(r) for r in rows],
     }
-    path = RESULTS_DIR / f"{document['at'].replace(':', '')}-{commit or 'nocommit'}.json"
+    path = RESULTS_DIR / f"{at.replace(':', '')}-{commit or 'nocommit'}.json"
     path.write_text(json.dumps(document, indent=2))
     (RESULTS_DIR / "latest.json").write_text(json.dumps(document, indent=2))
     return path
