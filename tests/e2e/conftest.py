@@ -1,0 +1,71 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright (it cannot download browsers here).
+
+Every page request is checked to stay on the app's own origin, so a page that would load an
+asset from a CDN fails its test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium package")
+    launched = playwright.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+    )
+    yield launched
+    launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, base_url: str, output_dir: Path) -> Iterator[Page]:
+    """A fresh browser context per test; foreign requests are recorded and fail the test."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 800})
+    foreign: list[str] = []
+
+    def guard(route: Any) -> None:
+        url = route.request.url
+        if url.startswith(base_url) or url.startswith(("data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            foreign.append(url)
+            route.abort()
+
+    context.route("**/*", guard)
+    opened = context.new_page()
+    yield opened
+    opened.screenshot(path=str(output_dir / "final.png"), full_page=True)
+    context.close()
+    assert not foreign, f"the page tried to load from another origin: {foreign}"
+
+
+def sign_in_page(page: Page, email: str, password: str, next_path: str = "/webhooks") -> None:
+    page.goto(f"/login?next={next_path}")
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
