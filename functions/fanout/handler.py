@@ -1,7 +1,80 @@
-"""Placeholder until the webhooks capability lands."""
+"""Events-table stream -> delivery rows and queued ids (ARCHITECTURE.md: functions/fanout).
+
+Thin: Powertools parses the batch, the core matches and inserts, failures are reported per
+record (a transient error replays from that record only; rows are idempotent). A record that
+is not an outbox event is logged and skipped: retrying it could never succeed. Imports no web
+framework, for the cold start.
+"""
+
+from __future__ import annotations
 
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    process_partial_response,
+)
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
+    DynamoDBRecord,
+    DynamoDBRecordEventName,
+)
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return {}
+from content_service import runtime
+from content_service.observability import logger, metrics, tracer
+from content_service.webhooks import services, wiring
+from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.fanout import FanOut
+from content_service.webhooks.outbox import MalformedEvent, OutboxEvent
+
+processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+
+
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> Any:
+    settings = runtime.settings()
+    fanout = FanOut(
+        services.delivery_store(settings),
+        services.delivery_queue(settings),
+        wiring.dependencies().clock,
+    )
+    endpoint_store = services.endpoint_store(settings)
+    loaded: list[list[Endpoint]] = []
+
+    def endpoints() -> list[Endpoint]:
+        # One consistent scan per batch, only when a record needs it.
+        if not loaded:
+            loaded.append(endpoint_store.all())
+        return loaded[0]
+
+    def record_handler(record: DynamoDBRecord) -> None:
+        metrics.add_metric(name="OutboxRecords", unit=MetricUnit.Count, value=1)
+        if record.event_name != DynamoDBRecordEventName.INSERT:
+            return
+        try:
+            outbox = OutboxEvent.from_item(record.dynamodb.new_image if record.dynamodb else {})
+        except MalformedEvent as error:
+            logger.error("skipping a record that is not an outbox event", extra={"why": str(error)})
+            metrics.add_metric(name="OutboxRecordsMalformed", unit=MetricUnit.Count, value=1)
+            return
+        logger.set_correlation_id(outbox.id)
+        result = fanout.fan_out(outbox, endpoints())
+        logger.info(
+            "fanned out",
+            extra={
+                "eventId": outbox.id,
+                "kind": outbox.kind,
+                "matched": result.matched,
+                "inserted": len(result.inserted),
+                "existing": len(result.existing),
+            },
+        )
+        metrics.add_metric(name="RowsFannedOut", unit=MetricUnit.Count, value=len(result.inserted))
+
+    return process_partial_response(
+        event=event, record_handler=record_handler, processor=processor, context=context
+    )

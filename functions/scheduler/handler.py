@@ -1,7 +1,50 @@
-"""Placeholder until the webhooks capability lands."""
+"""EventBridge schedules -> the retry sweep (every minute) and pruning (every hour).
+
+The template's schedules pass a constant input, `{"job": "sweep"}` or `{"job": "prune"}`. Both
+jobs stop early when the invocation is close to its timeout and finish on the next run.
+"""
+
+from __future__ import annotations
 
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return {}
+from content_service import runtime
+from content_service.observability import logger, metrics, tracer
+from content_service.webhooks import services, wiring
+from content_service.webhooks.sweeper import Sweeper
+
+# Stop starting new work when less than this is left of the invocation's time.
+_RESERVE_MS = 20_000
+
+
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, object]:
+    settings = runtime.settings()
+    sweeper = Sweeper(
+        options=settings.webhooks,
+        deliveries=services.delivery_store(settings),
+        queue=services.delivery_queue(settings),
+        clock=wiring.dependencies().clock,
+    )
+
+    def out_of_time() -> bool:
+        return bool(context.get_remaining_time_in_millis() < _RESERVE_MS)
+
+    job = event.get("job") if isinstance(event, dict) else None
+    if job == "sweep":
+        sweep = sweeper.sweep(out_of_time)
+        metrics.add_metric(name="SweepRequeued", unit=MetricUnit.Count, value=sweep.requeued)
+        result = sweep.to_json()
+    elif job == "prune":
+        prune = sweeper.prune(out_of_time)
+        metrics.add_metric(name="DeliveriesPruned", unit=MetricUnit.Count, value=prune.deleted)
+        result = prune.to_json()
+    else:
+        raise ValueError(f"unknown job {job!r}: expected 'sweep' or 'prune'")
+    logger.info("scheduled job done", extra=result)
+    return result

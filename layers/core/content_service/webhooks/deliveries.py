@@ -1,0 +1,620 @@
+"""Delivery rows in the deliveries table, keyed by `id` (spec 2.4, 3.1).
+
+Attributes (CONTRACT.md's delivery JSON names where they exist):
+- `id`, `endpointId`, `eventId`, `event`, `workspaceId`, `status`, `attempts`, `nextAttemptAt`,
+  `createdAt`, `updatedAt`, `requestBody` (the frozen envelope, exact UTF-8 JSON text),
+  `lastStatusCode`, `lastDurationMs`, `responseSnippet`, `lastError`, `attemptLog` (one map per
+  attempt: attempt, at, statusCode, durationMs, error)
+- `claimToken`, `claimedAt`: the current claim (spec 3.1, ARCHITECTURE.md principle 4)
+- `createdKey` = createdAt#id: the `byEndpoint` index's sort key (the log, newest first)
+- `sweepShard` + `sweepAt`: the sparse `bySweep` index; present while the row is not terminal,
+  `sweepAt` is when the minute sweep should look at it again
+- `finishShard` + `finishedAt`: the sparse `byFinish` index of terminal rows, for pruning;
+  `expiresAt` (TTL) deletes them on AWS without the prune having to
+The shard is derived from the id, so both sweep indexes spread over `SHARDS` partitions and no
+single GSI partition takes every write at 10k deliveries per second.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import json
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from botocore.exceptions import ClientError
+
+from content_service.errors import BadRequest
+
+from .dynamo import (
+    error_code,
+    failed_item,
+    from_item,
+    is_condition_failure,
+    to_attribute,
+    to_item,
+    values,
+)
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+Status = Literal["pending", "delivering", "succeeded", "failed", "dead"]
+STATUSES: tuple[Status, ...] = ("pending", "delivering", "succeeded", "failed", "dead")
+TERMINAL: frozenset[str] = frozenset({"succeeded", "dead"})
+
+SHARDS = 64
+TRANSACTION_LIMIT = 100
+BATCH_WRITE_LIMIT = 25
+BY_ENDPOINT = "byEndpoint"
+BY_SWEEP = "bySweep"
+BY_FINISH = "byFinish"
+PRUNE_CONTROL_ID = "control#prune"
+# A delivery id is derived from (endpoint, event) in this namespace: the same pair always gives
+# the same id, so a repeated stream record cannot create a second row.
+DELIVERY_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "content-service:webhook-delivery")
+
+
+def fanout_delivery_id(endpoint_id: str, event_id: str) -> str:
+    return str(uuid.uuid5(DELIVERY_ID_NAMESPACE, f"{endpoint_id}/{event_id}"))
+
+
+def shard_of(delivery_id: str) -> str:
+    digits = delivery_id.replace("-", "")[-6:]
+    try:
+        number = int(digits, 16)
+    except ValueError:
+        number = sum(delivery_id.encode())
+    return f"{number % SHARDS:02d}"
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    attempt: int
+    at: str
+    status_code: int | None
+    duration_ms: int | None
+    error: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "attempt": self.attempt,
+            "at": self.at,
+            "statusCode": self.status_code,
+            "durationMs": self.duration_ms,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any]) -> AttemptRecord:
+        return cls(
+            attempt=int(value.get("attempt") or 0),
+            at=str(value.get("at") or ""),
+            status_code=value.get("statusCode"),
+            duration_ms=value.get("durationMs"),
+            error=value.get("error"),
+        )
+
+
+@dataclass(frozen=True)
+class DeliveryRow:
+    id: str
+    endpoint_id: str
+    event_id: str
+    event: str
+    workspace_id: str | None
+    status: Status
+    request_body: str
+    created_at: str
+    updated_at: str
+    attempts: int = 0
+    next_attempt_at: str | None = None
+    last_status_code: int | None = None
+    last_duration_ms: int | None = None
+    response_snippet: str | None = None
+    last_error: str | None = None
+    attempt_log: tuple[AttemptRecord, ...] = ()
+    claim_token: str | None = None
+    claimed_at: str | None = None
+    sweep_at: str | None = None
+    finished_at: str | None = None
+
+    @property
+    def body_bytes(self) -> bytes:
+        return self.request_body.encode("utf-8")
+
+    def to_json(self, *, detail: bool = False) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "id": self.id,
+            "endpointId": self.endpoint_id,
+            "eventId": self.event_id,
+            "event": self.event,
+            "status": self.status,
+            "attempts": self.attempts,
+            "nextAttemptAt": self.next_attempt_at,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "requestBody": self.request_body,
+            "lastStatusCode": self.last_status_code,
+            "lastDurationMs": self.last_duration_ms,
+            "responseSnippet": self.response_snippet,
+            "lastError": self.last_error,
+        }
+        if detail:
+            body["workspaceId"] = self.workspace_id
+            body["attemptLog"] = [a.to_json() for a in self.attempt_log]
+        return body
+
+    def to_values(self) -> dict[str, Any]:
+        """The item of a new row (fan-out and redeliver insert only pending rows)."""
+        shard = shard_of(self.id)
+        return {
+            "id": self.id,
+            "endpointId": self.endpoint_id,
+            "eventId": self.event_id,
+            "event": self.event,
+            "workspaceId": self.workspace_id,
+            "status": self.status,
+            "requestBody": self.request_body,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "attempts": self.attempts,
+            "createdKey": f"{self.created_at}#{self.id}",
+            "sweepShard": shard,
+            "finishShard": shard,
+            "sweepAt": self.sweep_at,
+        }
+
+    @classmethod
+    def from_values(cls, item: Mapping[str, Any]) -> DeliveryRow:
+        return cls(
+            id=item["id"],
+            endpoint_id=item["endpointId"],
+            event_id=item["eventId"],
+            event=item["event"],
+            workspace_id=item.get("workspaceId"),
+            status=item["status"],
+            request_body=item.get("requestBody", ""),
+            created_at=item.get("createdAt", ""),
+            updated_at=item.get("updatedAt", ""),
+            attempts=int(item.get("attempts") or 0),
+            next_attempt_at=item.get("nextAttemptAt"),
+            last_status_code=item.get("lastStatusCode"),
+            last_duration_ms=item.get("lastDurationMs"),
+            response_snippet=item.get("responseSnippet"),
+            last_error=item.get("lastError"),
+            attempt_log=tuple(AttemptRecord.from_json(a) for a in item.get("attemptLog") or ()),
+            claim_token=item.get("claimToken"),
+            claimed_at=item.get("claimedAt"),
+            sweep_at=item.get("sweepAt"),
+            finished_at=item.get("finishedAt"),
+        )
+
+
+@dataclass
+class InsertResult:
+    inserted: list[str] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+    requests: int = 0
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim this worker now holds; `before` is the row as it was just before the claim."""
+
+    row: DeliveryRow
+    token: str
+    before: DeliveryRow
+
+    @property
+    def attempt(self) -> int:
+        return self.row.attempts
+
+    @property
+    def reclaimed(self) -> bool:
+        """True when the previous claim expired without an outcome (a crashed worker)."""
+        return self.before.status == "delivering"
+
+
+@dataclass(frozen=True)
+class NotClaimed:
+    """Why a row could not be claimed; `row` is None when there is no such row."""
+
+    reason: Literal["missing", "finished", "not_due", "claimed"]
+    row: DeliveryRow | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an attempt (or a decision not to attempt) leaves on the row."""
+
+    status: Literal["succeeded", "failed", "dead"]
+    now_iso: str
+    log: tuple[AttemptRecord, ...]
+    status_code: int | None = None
+    duration_ms: int | None = None
+    response_snippet: str | None = None
+    error: str | None = None
+    next_attempt_at: str | None = None
+    sweep_at: str | None = None
+    expires_at: int | None = None
+    attempts: int | None = None  # set to restore the count when no attempt was made
+    sent: bool = True
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[DeliveryRow]
+    next_cursor: str | None
+
+
+def encode_cursor(key: Mapping[str, Any]) -> str:
+    plain = {name: value["S"] for name, value in key.items()}
+    raw = json.dumps(plain, separators=(",", ":"), sort_keys=True).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, endpoint_id: str) -> dict[str, Any]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        plain = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+    except (ValueError, binascii.Error, UnicodeError):
+        raise BadRequest("cursor is not one this service issued") from None
+    expected = {"id", "endpointId", "createdKey"}
+    if (
+        not isinstance(plain, dict)
+        or set(plain) != expected
+        or not all(isinstance(v, str) and v for v in plain.values())
+        or plain["endpointId"] != endpoint_id
+    ):
+        raise BadRequest("cursor is not one this service issued for this endpoint")
+    return {name: {"S": value} for name, value in plain.items()}
+
+
+class DeliveryStore:
+    def __init__(self, client: DynamoDBClient, table: str) -> None:
+        self._client = client
+        self._table = table
+
+    @property
+    def table(self) -> str:
+        return self._table
+
+    # -- creating rows -------------------------------------------------------------------
+
+    def insert_new(self, rows: Sequence[DeliveryRow]) -> InsertResult:
+        """Inserts rows that do not exist yet, in transactions of up to 100.
+
+        Each put is conditional on `attribute_not_exists(id)`, so an existing row (a repeated
+        stream record, a concurrent fan-out of the same event) is never overwritten. When a
+        transaction is cancelled, its cancellation reasons say which rows already existed;
+        the rest are put again in a new transaction.
+        """
+        result = InsertResult()
+        for start in range(0, len(rows), TRANSACTION_LIMIT):
+            pending = list(rows[start : start + TRANSACTION_LIMIT])
+            for _ in range(5):
+                if not pending:
+                    break
+                pending = self._transact_puts(pending, result)
+            if pending:
+                raise RuntimeError(f"could not insert {len(pending)} delivery row(s)")
+        return result
+
+    def _transact_puts(self, rows: list[DeliveryRow], result: InsertResult) -> list[DeliveryRow]:
+        result.requests += 1
+        try:
+            self._client.transact_write_items(
+                TransactItems=[
+                    {
+                        "Put": {
+                            "TableName": self._table,
+                            "Item": to_item(row.to_values()),
+                            "ConditionExpression": "attribute_not_exists(id)",
+                        }
+                    }
+                    for row in rows
+                ]
+            )
+        except ClientError as error:
+            if error_code(error) != "TransactionCanceledException":
+                raise
+            found: Any = error.response.get("CancellationReasons")
+            reasons: list[Any] = list(found or [])
+            if len(reasons) != len(rows):
+                raise
+            retry: list[DeliveryRow] = []
+            for row, reason in zip(rows, reasons, strict=True):
+                code = reason.get("Code") or "None"
+                if code == "ConditionalCheckFailed":
+                    result.existing.append(row.id)
+                elif code in ("None", "TransactionConflict", "ThrottlingError"):
+                    retry.append(row)
+                else:
+                    raise
+            return retry
+        result.inserted.extend(row.id for row in rows)
+        return []
+
+    def insert_one(self, row: DeliveryRow) -> None:
+        self._client.put_item(
+            TableName=self._table,
+            Item=to_item(row.to_values()),
+            ConditionExpression="attribute_not_exists(id)",
+        )
+
+    # -- reading -------------------------------------------------------------------------
+
+    def get(self, delivery_id: str) -> DeliveryRow | None:
+        response = self._client.get_item(
+            TableName=self._table, Key={"id": {"S": delivery_id}}, ConsistentRead=True
+        )
+        item = response.get("Item")
+        if not item or "endpointId" not in item:
+            return None
+        return DeliveryRow.from_values(from_item(item))
+
+    def page_for_endpoint(
+        self,
+        endpoint_id: str,
+        *,
+        limit: int,
+        cursor: str | None = None,
+        status: str | None = None,
+        event: str | None = None,
+        max_requests: int = 20,
+    ) -> Page:
+        """The delivery log of one endpoint, newest first, optionally filtered."""
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": BY_ENDPOINT,
+            "KeyConditionExpression": "endpointId = :endpoint",
+            "ScanIndexForward": False,
+        }
+        expression_values = values(endpoint=endpoint_id)
+        filters: list[str] = []
+        if status is not None:
+            filters.append("#status = :status")
+            expression_values.update(values(status=status))
+            kwargs["ExpressionAttributeNames"] = {"#status": "status"}
+        if event is not None:
+            filters.append("event = :event")
+            expression_values.update(values(event=event))
+        if filters:
+            kwargs["FilterExpression"] = " AND ".join(filters)
+        kwargs["ExpressionAttributeValues"] = expression_values
+        if cursor is not None:
+            kwargs["ExclusiveStartKey"] = decode_cursor(cursor, endpoint_id)
+        items: list[DeliveryRow] = []
+        last: Mapping[str, Any] | None = None
+        for _ in range(max_requests):
+            kwargs["Limit"] = limit - len(items)
+            response = self._client.query(**kwargs)
+            items.extend(DeliveryRow.from_values(from_item(i)) for i in response.get("Items", []))
+            last = response.get("LastEvaluatedKey")
+            if not last or len(items) >= limit:
+                break
+            kwargs["ExclusiveStartKey"] = last
+        next_cursor = None
+        if last:
+            next_cursor = encode_cursor({k: last[k] for k in ("id", "endpointId", "createdKey")})
+        return Page(items, next_cursor)
+
+    def latest_for_endpoint(self, endpoint_id: str) -> DeliveryRow | None:
+        page = self.page_for_endpoint(endpoint_id, limit=1, max_requests=1)
+        return page.items[0] if page.items else None
+
+    # -- claiming and recording ----------------------------------------------------------
+
+    def claim(
+        self, delivery_id: str, now_iso: str, cutoff_iso: str, reclaim_at_iso: str
+    ) -> Claim | NotClaimed:
+        """The conditional claim (spec 3.1): one UpdateItem, committed before any send.
+
+        Claimable: `pending`; `failed` whose `nextAttemptAt` has come; `delivering` whose claim
+        is older than the claim timeout (`cutoff_iso`). The claim records a new token and time,
+        adds one to `attempts`, and sets `sweepAt` to when the claim expires, so the minute
+        sweep re-enqueues the row if this worker dies.
+        """
+        token = str(uuid.uuid4())
+        try:
+            response = self._client.update_item(
+                TableName=self._table,
+                Key={"id": {"S": delivery_id}},
+                UpdateExpression=(
+                    "SET #status = :delivering, claimToken = :token, claimedAt = :now, "
+                    "attempts = if_not_exists(attempts, :zero) + :one, updatedAt = :now, "
+                    "sweepAt = :reclaim"
+                ),
+                ConditionExpression=(
+                    "attribute_exists(endpointId) AND (#status = :pending"
+                    " OR (#status = :failed AND nextAttemptAt <= :now)"
+                    " OR (#status = :delivering AND claimedAt <= :cutoff))"
+                ),
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=values(
+                    delivering="delivering",
+                    pending="pending",
+                    failed="failed",
+                    token=token,
+                    now=now_iso,
+                    cutoff=cutoff_iso,
+                    reclaim=reclaim_at_iso,
+                    zero=0,
+                    one=1,
+                ),
+                ReturnValues="ALL_OLD",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            seen = failed_item(error)
+            if seen is None or "endpointId" not in seen:
+                return NotClaimed("missing", None)
+            row = DeliveryRow.from_values(seen)
+            if row.status in TERMINAL:
+                return NotClaimed("finished", row)
+            if row.status == "delivering":
+                return NotClaimed("claimed", row)
+            return NotClaimed("not_due", row)
+        before = DeliveryRow.from_values(from_item(response["Attributes"]))
+        after = dataclasses.replace(
+            before,
+            status="delivering",
+            attempts=before.attempts + 1,
+            claim_token=token,
+            claimed_at=now_iso,
+            updated_at=now_iso,
+            sweep_at=reclaim_at_iso,
+        )
+        return Claim(after, token, before)
+
+    def finish(self, claim: Claim, outcome: Outcome) -> bool:
+        """Records an outcome if this worker still holds the claim; False if it lost it.
+
+        A `failed` row gets its `nextAttemptAt` and `sweepAt`; a terminal one leaves the sweep
+        index (no `sweepAt`) and enters the prune index (`finishedAt`, and `expiresAt` for TTL).
+        When no request was sent (`outcome.sent` False) the previous attempt's status code,
+        duration and snippet stay; only the error is replaced.
+        """
+        assignments = [
+            "#status = :status",
+            "updatedAt = :now",
+            "attemptLog = list_append(if_not_exists(attemptLog, :empty), :log)",
+        ]
+        removes = ["claimToken"]
+        expression_values: dict[str, Any] = values(
+            status=outcome.status,
+            now=outcome.now_iso,
+            token=claim.token,
+            delivering="delivering",
+            log=[entry.to_json() for entry in outcome.log],
+            empty=[],
+        )
+
+        def assign(name: str, value: Any) -> None:
+            if value is None:
+                removes.append(name)
+            else:
+                assignments.append(f"{name} = :{name}")
+                expression_values[f":{name}"] = to_attribute(value)
+
+        if outcome.sent:
+            assign("lastStatusCode", outcome.status_code)
+            assign("lastDurationMs", outcome.duration_ms)
+            assign("responseSnippet", outcome.response_snippet)
+        assign("lastError", outcome.error)
+        if outcome.attempts is not None:
+            assign("attempts", outcome.attempts)
+        if outcome.status == "failed":
+            assign("nextAttemptAt", outcome.next_attempt_at)
+            assign("sweepAt", outcome.sweep_at)
+        else:
+            assign("finishedAt", outcome.now_iso)
+            if outcome.expires_at is not None:
+                assign("expiresAt", outcome.expires_at)
+            removes += ["nextAttemptAt", "sweepAt"]
+        expression = "SET " + ", ".join(assignments) + " REMOVE " + ", ".join(removes)
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"id": {"S": claim.row.id}},
+                UpdateExpression=expression,
+                ConditionExpression="claimToken = :token AND #status = :delivering",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=expression_values,
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
+
+    # -- the minute sweep and the hourly prune -------------------------------------------
+
+    def due_for_sweep(self, shard: str, now_iso: str) -> Iterator[tuple[str, str]]:
+        """(id, sweepAt) of the shard's non-terminal rows whose `sweepAt` has come."""
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": BY_SWEEP,
+            "KeyConditionExpression": "sweepShard = :shard AND sweepAt <= :now",
+            "ExpressionAttributeValues": values(shard=shard, now=now_iso),
+        }
+        while True:
+            response = self._client.query(**kwargs)
+            for item in response.get("Items", []):
+                yield item["id"]["S"], item["sweepAt"]["S"]
+            last = response.get("LastEvaluatedKey")
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
+
+    def postpone_sweep(self, delivery_id: str, seen_iso: str, next_iso: str) -> bool:
+        """Moves `sweepAt` on if nobody changed it since it was read (a claim, an outcome)."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"id": {"S": delivery_id}},
+                UpdateExpression="SET sweepAt = :next",
+                ConditionExpression="sweepAt = :seen",
+                ExpressionAttributeValues=values(next=next_iso, seen=seen_iso),
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
+
+    def finished_before(self, shard: str, cutoff_iso: str) -> Iterator[str]:
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": BY_FINISH,
+            "KeyConditionExpression": "finishShard = :shard AND finishedAt < :cutoff",
+            "ExpressionAttributeValues": values(shard=shard, cutoff=cutoff_iso),
+        }
+        while True:
+            response = self._client.query(**kwargs)
+            for item in response.get("Items", []):
+                yield item["id"]["S"]
+            last = response.get("LastEvaluatedKey")
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
+
+    def delete_many(self, ids: Sequence[str]) -> int:
+        """BatchWriteItem deletes of 25, retrying unprocessed keys a few times."""
+        deleted = 0
+        for start in range(0, len(ids), BATCH_WRITE_LIMIT):
+            requests: list[Any] = [
+                {"DeleteRequest": {"Key": {"id": {"S": i}}}}
+                for i in ids[start : start + BATCH_WRITE_LIMIT]
+            ]
+            for _ in range(5):
+                response = self._client.batch_write_item(RequestItems={self._table: requests})
+                unprocessed = list(response.get("UnprocessedItems", {}).get(self._table, []))
+                deleted += len(requests) - len(unprocessed)
+                requests = unprocessed
+                if not requests:
+                    break
+        return deleted
+
+    def take_prune_slot(self, hour: int, now_iso: str) -> bool:
+        """True for the first caller in a clock hour: pruning runs at most once an hour."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"id": {"S": PRUNE_CONTROL_ID}},
+                UpdateExpression="SET lastHour = :hour, lastRunAt = :now",
+                ConditionExpression="attribute_not_exists(lastHour) OR lastHour < :hour",
+                ExpressionAttributeValues=values(hour=hour, now=now_iso),
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True

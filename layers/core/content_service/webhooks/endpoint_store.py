@@ -1,0 +1,208 @@
+"""Endpoint records in the endpoints table, keyed by `id`.
+
+The counter of consecutive dead deliveries is changed only by atomic updates (ADD, SET on a
+condition), never by rewriting the item, so a worker's increment and an administrator's edit
+cannot overwrite each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from .dynamo import from_item, is_condition_failure, to_attribute, to_item, values
+from .endpoint_secrets import secret_hint
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    id: str
+    url: str
+    secret: str
+    workspaces: tuple[str, ...] = ()
+    all_workspaces: bool = False
+    events: tuple[str, ...] = ()
+    content_types: tuple[str, ...] = ()
+    headers: Mapping[str, str] = field(default_factory=dict)
+    enabled: bool = True
+    disabled_reason: str | None = None
+    consecutive_dead: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+
+    @property
+    def secret_hint(self) -> str:
+        return secret_hint(self.secret)
+
+    def to_json(self) -> dict[str, Any]:
+        """CONTRACT.md's endpoint JSON; never the secret."""
+        return {
+            "id": self.id,
+            "url": self.url,
+            "secretHint": self.secret_hint,
+            "workspaces": list(self.workspaces),
+            "allWorkspaces": self.all_workspaces,
+            "events": list(self.events),
+            "contentTypes": list(self.content_types),
+            "headers": dict(self.headers),
+            "enabled": self.enabled,
+            "disabledReason": self.disabled_reason,
+            "consecutiveDead": self.consecutive_dead,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+        }
+
+    def to_values(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "url": self.url,
+            "secret": self.secret,
+            "workspaces": list(self.workspaces),
+            "allWorkspaces": self.all_workspaces,
+            "events": list(self.events),
+            "contentTypes": list(self.content_types),
+            "headers": dict(self.headers),
+            "enabled": self.enabled,
+            "disabledReason": self.disabled_reason,
+            "consecutiveDead": self.consecutive_dead,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+        }
+
+    @classmethod
+    def from_values(cls, item: Mapping[str, Any]) -> Endpoint:
+        return cls(
+            id=item["id"],
+            url=item["url"],
+            secret=item["secret"],
+            workspaces=tuple(item.get("workspaces") or ()),
+            all_workspaces=bool(item.get("allWorkspaces", False)),
+            events=tuple(item.get("events") or ()),
+            content_types=tuple(item.get("contentTypes") or ()),
+            headers=dict(item.get("headers") or {}),
+            enabled=bool(item.get("enabled", True)),
+            disabled_reason=item.get("disabledReason"),
+            consecutive_dead=int(item.get("consecutiveDead") or 0),
+            created_at=item.get("createdAt", ""),
+            updated_at=item.get("updatedAt", ""),
+        )
+
+
+class EndpointStore:
+    def __init__(self, client: DynamoDBClient, table: str) -> None:
+        self._client = client
+        self._table = table
+
+    def get(self, endpoint_id: str) -> Endpoint | None:
+        response = self._client.get_item(
+            TableName=self._table, Key={"id": {"S": endpoint_id}}, ConsistentRead=True
+        )
+        item = response.get("Item")
+        return Endpoint.from_values(from_item(item)) if item else None
+
+    def all(self) -> list[Endpoint]:
+        """Every endpoint, by a strongly consistent scan (one request per MB of endpoints)."""
+        endpoints: list[Endpoint] = []
+        kwargs: dict[str, Any] = {"TableName": self._table, "ConsistentRead": True}
+        while True:
+            response = self._client.scan(**kwargs)
+            endpoints.extend(Endpoint.from_values(from_item(i)) for i in response.get("Items", []))
+            last = response.get("LastEvaluatedKey")
+            if not last:
+                return endpoints
+            kwargs["ExclusiveStartKey"] = last
+
+    def insert(self, endpoint: Endpoint) -> None:
+        self._client.put_item(
+            TableName=self._table,
+            Item=to_item(endpoint.to_values()),
+            ConditionExpression="attribute_not_exists(id)",
+        )
+
+    def update(
+        self, endpoint_id: str, sets: Mapping[str, Any], removes: tuple[str, ...] = ()
+    ) -> Endpoint | None:
+        """Sets and removes attributes of an existing endpoint; None when there is none."""
+        names = {f"#a{i}": name for i, name in enumerate([*sets, *removes])}
+        by_name = {name: alias for alias, name in names.items()}
+        expression = "SET " + ", ".join(f"{by_name[n]} = :v{i}" for i, n in enumerate(sets))
+        if removes:
+            expression += " REMOVE " + ", ".join(by_name[n] for n in removes)
+        try:
+            response = self._client.update_item(
+                TableName=self._table,
+                Key={"id": {"S": endpoint_id}},
+                UpdateExpression=expression,
+                ConditionExpression="attribute_exists(id)",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues={
+                    f":v{i}": to_attribute(value) for i, value in enumerate(sets.values())
+                },
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return None
+            raise
+        return Endpoint.from_values(from_item(response["Attributes"]))
+
+    def delete(self, endpoint_id: str) -> bool:
+        response = self._client.delete_item(
+            TableName=self._table, Key={"id": {"S": endpoint_id}}, ReturnValues="ALL_OLD"
+        )
+        return bool(response.get("Attributes"))
+
+    def count_dead(self, endpoint_id: str) -> Endpoint | None:
+        """Adds one to the consecutive-dead counter atomically; None if the endpoint is gone."""
+        try:
+            response = self._client.update_item(
+                TableName=self._table,
+                Key={"id": {"S": endpoint_id}},
+                UpdateExpression="ADD consecutiveDead :one",
+                ConditionExpression="attribute_exists(id)",
+                ExpressionAttributeValues=values(one=1),
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return None
+            raise
+        return Endpoint.from_values(from_item(response["Attributes"]))
+
+    def disable(self, endpoint_id: str, reason: str, now_iso: str) -> bool:
+        """Disables an enabled endpoint; False if it was already disabled or is gone."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"id": {"S": endpoint_id}},
+                UpdateExpression="SET enabled = :off, disabledReason = :reason, updatedAt = :now",
+                ConditionExpression="attribute_exists(id) AND enabled = :on",
+                ExpressionAttributeValues=values(off=False, on=True, reason=reason, now=now_iso),
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
+
+    def reset_dead(self, endpoint_id: str) -> bool:
+        """A success ends the run of dead deliveries; a no-op (no write) when it is 0."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"id": {"S": endpoint_id}},
+                UpdateExpression="SET consecutiveDead = :zero",
+                ConditionExpression="attribute_exists(id) AND consecutiveDead > :zero",
+                ExpressionAttributeValues=values(zero=0),
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True

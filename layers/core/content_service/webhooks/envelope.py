@@ -1,0 +1,60 @@
+"""The envelope of spec 2.5 and its frozen bytes.
+
+The body is frozen when the delivery row is created: compact JSON, UTF-8, fields in the order
+of 2.5. Every attempt sends these exact bytes and signs them, so retries are byte-identical. A
+redelivery re-freezes the same envelope with its own new `id`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .catalogue import PING
+from .outbox import OutboxEvent
+
+
+def envelope(delivery_id: str, event: OutboxEvent) -> dict[str, Any]:
+    return {
+        "id": delivery_id,
+        "event": event.kind,
+        "eventId": event.id,
+        "occurredAt": event.occurred_at,
+        "workspaceId": event.workspace_id,
+        "actor": event.actor,
+        "data": event.data,
+    }
+
+
+def ping_envelope(
+    delivery_id: str,
+    event_id: str,
+    occurred_at: str,
+    endpoint_id: str,
+    actor: Mapping[str, str] | None,
+) -> dict[str, Any]:
+    """`ping` carries no workspace; its data names the endpoint (CONTRACT.md send test)."""
+    return {
+        "id": delivery_id,
+        "event": PING,
+        "eventId": event_id,
+        "occurredAt": occurred_at,
+        "workspaceId": None,
+        "actor": dict(actor) if actor is not None else None,
+        "data": {"kind": "endpoint", "id": endpoint_id},
+    }
+
+
+def freeze(body: Mapping[str, Any]) -> bytes:
+    """Compact UTF-8 JSON; refuses NaN and infinities, which are not JSON."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+
+
+def refreeze(frozen: bytes, delivery_id: str) -> bytes:
+    """The same envelope with a new delivery id (redeliver); every other byte is kept."""
+    body = json.loads(frozen)
+    if not isinstance(body, dict) or "id" not in body:
+        raise ValueError("a frozen body must be an envelope")
+    body["id"] = delivery_id
+    return freeze(body)

@@ -1,0 +1,83 @@
+"""Fan-out (spec 6.4.1): an outbox event becomes one pending row per matching endpoint.
+
+Rows are inserted with a frozen id (derived from endpoint and event, so a repeated stream record
+finds them already there) and a frozen body, then their ids are queued. Nothing is sent here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from content_service.clock import Clock, iso_utc
+
+from .deliveries import DeliveryRow, DeliveryStore, fanout_delivery_id
+from .endpoint_store import Endpoint
+from .envelope import envelope, freeze
+from .matching import matches
+from .outbox import OutboxEvent
+from .queue import DeliveryQueue
+
+# A pending row whose message went missing (a crash between insert and enqueue, a purged
+# queue) is re-enqueued by the minute sweep once this long has passed without a claim. Long
+# enough that a queue backlog is not duplicated, short enough that a loss is noticed soon.
+ENQUEUE_GRACE_SECONDS = 300
+
+
+@dataclass
+class FanOutResult:
+    event_id: str
+    matched: int = 0
+    inserted: list[str] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+    requests: int = 0
+
+
+class FanOut:
+    def __init__(self, deliveries: DeliveryStore, queue: DeliveryQueue, clock: Clock) -> None:
+        self._deliveries = deliveries
+        self._queue = queue
+        self._clock = clock
+
+    def rows_for(self, event: OutboxEvent, endpoints: Sequence[Endpoint]) -> list[DeliveryRow]:
+        now = self._clock.now()
+        created = iso_utc(now)
+        sweep_at = iso_utc(now + ENQUEUE_GRACE_SECONDS)
+        rows = []
+        for endpoint in endpoints:
+            if not matches(endpoint, event):
+                continue
+            delivery_id = fanout_delivery_id(endpoint.id, event.id)
+            body = freeze(envelope(delivery_id, event)).decode("utf-8")
+            rows.append(
+                DeliveryRow(
+                    id=delivery_id,
+                    endpoint_id=endpoint.id,
+                    event_id=event.id,
+                    event=event.kind,
+                    workspace_id=event.workspace_id,
+                    status="pending",
+                    request_body=body,
+                    created_at=created,
+                    updated_at=created,
+                    sweep_at=sweep_at,
+                )
+            )
+        return rows
+
+    def fan_out(self, event: OutboxEvent, endpoints: Sequence[Endpoint]) -> FanOutResult:
+        """Inserts the rows that do not exist yet and queues every matching row's id.
+
+        Ids of rows that already existed are queued again: when a stream record repeats it is
+        usually because the first run died after inserting and before queuing. A duplicate
+        message costs one failed claim, never a second attempt.
+        """
+        rows = self.rows_for(event, endpoints)
+        result = FanOutResult(event.id, matched=len(rows))
+        if not rows:
+            return result
+        inserted = self._deliveries.insert_new(rows)
+        result.inserted, result.existing = inserted.inserted, inserted.existing
+        result.requests = inserted.requests
+        result.requests += self._queue.enqueue([row.id for row in rows])
+        return result

@@ -1,0 +1,81 @@
+"""An event as the content capability's outbox writes it (ARCHITECTURE.md principle 3).
+
+`{id, kind, occurredAt, workspaceId, actor, data}`: one item in the events table per entry
+write, in the same transaction as the entry. The fan-out reads it from the table's stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+
+class MalformedEvent(ValueError):
+    """The item is not an outbox event; retrying cannot help, so it is logged and skipped."""
+
+
+def plain(value: Any) -> Any:
+    """DynamoDB's Decimals as int or float, sets as sorted lists, so the value is JSON."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(plain(v) for v in value)
+    if isinstance(value, bytes | bytearray):
+        raise MalformedEvent("binary attributes cannot be put into a JSON envelope")
+    return value
+
+
+def _text(item: Mapping[str, Any], name: str) -> str:
+    value = item.get(name)
+    if not isinstance(value, str) or not value:
+        raise MalformedEvent(f"outbox event has no {name}")
+    return value
+
+
+@dataclass(frozen=True)
+class OutboxEvent:
+    id: str
+    kind: str
+    occurred_at: str
+    workspace_id: str | None
+    actor: dict[str, Any] | None
+    data: dict[str, Any]
+
+    @property
+    def content_type(self) -> str | None:
+        value = self.data.get("contentType")
+        return value if isinstance(value, str) else None
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> OutboxEvent:
+        """Reads a deserialised item (a stream image); raises `MalformedEvent`."""
+        workspace_id = item.get("workspaceId")
+        if workspace_id is not None and (not isinstance(workspace_id, str) or not workspace_id):
+            raise MalformedEvent("outbox event workspaceId must be a string or null")
+        actor = item.get("actor")
+        if actor is not None:
+            if not isinstance(actor, Mapping) or not all(
+                isinstance(actor.get(key), str) for key in ("id", "email")
+            ):
+                raise MalformedEvent("outbox event actor must be {id, email} or null")
+            actor = plain(actor)
+        data = item.get("data")
+        if not isinstance(data, Mapping):
+            raise MalformedEvent("outbox event has no data object")
+        data = plain(data)
+        if not isinstance(data.get("kind"), str) or not isinstance(data.get("id"), str):
+            raise MalformedEvent("outbox event data must name its kind and id")
+        return cls(
+            id=_text(item, "id"),
+            kind=_text(item, "kind"),
+            occurred_at=_text(item, "occurredAt"),
+            workspace_id=workspace_id,
+            actor=actor,
+            data=data,
+        )

@@ -1,0 +1,76 @@
+"""The seams the webhook workers take time, randomness and DNS from.
+
+Handlers ask `dependencies()` on every invocation, so a test can swap the clock (to step through
+the retry ladder without sleeping), the random source (to pin the jitter) or the resolver (to
+make a name resolve to a private address) for the code it encloses with `overridden(...)`,
+the API's send test and URL checks included. Production never overrides anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from content_service.clock import Clock, SystemClock
+from content_service.settings import WebhookOptions
+
+from .http_sender import Sender
+from .url_policy import Resolver, UrlPolicy
+
+PING_SNIPPET_BYTES = 2048
+
+
+@dataclass(frozen=True)
+class Dependencies:
+    clock: Clock
+    rng: random.Random
+    resolver: Resolver | None = None
+    ca_bundle: str | None = None
+
+
+_lock = threading.Lock()
+_current = Dependencies(clock=SystemClock(), rng=random.SystemRandom())
+
+
+def dependencies() -> Dependencies:
+    return _current
+
+
+@contextmanager
+def overridden(**changes: Any) -> Iterator[Dependencies]:
+    """Replaces some dependencies for the enclosed code (every thread), then restores them."""
+    global _current
+    with _lock:
+        before = _current
+        _current = dataclasses.replace(before, **changes)
+    try:
+        yield _current
+    finally:
+        with _lock:
+            _current = before
+
+
+def url_policy(options: WebhookOptions) -> UrlPolicy:
+    return UrlPolicy(
+        allow_insecure_urls=options.allow_insecure_urls,
+        allow_private_networks=options.allow_private_networks,
+    )
+
+
+def make_sender(
+    options: WebhookOptions, deps: Dependencies, *, snippet_bytes: int | None = None
+) -> Sender:
+    """A pinned sender for one batch (or one send test) under the current options."""
+    return Sender(
+        url_policy(options),
+        resolver=deps.resolver,
+        timeout_ms=options.timeout_ms,
+        snippet_bytes=options.response_snippet_bytes if snippet_bytes is None else snippet_bytes,
+        ca_bundle=deps.ca_bundle,
+        wall_clock=deps.clock.now,
+    )
