@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -166,6 +167,8 @@ class RequestRecorder:
             connection = http.client.HTTPConnection(
                 self.upstream_host, self.upstream_port, timeout=60
             )
+            connection.connect()
+            connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self._local.connection = connection
         return connection
 
@@ -201,6 +204,8 @@ class RequestRecorder:
 class _ProxyHandler(BaseHTTPRequestHandler):
     owner: RequestRecorder
     protocol_version = "HTTP/1.1"
+    # Small writes on a kept-alive connection would otherwise wait for delayed ACKs (~40 ms).
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the app logs its own requests."""
@@ -220,13 +225,12 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(message)
             return
-        self.send_response(status)
-        for name, value in headers:
-            if name.lower() not in _HOP_BY_HOP:
-                self.send_header(name, value)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        # Status line, headers and body in one write: one segment for small answers.
+        lines = [f"{self.protocol_version} {status} {self.responses.get(status, ('',))[0]}"]
+        lines.extend(f"{n}: {v}" for n, v in headers if n.lower() not in _HOP_BY_HOP)
+        lines.append(f"Content-Length: {len(payload)}")
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        self.wfile.write(head + payload)
         target = self.headers.get("X-Amz-Target", "")
         self.owner._record(target, self.path, body, status, payload)
 
