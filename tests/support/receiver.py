@@ -1,0 +1,169 @@
+"""A real HTTP receiver on 127.0.0.1 with programmable responses, for webhook tests.
+
+`Receiver` records every request it gets (raw body bytes, headers, the TCP connection it came
+on) and answers from a plan: `respond(...)` queues answers for the next requests, `always(...)`
+sets the answer once the queue is empty. An answer can hang without replying (to drive a
+sender's timeout) or close the connection. It speaks HTTP/1.1 with keep-alive, so a sender's
+connection reuse is visible in `connections`.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One programmed answer. `hang_s` > 0 holds the request that long without replying."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: tuple[tuple[str, str], ...] = ()
+    hang_s: float = 0.0
+    close: bool = False
+
+
+@dataclass(frozen=True)
+class Received:
+    method: str
+    path: str
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+    connection: int
+    at: float
+
+    def header(self, name: str) -> str | None:
+        """The value of a header, case-insensitively; None when absent."""
+        for key, value in self.headers:
+            if key.lower() == name.lower():
+                return value
+        return None
+
+    def header_names(self) -> set[str]:
+        return {key.lower() for key, _ in self.headers}
+
+
+@dataclass
+class Receiver:
+    requests: list[Received] = field(default_factory=list)
+    connections: int = 0
+    _plan: deque[Answer] = field(default_factory=deque)
+    _default: Answer = field(default_factory=Answer)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _server: ThreadingHTTPServer | None = None
+    _thread: threading.Thread | None = None
+
+    def __enter__(self) -> Receiver:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "receiver not started"
+        return int(self._server.server_address[1])
+
+    def url(self, path: str = "/hook") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def respond(self, *answers: Answer) -> None:
+        with self._lock:
+            self._plan.extend(answers)
+
+    def always(self, answer: Answer) -> None:
+        with self._lock:
+            self._plan.clear()
+            self._default = answer
+
+    def _next_answer(self) -> Answer:
+        with self._lock:
+            return self._plan.popleft() if self._plan else self._default
+
+    def start(self) -> None:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                with receiver._lock:
+                    receiver.connections += 1
+                    self.connection_number = receiver.connections
+                super().setup()
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                answer = receiver._next_answer()
+                with receiver._lock:
+                    receiver.requests.append(
+                        Received(
+                            self.command,
+                            self.path,
+                            tuple(self.headers.items()),
+                            body,
+                            self.connection_number,
+                            time.time(),
+                        )
+                    )
+                if answer.hang_s > 0:
+                    receiver._stop.wait(answer.hang_s)
+                    self.close_connection = True
+                    return
+                try:
+                    self.send_response(answer.status)
+                    for name, value in answer.headers:
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(answer.body)))
+                    if answer.close:
+                        self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.wfile.write(answer.body)
+                    self.wfile.flush()
+                except OSError:
+                    self.close_connection = True
+                if answer.close:
+                    self.close_connection = True
+
+            do_POST = _handle
+            do_GET = _handle
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+
+def refused_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port

@@ -1,0 +1,59 @@
+"""Fixtures for the webhook tests; test modules load them with
+`pytest_plugins = ["tests.support.webhook_fixtures"]` (helpers live in tests/support/webhooks.py).
+
+- `clock`: an injected clock (starts at the real time, moves only when told) for the API, the
+  fan-out, delivery and scheduler handlers alike, so retries are stepped through, not slept.
+- `fixed_rng`: a seeded random source for the jitter.
+- `receiver`: a real HTTP receiver on 127.0.0.1 (tests/support/receiver.py).
+- `hooks`: the webhooks API as the signed-in admin; endpoints it creates are deleted after the
+  test, so an `allWorkspaces` endpoint never catches a later test's events.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from content_service.webhooks import wiring
+from tests.conftest import sign_in
+from tests.support.receiver import Receiver
+from tests.support.webhooks import FakeClock, Hooks
+
+
+@pytest.fixture
+def clock() -> Iterator[FakeClock]:
+    fake = FakeClock()
+    with wiring.overridden(clock=fake):
+        yield fake
+
+
+@pytest.fixture
+def fixed_rng() -> Iterator[random.Random]:
+    rng = random.Random(20240501)
+    with wiring.overridden(rng=rng):
+        yield rng
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with Receiver() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def admin_session(base_url: str, credentials: dict[str, Any]) -> Iterator[httpx.Client]:
+    """The bootstrap admin signed in once per module (signing in costs a slow hash)."""
+    with httpx.Client(base_url=base_url, headers={"Origin": base_url}, timeout=30) as client:
+        sign_in(client, credentials["admin"]["email"], credentials["admin"]["password"])
+        yield client
+
+
+@pytest.fixture
+def hooks(admin_session: httpx.Client) -> Iterator[Hooks]:
+    api = Hooks(admin_session)
+    yield api
+    api.cleanup()

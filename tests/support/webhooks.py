@@ -1,0 +1,284 @@
+"""Helpers for the webhook tests (their fixtures are in tests/support/webhook_fixtures.py).
+
+- `FakeClock`, `FakeResolver`: injected time and DNS.
+- `Hooks`: the webhooks API through an admin client, deleting what it created afterwards.
+- `write_event`: puts an outbox event into the events table, exactly as the content
+  capability's write does, for the stream to carry to the fan-out.
+- `make_worker`, `sender_for`: the delivery core as the handler builds it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from content_service import runtime
+from content_service.clock import iso_utc
+from content_service.settings import Settings
+from content_service.storage import aws
+from content_service.webhooks import services, wiring
+from content_service.webhooks.deliveries import DeliveryRow
+from content_service.webhooks.delivery import DeliveryWorker
+from content_service.webhooks.dynamo import to_item
+from content_service.webhooks.fanout import FanOut
+from content_service.webhooks.http_sender import Sender
+from content_service.webhooks.outbox import OutboxEvent
+from content_service.webhooks.url_policy import UnresolvableHost
+
+
+class FakeClock:
+    """Seconds since the epoch, starting at the real time, moving only when told."""
+
+    def __init__(self, start: float | None = None) -> None:
+        self.t = time.time() if start is None else start
+
+    def now(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+
+
+class FakeResolver:
+    """Answers the names it was given; every other name is unresolvable (no real DNS)."""
+
+    def __init__(self, answers: dict[str, list[str]] | None = None) -> None:
+        self.answers = dict(answers or {})
+
+    def resolve(self, host: str, port: int) -> list[str]:
+        if host not in self.answers:
+            raise UnresolvableHost(f"{host} could not be resolved (test resolver)")
+        return list(self.answers[host])
+
+
+@dataclass
+class Hooks:
+    """The webhooks API through a signed-in admin client; cleans up what it creates."""
+
+    client: httpx.Client
+    created: list[str] = field(default_factory=list)
+
+    def create(self, url: str, **fields: Any) -> dict[str, Any]:
+        response = self.client.post("/api/webhooks", json={"url": url, **fields})
+        assert response.status_code == 201, response.text
+        body: dict[str, Any] = response.json()
+        self.created.append(body["id"])
+        return body
+
+    def get(self, endpoint_id: str) -> dict[str, Any]:
+        response = self.client.get(f"/api/webhooks/{endpoint_id}")
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    def patch(self, endpoint_id: str, **fields: Any) -> dict[str, Any]:
+        response = self.client.patch(f"/api/webhooks/{endpoint_id}", json=fields)
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    def deliveries(self, endpoint_id: str, **query: Any) -> list[dict[str, Any]]:
+        response = self.client.get(f"/api/webhooks/{endpoint_id}/deliveries", params=query)
+        assert response.status_code == 200, response.text
+        items: list[dict[str, Any]] = response.json()["items"]
+        return items
+
+    def delivery(self, endpoint_id: str, delivery_id: str) -> dict[str, Any]:
+        response = self.client.get(f"/api/webhooks/{endpoint_id}/deliveries/{delivery_id}")
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    def cleanup(self) -> None:
+        for endpoint_id in self.created:
+            self.client.delete(f"/api/webhooks/{endpoint_id}")
+
+
+def settings() -> Settings:
+    return runtime.settings()
+
+
+def outbox_event(
+    *,
+    workspace_id: str | None,
+    kind: str = "entry.created",
+    content_type: str = "post",
+    title: str = "Hello",
+    actor: dict[str, str] | None = None,
+    event_id: str | None = None,
+    entry_id: str | None = None,
+    occurred_at: str | None = None,
+) -> dict[str, Any]:
+    """An outbox event in the shape the content capability writes (ARCHITECTURE.md)."""
+    return {
+        "id": event_id or str(uuid.uuid4()),
+        "kind": kind,
+        "occurredAt": occurred_at or iso_utc(time.time()),
+        "workspaceId": workspace_id,
+        "actor": actor,
+        "data": {
+            "kind": "content_entry",
+            "id": entry_id or str(uuid.uuid4()),
+            "contentType": content_type,
+            "title": title,
+        },
+    }
+
+
+def write_event(**fields: Any) -> dict[str, Any]:
+    """Writes an outbox event into the events table; the stream carries it to the fan-out."""
+    event = outbox_event(**fields)
+    item = dict(event)
+    if item["workspaceId"] is None:
+        del item["workspaceId"]
+    current = settings()
+    aws.dynamodb(current).put_item(TableName=current.tables.events, Item=to_item(item))
+    return event
+
+
+def row(delivery_id: str) -> DeliveryRow:
+    found = services.delivery_store(settings()).get(delivery_id)
+    assert found is not None, f"no delivery row {delivery_id}"
+    return found
+
+
+def rows_for_endpoint(endpoint_id: str) -> list[DeliveryRow]:
+    page = services.delivery_store(settings()).page_for_endpoint(endpoint_id, limit=100)
+    return page.items
+
+
+def make_worker(
+    sender: Sender, clock: FakeClock, rng: random.Random | None = None
+) -> DeliveryWorker:
+    """The delivery core as the delivery handler builds it, with injected time and jitter."""
+    current = settings()
+    return DeliveryWorker(
+        options=current.webhooks,
+        deliveries=services.delivery_store(current),
+        endpoints=services.endpoint_store(current),
+        queue=services.delivery_queue(current),
+        sender=sender,
+        clock=clock,
+        rng=rng or random.Random(7),
+    )
+
+
+def sender_for(resolver: FakeResolver | None = None) -> Sender:
+    deps = wiring.dependencies()
+    if resolver is not None:
+        deps = wiring.Dependencies(clock=deps.clock, rng=deps.rng, resolver=resolver)
+    return wiring.make_sender(settings().webhooks, deps)
+
+
+WaitFor = Callable[[], bool]
+
+
+def seed_rows(
+    endpoint_id: str,
+    clock: FakeClock,
+    *,
+    count: int = 1,
+    kind: str = "entry.created",
+    workspace_id: str | None = None,
+    step_seconds: float = 1.0,
+) -> list[DeliveryRow]:
+    """Inserts pending rows for an endpoint through the fan-out core, without queuing them.
+
+    Each row belongs to a new event; the clock moves `step_seconds` between rows so the log's
+    order is the insertion order. Nothing is put on the queue, so no later `drain()` of another
+    test sends these rows.
+    """
+    current = settings()
+    endpoint = services.endpoint_store(current).get(endpoint_id)
+    assert endpoint is not None
+    fanout = FanOut(services.delivery_store(current), services.delivery_queue(current), clock)
+    created: list[DeliveryRow] = []
+    for _ in range(count):
+        event = OutboxEvent.from_item(
+            outbox_event(workspace_id=workspace_id or _first(endpoint.workspaces), kind=kind)
+        )
+        rows = fanout.rows_for(event, [endpoint])
+        assert len(rows) == 1, "the endpoint does not match the seeded event"
+        services.delivery_store(current).insert_new(rows)
+        created.extend(rows)
+        clock.advance(step_seconds)
+    return created
+
+
+def _first(values: tuple[str, ...]) -> str | None:
+    return values[0] if values else None
+
+
+# Hostile URLs (spec 8.5), each refused on create and again at send time. `{port}` is a local
+# receiver's port, so a URL that slipped through would reach it; the second item gives the DNS
+# answers for the host (None: a literal, decided without DNS); the third is a fragment of the
+# refusal reason. Checked with allowInsecureUrls on, so http:// is refused for its address.
+HOSTILE_URLS: list[tuple[str, list[str] | None, str]] = [
+    ("http://127.0.0.1:{port}/hook", None, "loopback"),
+    ("http://127.1:{port}/hook", None, "loopback"),
+    ("http://2130706433:{port}/hook", None, "loopback"),
+    ("http://0x7f000001:{port}/hook", None, "loopback"),
+    ("http://0177.0.0.1:{port}/hook", None, "loopback"),
+    ("http://0x7f.0.0.1:{port}/hook", None, "loopback"),
+    ("http://127.0.0.1.:{port}/hook", None, "loopback"),
+    ("http://localhost:{port}/hook", None, "loopback"),
+    ("http://LOCALHOST.:{port}/hook", None, "loopback"),
+    ("http://hooks.localhost:{port}/hook", None, "loopback"),
+    ("http://[::1]:{port}/hook", None, "loopback"),
+    ("http://[::ffff:127.0.0.1]:{port}/hook", None, "IPv4-mapped loopback"),
+    ("http://[::ffff:7f00:1]:{port}/hook", None, "IPv4-mapped loopback"),
+    ("http://[0:0:0:0:0:ffff:127.0.0.1]:{port}/hook", None, "IPv4-mapped loopback"),
+    ("http://[64:ff9b::7f00:1]:{port}/hook", None, "NAT64 loopback"),
+    ("http://[2002:7f00:1::]:{port}/hook", None, "6to4 loopback"),
+    ("http://[::127.0.0.1]:{port}/hook", None, "IPv4-compatible loopback"),
+    ("http://0.0.0.0:{port}/hook", None, "unspecified"),
+    ("http://0:{port}/hook", None, "unspecified"),
+    ("http://[::]:{port}/hook", None, "unspecified"),
+    ("http://169.254.169.254/latest/meta-data/", None, "cloud metadata"),
+    ("http://0xa9fea9fe/latest/meta-data/", None, "cloud metadata"),
+    ("http://169.254.43518/latest/meta-data/", None, "cloud metadata"),
+    ("http://[fd00:ec2::254]/latest/meta-data/", None, "cloud metadata"),
+    ("http://[::ffff:169.254.169.254]/", None, "IPv4-mapped cloud metadata"),
+    ("http://169.254.10.1/", None, "link-local"),
+    ("http://[fe80::1]/", None, "link-local"),
+    ("http://10.0.0.1/", None, "RFC 1918"),
+    ("http://172.16.5.4/", None, "RFC 1918"),
+    ("http://192.168.1.1/", None, "RFC 1918"),
+    ("http://3232235777/", None, "RFC 1918"),
+    ("http://[fc00::1]/", None, "unique local"),
+    ("http://100.64.0.1/", None, "CGNAT"),
+    ("http://192.0.2.10/", None, "TEST-NET-1"),
+    ("http://198.51.100.10/", None, "TEST-NET-2"),
+    ("http://203.0.113.10/", None, "TEST-NET-3"),
+    ("http://198.18.0.1/", None, "benchmarking"),
+    ("http://224.0.0.1/", None, "multicast"),
+    ("http://[ff02::1]/", None, "multicast"),
+    ("http://240.0.0.1/", None, "reserved"),
+    ("http://255.255.255.255/", None, "broadcast"),
+    ("http://rebind.test:{port}/hook", ["93.184.215.14", "127.0.0.1"], "loopback"),
+    ("http://internal.test/hook", ["10.1.2.3"], "RFC 1918"),
+    ("http://metadata.test/", ["169.254.169.254"], "cloud metadata"),
+    ("http://v6loop.test:{port}/hook", ["::1"], "loopback"),
+    ("http://mapped.test:{port}/hook", ["::ffff:127.0.0.1"], "IPv4-mapped loopback"),
+    ("http://cgnat.test/hook", ["100.100.100.200"], "CGNAT"),
+    ("http://ula.test/hook", ["2606:4700::1111", "fd12:3456::1"], "unique local"),
+    ("http://user:secret@public.test:{port}/hook", ["93.184.215.14"], "user name or password"),
+    ("http://public.test@127.0.0.1:{port}/hook", None, "user name or password"),
+    ("gopher://127.0.0.1:{port}/hook", None, "scheme"),
+]
+
+
+def hostile_resolver(port: int) -> FakeResolver:
+    """DNS answers for every named host of HOSTILE_URLS."""
+    answers: dict[str, list[str]] = {}
+    for template, resolved, _ in HOSTILE_URLS:
+        if resolved is not None:
+            host = template.format(port=port).split("/")[2].split(":")[0].split("@")[-1]
+            answers[host] = resolved
+    return FakeResolver(answers)
