@@ -26,6 +26,8 @@ from content_service.webhooks import services, wiring
 from content_service.webhooks.deliveries import DeliveryRow
 from content_service.webhooks.delivery import DeliveryWorker
 from content_service.webhooks.dynamo import to_item
+from content_service.webhooks.endpoint_secrets import mint_secret
+from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import FanOut
 from content_service.webhooks.http_sender import Sender
 from content_service.webhooks.outbox import OutboxEvent
@@ -282,3 +284,34 @@ def hostile_resolver(port: int) -> FakeResolver:
             host = template.format(port=port).split("/")[2].split(":")[0].split("@")[-1]
             answers[host] = resolved
     return FakeResolver(answers)
+
+
+def store_endpoint(url: str, **fields: Any) -> Endpoint:
+    """Writes an endpoint straight into the table, bypassing the API's URL check.
+
+    For a URL that "turned hostile after creation" (a DNS change, a record from before a policy
+    change) and for receivers the current options would refuse on create. Each gets a workspace
+    of its own unless told otherwise, so no other test's events reach it.
+    """
+    now = iso_utc(time.time())
+    endpoint = Endpoint(
+        id=str(uuid.uuid4()),
+        url=url,
+        secret=mint_secret(),
+        workspaces=tuple(fields.pop("workspaces", (str(uuid.uuid4()),))),
+        created_at=now,
+        updated_at=now,
+        **fields,
+    )
+    services.endpoint_store(settings()).insert(endpoint)
+    return endpoint
+
+
+def drop_endpoint(endpoint_id: str) -> None:
+    services.endpoint_store(settings()).delete(endpoint_id)
+
+
+def endpoint(endpoint_id: str) -> Endpoint:
+    found = services.endpoint_store(settings()).get(endpoint_id)
+    assert found is not None, f"no endpoint {endpoint_id}"
+    return found

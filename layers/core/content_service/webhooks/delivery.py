@@ -121,9 +121,8 @@ class DeliveryWorker:
         judgement = judge(result, claim.attempt, self.options.max_attempts, self.rng)
         now = self.clock.now()
         now_iso = iso_utc(now)
-        entry = AttemptRecord(
-            claim.attempt, now_iso, result.status_code, result.duration_ms, result.error
-        )
+        error = None if judgement.verdict == "succeeded" else judgement.reason
+        entry = AttemptRecord(claim.attempt, now_iso, result.status_code, result.duration_ms, error)
         outcome = Outcome(
             status=judgement.verdict,
             now_iso=now_iso,
@@ -131,7 +130,7 @@ class DeliveryWorker:
             status_code=result.status_code,
             duration_ms=result.duration_ms,
             response_snippet=result.response_snippet,
-            error=None if judgement.verdict == "succeeded" else judgement.reason,
+            error=error,
             expires_at=self._expires_at(now),
         )
         delay: int | None = None
