@@ -20,12 +20,17 @@ from types import TracebackType
 
 @dataclass(frozen=True)
 class Answer:
-    """One programmed answer. `hang_s` > 0 holds the request that long without replying."""
+    """One programmed answer.
+
+    `hang_s` > 0 holds the request that long without ever replying (a timeout); `delay_s` > 0
+    replies after that long (a slow receiver).
+    """
 
     status: int = 200
     body: bytes = b""
     headers: tuple[tuple[str, str], ...] = ()
     hang_s: float = 0.0
+    delay_s: float = 0.0
     close: bool = False
 
 
@@ -124,6 +129,8 @@ class Receiver:
                     receiver._stop.wait(answer.hang_s)
                     self.close_connection = True
                     return
+                if answer.delay_s > 0:
+                    receiver._stop.wait(answer.delay_s)
                 try:
                     self.send_response(answer.status)
                     for name, value in answer.headers:

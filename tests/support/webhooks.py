@@ -31,7 +31,10 @@ from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import FanOut
 from content_service.webhooks.http_sender import Sender
 from content_service.webhooks.outbox import OutboxEvent
+from content_service.webhooks.queue import message_body
 from content_service.webhooks.url_policy import UnresolvableHost
+from infra.lambda_runtime import FunctionRuntime
+from infra.local_stack import LocalStack
 
 
 class FakeClock:
@@ -315,3 +318,75 @@ def endpoint(endpoint_id: str) -> Endpoint:
     found = services.endpoint_store(settings()).get(endpoint_id)
     assert found is not None, f"no endpoint {endpoint_id}"
     return found
+
+
+def function_runtime(stack: LocalStack, logical_id: str) -> FunctionRuntime:
+    """The local stack's runtime of one template function (its handler, Lambda-like context)."""
+    assert stack.pollers is not None
+    candidates = [p.runtime for p in (*stack.pollers.streams, *stack.pollers.queues)]
+    if stack.pollers.schedules is not None:
+        candidates += [s.runtime for s in stack.pollers.schedules.schedules.values()]
+    for runtime_ in candidates:
+        if runtime_.logical_id == logical_id:
+            return runtime_
+    raise AssertionError(f"no runtime for {logical_id}")
+
+
+def stream_event(*items: dict[str, Any], event_name: str = "INSERT") -> dict[str, Any]:
+    """A DynamoDB Streams batch as Lambda delivers it, one record per outbox item."""
+    current = settings()
+    records = []
+    for index, item in enumerate(items):
+        stored = {k: v for k, v in item.items() if v is not None}
+        records.append(
+            {
+                "eventID": uuid.uuid4().hex,
+                "eventName": event_name,
+                "eventVersion": "1.1",
+                "eventSource": "aws:dynamodb",
+                "awsRegion": current.region,
+                "dynamodb": {
+                    "ApproximateCreationDateTime": int(time.time()),
+                    "Keys": {"id": {"S": item["id"]}},
+                    "NewImage": to_item(stored),
+                    "SequenceNumber": f"{index + 1:021d}",
+                    "SizeBytes": 200,
+                    "StreamViewType": "NEW_IMAGE",
+                },
+                "eventSourceARN": (
+                    f"arn:aws:dynamodb:{current.region}:123456789012:table/"
+                    f"{current.tables.events}/stream/2026-01-01T00:00:00.000"
+                ),
+            }
+        )
+    return {"Records": records}
+
+
+def sqs_event(*delivery_ids: str) -> dict[str, Any]:
+    """An SQS batch as Lambda delivers it, one message per delivery id."""
+    current = settings()
+    return {
+        "Records": [
+            {
+                "messageId": str(uuid.uuid4()),
+                "receiptHandle": uuid.uuid4().hex,
+                "body": message_body(delivery_id),
+                "attributes": {
+                    "ApproximateReceiveCount": "1",
+                    "SentTimestamp": str(int(time.time() * 1000)),
+                    "SenderId": "AIDAEXAMPLE",
+                    "ApproximateFirstReceiveTimestamp": str(int(time.time() * 1000)),
+                },
+                "messageAttributes": {},
+                "md5OfBody": "",
+                "eventSource": "aws:sqs",
+                "eventSourceARN": f"arn:aws:sqs:{current.region}:123456789012:DeliveryQueue",
+                "awsRegion": current.region,
+            }
+            for delivery_id in delivery_ids
+        ]
+    }
+
+
+def enqueue(*delivery_ids: str) -> None:
+    services.delivery_queue(settings()).enqueue(list(delivery_ids))
