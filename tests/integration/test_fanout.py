@@ -1,0 +1,168 @@
+"""The fan-out handler on the events table's stream: matching, idempotence, partial failures."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from content_service.webhooks import fanout as fanout_module
+from content_service.webhooks import services
+from content_service.webhooks.endpoint_secrets import mint_secret
+from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.fanout import FanOut
+from content_service.webhooks.outbox import OutboxEvent
+from content_service.webhooks.queue import DeliveryQueue
+from infra.local_stack import LocalStack
+from tests.support.receiver import Receiver
+from tests.support.webhooks import (
+    FakeClock,
+    drop_endpoint,
+    function_runtime,
+    outbox_event,
+    rows_for_endpoint,
+    settings,
+    store_endpoint,
+    stream_event,
+    write_event,
+)
+
+pytest_plugins = ["tests.support.webhook_fixtures"]
+pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
+
+
+@pytest.fixture
+def workspace() -> str:
+    return str(uuid.uuid4())
+
+
+@pytest.fixture
+def endpoints(receiver: Receiver, workspace: str) -> Iterator[dict[str, Endpoint]]:
+    url = receiver.url()
+    made = {
+        "workspace": store_endpoint(url, workspaces=(workspace,)),
+        "all": store_endpoint(url, workspaces=(), all_workspaces=True),
+        "published": store_endpoint(url, workspaces=(workspace,), events=("entry.published",)),
+        "pages": store_endpoint(url, workspaces=(workspace,), content_types=("page",)),
+        "none": store_endpoint(url, workspaces=()),
+        "disabled": store_endpoint(
+            url, workspaces=(workspace,), enabled=False, disabled_reason="paused"
+        ),
+        "elsewhere": store_endpoint(url, workspaces=(str(uuid.uuid4()),)),
+    }
+    yield made
+    for endpoint in made.values():
+        drop_endpoint(endpoint.id)
+
+
+def reached(endpoints: dict[str, Endpoint], event_id: str) -> set[str]:
+    return {
+        name
+        for name, endpoint in endpoints.items()
+        if any(r.event_id == event_id for r in rows_for_endpoint(endpoint.id))
+    }
+
+
+def test_events_reach_exactly_the_matching_endpoints(
+    stack: LocalStack, endpoints: dict[str, Endpoint], workspace: str, receiver: Receiver
+) -> None:
+    created = write_event(workspace_id=workspace, kind="entry.created", content_type="post")
+    published_page = write_event(
+        workspace_id=workspace, kind="entry.published", content_type="page"
+    )
+    no_workspace = write_event(workspace_id=None, kind="entry.purged")
+    stack.drain()
+
+    assert reached(endpoints, created["id"]) == {"workspace", "all"}
+    assert reached(endpoints, published_page["id"]) == {"workspace", "all", "published", "pages"}
+    assert reached(endpoints, no_workspace["id"]) == {"all"}
+    assert len(receiver.requests) == 2 + 4 + 1
+    no_ws_requests = [
+        r for r in receiver.requests if r.header("X-Service-Event-Id") == no_workspace["id"]
+    ]
+    assert len(no_ws_requests) == 1
+    assert "x-service-workspace" not in no_ws_requests[0].header_names()
+
+
+def test_other_stream_records_are_ignored_and_a_malformed_one_is_skipped(
+    stack: LocalStack, receiver: Receiver, workspace: str
+) -> None:
+    endpoint = store_endpoint(receiver.url(), workspaces=(workspace,))
+    try:
+        good = outbox_event(workspace_id=workspace)
+        malformed = {"id": str(uuid.uuid4()), "kind": "entry.created"}  # no data
+        modified = outbox_event(workspace_id=workspace)
+        fanout = function_runtime(stack, "FanoutFunction")
+        batch = stream_event(malformed, good)
+        batch["Records"] += stream_event(modified, event_name="MODIFY")["Records"]
+        assert fanout.invoke(batch) == {"batchItemFailures": []}
+        rows = rows_for_endpoint(endpoint.id)
+        assert [r.event_id for r in rows] == [good["id"]]
+    finally:
+        drop_endpoint(endpoint.id)
+
+
+def test_a_failing_record_is_reported_alone(
+    stack: LocalStack, receiver: Receiver, workspace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    endpoint = store_endpoint(receiver.url(), workspaces=(workspace,))
+    try:
+        first, poisoned, last = (outbox_event(workspace_id=workspace) for _ in range(3))
+        real = FanOut.fan_out
+
+        def flaky(self: FanOut, event: OutboxEvent, endpoints: Any) -> Any:
+            if event.id == poisoned["id"]:
+                raise ConnectionError("storage unavailable")
+            return real(self, event, endpoints)
+
+        monkeypatch.setattr(fanout_module.FanOut, "fan_out", flaky)
+        batch = stream_event(first, poisoned, last)
+        response = function_runtime(stack, "FanoutFunction").invoke(batch)
+        sequence = batch["Records"][1]["dynamodb"]["SequenceNumber"]
+        assert response == {"batchItemFailures": [{"itemIdentifier": sequence}]}
+        event_ids = {r.event_id for r in rows_for_endpoint(endpoint.id)}
+        assert event_ids == {first["id"], last["id"]}
+
+        monkeypatch.undo()
+        # Lambda replays from the failed record: the rows already made are not made again.
+        replay = {"Records": batch["Records"][1:]}
+        assert function_runtime(stack, "FanoutFunction").invoke(replay) == {"batchItemFailures": []}
+        rows = rows_for_endpoint(endpoint.id)
+        assert sorted(r.event_id for r in rows) == sorted(e["id"] for e in (first, poisoned, last))
+    finally:
+        drop_endpoint(endpoint.id)
+
+
+def test_fan_out_to_many_endpoints_uses_few_requests(stack: LocalStack, clock: FakeClock) -> None:
+    workspace = str(uuid.uuid4())
+    many = [
+        Endpoint(
+            id=str(uuid.uuid4()),
+            url="https://x.test/",
+            secret=mint_secret(),
+            workspaces=(workspace,),
+        )
+        for _ in range(250)
+    ]
+    current = settings()
+    sqs = stack.emulator.sqs()
+    # A queue of its own, so these rows of made-up endpoints are never consumed.
+    scratch = sqs.create_queue(QueueName=f"fanout-test-{uuid.uuid4().hex[:8]}")["QueueUrl"]
+    try:
+        fanout = FanOut(services.delivery_store(current), DeliveryQueue(sqs, scratch), clock)
+        event = OutboxEvent.from_item(outbox_event(workspace_id=workspace))
+        result = fanout.fan_out(event, many)
+        assert result.matched == 250
+        assert len(result.inserted) == 250
+        assert result.requests == 3 + 25  # transactions of 100, SendMessageBatch of 10
+        again = fanout.fan_out(event, many)
+        assert again.inserted == []
+        assert len(again.existing) == 250
+        queued = sqs.get_queue_attributes(
+            QueueUrl=scratch, AttributeNames=["ApproximateNumberOfMessages"]
+        )["Attributes"]["ApproximateNumberOfMessages"]
+        assert queued == "500"  # a repeat queues the ids again; the claim dedups
+    finally:
+        sqs.delete_queue(QueueUrl=scratch)
