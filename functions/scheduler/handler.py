@@ -36,6 +36,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, object]:
         return bool(context.get_remaining_time_in_millis() < _RESERVE_MS)
 
     job = event.get("job") if isinstance(event, dict) else None
+    metrics.add_metric(name="ScheduledJobs", unit=MetricUnit.Count, value=1)
     if job == "sweep":
         sweep = sweeper.sweep(out_of_time)
         metrics.add_metric(name="SweepRequeued", unit=MetricUnit.Count, value=sweep.requeued)

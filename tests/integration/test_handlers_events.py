@@ -1,0 +1,134 @@
+"""The sample events under events/ fed to their handlers, on the local stack (moto, server mode).
+
+The samples are what Lambda delivers (a stream batch with an INSERT of an outbox event, an SQS
+batch of delivery ids, the two schedule inputs). Ids inside a sample are patched to rows this
+test created, so the handler's effects can be checked; everything else is the sample's.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from content_service.storage import aws
+from content_service.webhooks.deliveries import PRUNE_CONTROL_ID
+from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.queue import message_body
+from infra.local_stack import LocalStack
+from tests.support.receiver import Receiver
+from tests.support.webhooks import (
+    FakeClock,
+    drop_endpoint,
+    function_runtime,
+    row,
+    rows_for_endpoint,
+    seed_rows,
+    settings,
+    store_endpoint,
+)
+
+pytest_plugins = ["tests.support.webhook_fixtures"]
+pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
+
+EVENTS = Path(__file__).resolve().parents[2] / "events"
+
+
+def sample(name: str) -> Any:
+    return json.loads((EVENTS / name).read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def stored(receiver: Receiver) -> Iterator[Endpoint]:
+    created = store_endpoint(receiver.url())
+    yield created
+    drop_endpoint(created.id)
+
+
+def test_fanout_sample(stack: LocalStack, stored: Endpoint, receiver: Receiver) -> None:
+    event = sample("fanout-stream-insert.json")
+    original = copy.deepcopy(event)
+    image = event["Records"][0]["dynamodb"]["NewImage"]
+    event_id = str(uuid.uuid4())
+    image["id"]["S"] = event_id
+    event["Records"][0]["dynamodb"]["Keys"]["id"]["S"] = event_id
+    image["workspaceId"]["S"] = stored.workspaces[0]
+
+    response = function_runtime(stack, "FanoutFunction").invoke(event)
+
+    assert response == {"batchItemFailures": []}
+    (created,) = rows_for_endpoint(stored.id)
+    assert created.event_id == event_id
+    assert created.event == original["Records"][0]["dynamodb"]["NewImage"]["kind"]["S"]
+    body = json.loads(created.request_body)
+    assert body["data"] == {
+        "kind": "content_entry",
+        "id": "a1b2c3d4-e5f6-4789-8abc-def012345678",
+        "contentType": "blog_post",
+        "title": "Hello, webhooks",
+    }
+    assert body["actor"] == {
+        "id": "3f2e1d0c-9b8a-4765-a432-10fedcba9876",
+        "email": "editor@example.com",
+    }
+    stack.drain()  # the fan-out queued it; the delivery handler sends it
+    assert [r.header("X-Service-Event-Id") for r in receiver.requests] == [event_id]
+
+
+def test_delivery_sample(
+    stack: LocalStack, stored: Endpoint, receiver: Receiver, clock: FakeClock
+) -> None:
+    event = sample("delivery-sqs-batch.json")
+    rows = seed_rows(stored.id, clock, count=len(event["Records"]))
+    for record, seeded in zip(event["Records"], rows, strict=True):
+        record["body"] = message_body(seeded.id)
+
+    response = function_runtime(stack, "DeliveryFunction").invoke(event)
+
+    assert response == {"batchItemFailures": []}
+    assert sorted(r.header("X-Service-Delivery") or "" for r in receiver.requests) == sorted(
+        r.id for r in rows
+    )
+    assert receiver.connections == 1  # one keep-alive connection for the batch
+    for seeded in rows:
+        assert row(seeded.id).status == "succeeded"
+
+
+def test_delivery_sample_with_unknown_ids_is_acknowledged(stack: LocalStack) -> None:
+    event = sample("delivery-sqs-batch.json")  # ids that name no row
+    assert function_runtime(stack, "DeliveryFunction").invoke(event) == {"batchItemFailures": []}
+
+
+@pytest.mark.parametrize(("name", "job"), [("scheduler-sweep.json", "sweep")])
+def test_scheduler_sweep_sample(stack: LocalStack, name: str, job: str) -> None:
+    result = function_runtime(stack, "SchedulerFunction").invoke(sample(name))
+    assert result["job"] == job
+    assert result["skipped"] is None
+    assert result["requeued"] >= 0
+
+
+def test_scheduler_prune_sample(stack: LocalStack) -> None:
+    current = settings()
+    aws.dynamodb(current).delete_item(
+        TableName=current.tables.deliveries, Key={"id": {"S": PRUNE_CONTROL_ID}}
+    )
+    scheduler = function_runtime(stack, "SchedulerFunction")
+    result = scheduler.invoke(sample("scheduler-prune.json"))
+    assert result["job"] == "prune"
+    assert result["skipped"] is None
+    assert isinstance(result["deleted"], int)
+    again = scheduler.invoke(sample("scheduler-prune.json"))
+    assert again["skipped"] == "already pruned this hour"
+
+
+def test_schedule_inputs_are_the_templates() -> None:
+    from infra.template_model import Template
+
+    events = Template.load().functions["SchedulerFunction"].events
+    inputs = {json.loads(str(e.properties["Input"]))["job"] for e in events.values()}
+    assert inputs == {sample("scheduler-sweep.json")["job"], sample("scheduler-prune.json")["job"]}
