@@ -1,7 +1,288 @@
-"""Routes for content (being built)."""
+"""`/api/v1/content`: the REST content API of CONTRACT.md.
+
+Each route turns its path, query and body into a request object of the content service, calls
+the one service function, and renders the result. No storage access happens here; GraphQL
+resolvers call the very same functions.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Any, Literal
 
-router = APIRouter()
+from fastapi import APIRouter, Query, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from content_service.api.auth import CallerDep, WorkspaceIdDep
+from content_service.api.routes.content_types import ContentRoute, errors
+from content_service.content import service
+from content_service.content.requests import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE,
+    MAX_PAGE_SIZE,
+    EntryAction,
+    GetRequest,
+    ListRequest,
+    RelationChange,
+    RelationRequest,
+    WriteRequest,
+)
+
+router = APIRouter(prefix="/api/v1/content", tags=["content"], route_class=ContentRoute)
+
+
+class EntryOut(BaseModel):
+    """An entry. `audiences` only for audience-gated types, `relations` only when expanded."""
+
+    id: str
+    contentType: str
+    status: Literal["draft", "published"]
+    locale: str
+    localeGroupId: str
+    createdAt: str
+    updatedAt: str
+    publishedAt: str | None
+    audiences: list[str] | None = None
+    values: dict[str, Any]
+    relations: dict[str, list[EntryOut]] | None = None
+
+
+class EntryList(BaseModel):
+    items: list[EntryOut]
+    total: int
+    page: int
+    pageSize: int
+
+
+class RelationChangeBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    link: list[str] = Field(default_factory=list, max_length=100)
+    unlink: list[str] = Field(default_factory=list, max_length=100)
+
+
+class EntryWriteBody(BaseModel):
+    """`values` by field name (on PATCH: omitted unchanged, null clears); `relations` links
+    and unlinks target ids. `locale` and `localeGroupId` (join an existing entry's locale group
+    as a translation) apply on create; `audiences` to audience-gated types."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    values: dict[str, Any] = Field(default_factory=dict)
+    relations: dict[str, RelationChangeBody] = Field(default_factory=dict)
+    locale: str | None = Field(default=None, max_length=16)
+    localeGroupId: str | None = Field(default=None, max_length=64)
+    audiences: list[str] | None = Field(default=None, max_length=50)
+
+    def request(
+        self, caller: Any, workspace_id: str, content_type: str, entry_id: str | None
+    ) -> WriteRequest:
+        return WriteRequest(
+            caller=caller,
+            workspace_id=workspace_id,
+            content_type=content_type,
+            id=entry_id,
+            values=self.values,
+            relations={
+                name: RelationChange(link=tuple(c.link), unlink=tuple(c.unlink))
+                for name, c in self.relations.items()
+            },
+            locale=self.locale,
+            locale_group_id=self.localeGroupId,
+            audiences=tuple(self.audiences) if self.audiences is not None else None,
+        )
+
+
+Page = Annotated[int, Query(ge=1, le=MAX_PAGE, description="1-based page number")]
+PageSize = Annotated[
+    int, Query(alias="pageSize", ge=1, le=MAX_PAGE_SIZE, description="entries per page")
+]
+Sort = Annotated[
+    str | None,
+    Query(max_length=1000, description="comma list of fields, `-` prefix for descending"),
+]
+Filter = Annotated[
+    str | None,
+    Query(
+        max_length=8192,
+        description='JSON: {"and"|"or": [...]} or {"field", "op", "value"}; ops eq ne lt lte '
+        "gt gte in nin contains startsWith isNull",
+    ),
+]
+Fields = Annotated[
+    str | None, Query(max_length=4000, description="comma list of value fields to return")
+]
+Locale = Annotated[str | None, Query(max_length=16, description="locale, default en")]
+Expand = Annotated[
+    str | None, Query(max_length=4000, description="comma list of relation fields to expand")
+]
+
+
+@router.get("/{content_type}", response_model=EntryList, responses=errors(400, 401, 403, 404))
+def list_content(
+    content_type: str,
+    caller: CallerDep,
+    workspace_id: WorkspaceIdDep,
+    page: Page = 1,
+    page_size: PageSize = DEFAULT_PAGE_SIZE,
+    sort: Sort = None,
+    filter: Filter = None,
+    fields: Fields = None,
+    locale: Locale = None,
+    expand: Expand = None,
+) -> JSONResponse:
+    request = ListRequest.parse(
+        caller,
+        workspace_id,
+        content_type,
+        page=page,
+        page_size=page_size,
+        sort=sort,
+        filter=filter,
+        fields=fields,
+        locale=locale,
+        expand=expand,
+    )
+    return JSONResponse(service.list_entries(request).to_json())
+
+
+@router.get(
+    "/{content_type}/{entry_id}", response_model=EntryOut, responses=errors(400, 401, 403, 404)
+)
+def get_content(
+    content_type: str,
+    entry_id: str,
+    caller: CallerDep,
+    workspace_id: WorkspaceIdDep,
+    fields: Fields = None,
+    expand: Expand = None,
+) -> JSONResponse:
+    request = GetRequest.parse(
+        caller, workspace_id, content_type, entry_id, fields=fields, expand=expand
+    )
+    return JSONResponse(service.get_entry(request).to_json())
+
+
+@router.get(
+    "/{content_type}/{entry_id}/relations/{field}",
+    response_model=EntryList,
+    responses=errors(400, 401, 403, 404),
+)
+def get_relations(
+    content_type: str,
+    entry_id: str,
+    field: str,
+    caller: CallerDep,
+    workspace_id: WorkspaceIdDep,
+    page: Page = 1,
+    page_size: PageSize = DEFAULT_PAGE_SIZE,
+    fields: Fields = None,
+) -> JSONResponse:
+    request = RelationRequest.parse(
+        caller,
+        workspace_id,
+        content_type,
+        entry_id,
+        field,
+        page=page,
+        page_size=page_size,
+        fields=fields,
+    )
+    return JSONResponse(service.list_related(request).to_json())
+
+
+@router.post(
+    "/{content_type}",
+    status_code=201,
+    response_model=EntryOut,
+    responses=errors(400, 401, 403, 404, 409, 413, 422),
+)
+def create_content(
+    content_type: str, body: EntryWriteBody, caller: CallerDep, workspace_id: WorkspaceIdDep
+) -> JSONResponse:
+    entry = service.create_entry(body.request(caller, workspace_id, content_type, None))
+    return JSONResponse(entry.to_json(), status_code=201)
+
+
+@router.patch(
+    "/{content_type}/{entry_id}",
+    response_model=EntryOut,
+    responses=errors(400, 401, 403, 404, 409, 413, 422),
+)
+def update_content(
+    content_type: str,
+    entry_id: str,
+    body: EntryWriteBody,
+    caller: CallerDep,
+    workspace_id: WorkspaceIdDep,
+) -> JSONResponse:
+    entry = service.update_entry(body.request(caller, workspace_id, content_type, entry_id))
+    return JSONResponse(entry.to_json())
+
+
+def _action(caller: Any, workspace_id: str, content_type: str, entry_id: str) -> EntryAction:
+    return EntryAction(
+        caller=caller, workspace_id=workspace_id, content_type=content_type, id=entry_id
+    )
+
+
+@router.post(
+    "/{content_type}/{entry_id}/publish",
+    response_model=EntryOut,
+    responses=errors(401, 403, 404, 409),
+)
+def publish_content(
+    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
+) -> JSONResponse:
+    entry = service.publish_entry(_action(caller, workspace_id, content_type, entry_id))
+    return JSONResponse(entry.to_json())
+
+
+@router.post(
+    "/{content_type}/{entry_id}/unpublish",
+    response_model=EntryOut,
+    responses=errors(401, 403, 404, 409),
+)
+def unpublish_content(
+    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
+) -> JSONResponse:
+    entry = service.unpublish_entry(_action(caller, workspace_id, content_type, entry_id))
+    return JSONResponse(entry.to_json())
+
+
+@router.delete(
+    "/{content_type}/{entry_id}",
+    status_code=204,
+    response_class=Response,
+    responses=errors(401, 403, 404, 409),
+)
+def delete_content(
+    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
+) -> Response:
+    service.delete_entry(_action(caller, workspace_id, content_type, entry_id))
+    return Response(status_code=204)
+
+
+@router.post(
+    "/{content_type}/{entry_id}/restore",
+    response_model=EntryOut,
+    responses=errors(401, 403, 404, 409),
+)
+def restore_content(
+    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
+) -> JSONResponse:
+    entry = service.restore_entry(_action(caller, workspace_id, content_type, entry_id))
+    return JSONResponse(entry.to_json())
+
+
+@router.delete(
+    "/{content_type}/{entry_id}/purge",
+    status_code=204,
+    response_class=Response,
+    responses=errors(401, 403, 404, 409),
+)
+def purge_content(
+    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
+) -> Response:
+    service.purge_entry(_action(caller, workspace_id, content_type, entry_id))
+    return Response(status_code=204)

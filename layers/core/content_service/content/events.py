@@ -1,0 +1,80 @@
+"""The outbox event written in the same transaction as every entry change.
+
+`{id, kind, occurredAt, workspaceId, actor, data: {kind: "content_entry", id, contentType,
+title}, expiresAt}`: `actor` is `{id, email}` for a signed-in user and null for a token; `title`
+is the type's titleField value at the time, so it survives deletion. The events table's stream
+feeds the webhook fan-out; nothing is sent during the write.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Literal
+
+from content_service.clock import iso_utc
+from content_service.content import dynamo
+from content_service.identity.principal import Caller, UserCaller
+
+EventKind = Literal[
+    "entry.created",
+    "entry.updated",
+    "entry.published",
+    "entry.unpublished",
+    "entry.deleted",
+    "entry.restored",
+    "entry.purged",
+]
+EVENT_KINDS: tuple[EventKind, ...] = (
+    "entry.created",
+    "entry.updated",
+    "entry.published",
+    "entry.unpublished",
+    "entry.deleted",
+    "entry.restored",
+    "entry.purged",
+)
+# The fan-out reads an event within seconds; the item only needs to outlive stream retries.
+EVENT_TTL_SECONDS = 7 * 24 * 3600
+
+
+def actor_of(caller: Caller) -> dict[str, str] | None:
+    if isinstance(caller, UserCaller):
+        return {"id": caller.id, "email": caller.email}
+    return None
+
+
+def event_item(
+    kind: EventKind,
+    *,
+    workspace_id: str,
+    caller: Caller,
+    entry_id: str,
+    content_type: str,
+    title: str,
+    now: float,
+) -> dict[str, Any]:
+    return {
+        "id": str(uuid.uuid4()),
+        "kind": kind,
+        "occurredAt": iso_utc(now),
+        "workspaceId": workspace_id,
+        "actor": actor_of(caller),
+        "data": {
+            "kind": "content_entry",
+            "id": entry_id,
+            "contentType": content_type,
+            "title": title,
+        },
+        "expiresAt": int(now) + EVENT_TTL_SECONDS,
+    }
+
+
+def event_put(kind: EventKind, **fields: Any) -> dict[str, Any]:
+    """The TransactWriteItems element that writes one event."""
+    return {
+        "Put": {
+            "TableName": dynamo.tables().events,
+            "Item": dynamo.encode(event_item(kind, **fields)),
+            "ConditionExpression": "attribute_not_exists(id)",
+        }
+    }

@@ -1,0 +1,256 @@
+"""The storage shape of entries and of the claim items beside them, in the content table.
+
+Entry item (`pk` = `ENTRY#<ws>#<id>`, `sk` = `ENTRY`):
+
+    id, workspaceId, contentType, status, locale, localeGroupId, createdAt, updatedAt,
+    publishedAt (or NULL), audiences (list), deleted (bool), version (number), title
+    values   {<field key>: <stored value>}          field keys are `f1`, `f2`, ... (model.py)
+    links    {<field key>: [<target id>, ...]}      relation links, in link order
+    summary  {i, s, d, l, g, c, u, p, a, v: {<field key>: <scalar>}}
+    gsi1pk   <ws>#<type>#<locale>                   (absent while trashed: a sparse index)
+    gsi1sk   <createdAt>#<id>
+
+`summary` is all a list needs to decide visibility, filter and sort: id (i), status (s),
+deleted (d), locale (l), localeGroupId (g), createdAt (c), updatedAt (u), publishedAt (p),
+audiences (a) and the scalar field values (v: string, integer, float, boolean, datetime, date,
+enum; never text, richtext or json). The byType index projects only `summary` (INCLUDE), and the
+keys are one-letter to keep a 10,000-entry listing small on the wire.
+
+Claim items make uniqueness rules conditions of the write transaction:
+- `GROUP#<ws>#<localeGroupId>` / `LOCALE#<locale>` -> entryId, contentType: one entry per
+  (localeGroupId, locale); also how a `localeGroupId eq` filter addresses one record.
+- `SINGLE#<ws>#<type>` / `LOCALE#<locale>` -> entryId: a single type's one entry per locale.
+- `LINK#<ws>#<type>#<field key>#<target id>` / `CLAIM` -> sourceId: a target linked through a
+  one-to-one or one-to-many field belongs to one source.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from content_service.content import dynamo
+from content_service.content.model import ContentType
+
+Status = Literal["draft", "published"]
+ENTRY_SK = "ENTRY"
+CLAIM_SK = "CLAIM"
+# DynamoDB refuses items over 400 KB; this leaves room for attribute overhead.
+MAX_ITEM_BYTES = 380 * 1024
+
+# Attributes every read of an entry fetches (everything but values, links and summary).
+SYSTEM_ATTRIBUTES: tuple[str, ...] = (
+    "id",
+    "contentType",
+    "status",
+    "locale",
+    "localeGroupId",
+    "createdAt",
+    "updatedAt",
+    "publishedAt",
+    "audiences",
+    "deleted",
+    "version",
+    "title",
+)
+
+
+def entry_pk(workspace_id: str, entry_id: str) -> str:
+    return f"ENTRY#{workspace_id}#{entry_id}"
+
+
+def entry_key(workspace_id: str, entry_id: str) -> dict[str, Any]:
+    return dynamo.key(entry_pk(workspace_id, entry_id), ENTRY_SK)
+
+
+def index_pk(workspace_id: str, content_type: str, locale: str) -> str:
+    return f"{workspace_id}#{content_type}#{locale}"
+
+
+def group_claim_key(workspace_id: str, group_id: str, locale: str) -> dict[str, Any]:
+    return dynamo.key(f"GROUP#{workspace_id}#{group_id}", f"LOCALE#{locale}")
+
+
+def single_claim_key(workspace_id: str, content_type: str, locale: str) -> dict[str, Any]:
+    return dynamo.key(f"SINGLE#{workspace_id}#{content_type}", f"LOCALE#{locale}")
+
+
+def link_claim_key(
+    workspace_id: str, content_type: str, field_key: str, target_id: str
+) -> dict[str, Any]:
+    return dynamo.key(f"LINK#{workspace_id}#{content_type}#{field_key}#{target_id}", CLAIM_SK)
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """An entry as stored, values and links by field key. A projected read fills part of it."""
+
+    id: str
+    workspace_id: str
+    content_type: str
+    status: Status
+    locale: str
+    locale_group_id: str
+    created_at: str
+    updated_at: str
+    published_at: str | None
+    audiences: tuple[str, ...]
+    deleted: bool
+    version: int
+    title: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+    links: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def with_changes(self, **changes: Any) -> StoredEntry:
+        return replace(self, **changes)
+
+
+def title_of(content_type: ContentType, values: Mapping[str, Any]) -> str:
+    """The title snapshot: the titleField's value, or "" when unset or there is none."""
+    if content_type.title_field is None:
+        return ""
+    title_field = content_type.field(content_type.title_field)
+    if title_field is None:
+        return ""
+    value = values.get(title_field.key)
+    return value if isinstance(value, str) else ""
+
+
+def summary_of(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
+    scalars = {
+        f.key: entry.values[f.key]
+        for f in content_type.scalar_fields
+        if entry.values.get(f.key) is not None
+    }
+    return {
+        "i": entry.id,
+        "s": entry.status,
+        "d": entry.deleted,
+        "l": entry.locale,
+        "g": entry.locale_group_id,
+        "c": entry.created_at,
+        "u": entry.updated_at,
+        "p": entry.published_at,
+        "a": list(entry.audiences),
+        "v": scalars,
+    }
+
+
+def entry_item(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
+    """The whole item for `entry` (plain Python; `dynamo.encode` makes it wire-ready)."""
+    item: dict[str, Any] = {
+        "pk": entry_pk(entry.workspace_id, entry.id),
+        "sk": ENTRY_SK,
+        "entity": "entry",
+        "id": entry.id,
+        "workspaceId": entry.workspace_id,
+        "contentType": entry.content_type,
+        "status": entry.status,
+        "locale": entry.locale,
+        "localeGroupId": entry.locale_group_id,
+        "createdAt": entry.created_at,
+        "updatedAt": entry.updated_at,
+        "publishedAt": entry.published_at,
+        "audiences": list(entry.audiences),
+        "deleted": entry.deleted,
+        "version": entry.version,
+        "title": entry.title,
+        "values": {k: v for k, v in entry.values.items() if v is not None},
+        "links": {k: list(v) for k, v in entry.links.items() if v},
+        "summary": summary_of(content_type, entry),
+    }
+    if not entry.deleted:
+        item["gsi1pk"] = index_pk(entry.workspace_id, entry.content_type, entry.locale)
+        item["gsi1sk"] = f"{entry.created_at}#{entry.id}"
+    return item
+
+
+def item_size(item: Mapping[str, Any]) -> int:
+    """An upper bound of the item's stored size (its JSON form in UTF-8)."""
+    return len(json.dumps(item, ensure_ascii=False, default=str).encode("utf-8"))
+
+
+def from_item(workspace_id: str, item: Mapping[str, Any]) -> StoredEntry:
+    """A (possibly projected) decoded entry item."""
+    links = item.get("links") or {}
+    published = item.get("publishedAt")
+    return StoredEntry(
+        id=str(item.get("id", "")),
+        workspace_id=workspace_id,
+        content_type=str(item.get("contentType", "")),
+        status="published" if item.get("status") == "published" else "draft",
+        locale=str(item.get("locale", "en")),
+        locale_group_id=str(item.get("localeGroupId", "")),
+        created_at=str(item.get("createdAt", "")),
+        updated_at=str(item.get("updatedAt", "")),
+        published_at=str(published) if published else None,
+        audiences=tuple(str(a) for a in item.get("audiences") or ()),
+        deleted=bool(item.get("deleted", False)),
+        version=int(item.get("version", 0)),
+        title=str(item.get("title", "")),
+        values=dict(item.get("values") or {}),
+        links={str(k): tuple(str(i) for i in v) for k, v in links.items()},
+    )
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One entry's summary as a list reads it from the byType index."""
+
+    id: str
+    status: Status
+    deleted: bool
+    locale: str
+    locale_group_id: str
+    created_at: str
+    updated_at: str
+    published_at: str | None
+    audiences: frozenset[str]
+    values: Mapping[str, Any]
+
+    def system(self, name: str) -> Any:
+        return {
+            "id": self.id,
+            "status": self.status,
+            "localeGroupId": self.locale_group_id,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "publishedAt": self.published_at,
+        }[name]
+
+
+def summary_from(stored: Mapping[str, Any]) -> Summary:
+    published = stored.get("p")
+    return Summary(
+        id=str(stored.get("i", "")),
+        status="published" if stored.get("s") == "published" else "draft",
+        deleted=bool(stored.get("d", False)),
+        locale=str(stored.get("l", "en")),
+        locale_group_id=str(stored.get("g", "")),
+        created_at=str(stored.get("c", "")),
+        updated_at=str(stored.get("u", "")),
+        published_at=str(published) if published else None,
+        audiences=frozenset(str(a) for a in stored.get("a") or ()),
+        values=stored.get("v") or {},
+    )
+
+
+def projection_paths(
+    value_keys: Iterable[str] | None, link_keys: Iterable[str] | None
+) -> list[list[str]]:
+    """Attribute paths to read: system attributes, then the chosen values and links.
+
+    `None` reads all values (or all links); an empty iterable reads none of them.
+    """
+    paths: list[list[str]] = [[name] for name in SYSTEM_ATTRIBUTES]
+    if value_keys is None:
+        paths.append(["values"])
+    else:
+        paths.extend(["values", k] for k in value_keys)
+    if link_keys is None:
+        paths.append(["links"])
+    else:
+        paths.extend(["links", k] for k in link_keys)
+    return paths

@@ -1,0 +1,205 @@
+"""Content-type definitions: the fields of a type and what each field type allows.
+
+A `ContentType` is what the service (and the GraphQL adapter) reads; `TypeDefinition` is what a
+caller asks for when creating or replacing one. Every field has an internal storage `key`
+(`f1`, `f2`, ...) assigned when the field is created and never reused, so a field removed and
+later re-added under the same name starts empty instead of resurrecting old values, links or
+uniqueness claims.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import Any, Literal
+
+from content_service.content.names import GraphQLNames, graphql_names
+
+FieldType = Literal[
+    "string",
+    "text",
+    "richtext",
+    "integer",
+    "float",
+    "boolean",
+    "datetime",
+    "date",
+    "enum",
+    "json",
+    "relation",
+]
+FIELD_TYPES: tuple[str, ...] = (
+    "string",
+    "text",
+    "richtext",
+    "integer",
+    "float",
+    "boolean",
+    "datetime",
+    "date",
+    "enum",
+    "json",
+    "relation",
+)
+# Field types whose values go into an entry's summary (filterable and sortable in lists).
+SCALAR_TYPES = frozenset({"string", "integer", "float", "boolean", "datetime", "date", "enum"})
+Cardinality = Literal["one-to-one", "many-to-one", "one-to-many", "many-to-many"]
+CARDINALITIES: tuple[str, ...] = ("one-to-one", "many-to-one", "one-to-many", "many-to-many")
+# A target may be linked from at most one source through the field.
+EXCLUSIVE_CARDINALITIES = frozenset({"one-to-one", "one-to-many"})
+# The source holds at most one target through the field.
+TO_ONE_CARDINALITIES = frozenset({"one-to-one", "many-to-one"})
+Kind = Literal["collection", "single"]
+
+MAX_FIELDS_PER_TYPE = 100
+MAX_TYPES_PER_WORKSPACE = 200
+MAX_ENUM_VALUES = 100
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """A field as a caller defines it."""
+
+    name: str
+    type: str
+    required: bool = False
+    values: tuple[str, ...] = ()
+    target: str | None = None
+    cardinality: str | None = None
+
+
+@dataclass(frozen=True)
+class TypeDefinition:
+    """A content type as a caller defines it (POST and PUT bodies)."""
+
+    name: str
+    kind: str = "collection"
+    localized: bool = False
+    audience_gated: bool = False
+    title_field: str | None = None
+    fields: tuple[FieldSpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class FieldDef:
+    name: str
+    type: FieldType
+    key: str
+    required: bool = False
+    values: tuple[str, ...] = ()
+    target: str | None = None
+    cardinality: Cardinality | None = None
+
+    @property
+    def is_relation(self) -> bool:
+        return self.type == "relation"
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.type in SCALAR_TYPES
+
+    @property
+    def to_one(self) -> bool:
+        return self.cardinality in TO_ONE_CARDINALITIES
+
+    @property
+    def exclusive(self) -> bool:
+        return self.cardinality in EXCLUSIVE_CARDINALITIES
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"name": self.name, "type": self.type, "required": self.required}
+        if self.type == "enum":
+            body["values"] = list(self.values)
+        if self.is_relation:
+            body["target"] = self.target
+            body["cardinality"] = self.cardinality
+        return body
+
+    def to_storage(self) -> dict[str, Any]:
+        return {**self.to_json(), "key": self.key}
+
+    @classmethod
+    def from_storage(cls, stored: Mapping[str, Any]) -> FieldDef:
+        return cls(
+            name=str(stored["name"]),
+            type=stored["type"],
+            key=str(stored["key"]),
+            required=bool(stored.get("required", False)),
+            values=tuple(stored.get("values") or ()),
+            target=stored.get("target"),
+            cardinality=stored.get("cardinality"),
+        )
+
+
+@dataclass(frozen=True)
+class ContentType:
+    """A stored content type of one workspace."""
+
+    workspace_id: str
+    name: str
+    kind: Kind
+    localized: bool
+    audience_gated: bool
+    title_field: str | None
+    fields: tuple[FieldDef, ...]
+    revision: int
+    field_seq: int
+    created_at: str
+    updated_at: str
+    entry_count: int = 0
+    _by_name: dict[str, FieldDef] = dataclass_field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_name.update({f.name: f for f in self.fields})
+
+    @property
+    def graphql(self) -> GraphQLNames:
+        return graphql_names(self.name)
+
+    @property
+    def is_single(self) -> bool:
+        return self.kind == "single"
+
+    def field(self, name: str) -> FieldDef | None:
+        return self._by_name.get(name)
+
+    @property
+    def value_fields(self) -> tuple[FieldDef, ...]:
+        """Fields whose values appear in an entry's `values` (every type but relations)."""
+        return tuple(f for f in self.fields if not f.is_relation)
+
+    @property
+    def relation_fields(self) -> tuple[FieldDef, ...]:
+        return tuple(f for f in self.fields if f.is_relation)
+
+    @property
+    def scalar_fields(self) -> tuple[FieldDef, ...]:
+        return tuple(f for f in self.fields if f.is_scalar)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "localized": self.localized,
+            "audienceGated": self.audience_gated,
+            "titleField": self.title_field,
+            "fields": [f.to_json() for f in self.fields],
+            "graphql": self.graphql.to_json(),
+            "version": self.revision,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+        }
+
+
+@dataclass(frozen=True)
+class WorkspaceSchema:
+    """Every content type of a workspace and the workspace's schema version.
+
+    `version` changes whenever any type of the workspace is created, changed or deleted: a
+    GraphQL schema cache keyed by (workspace, grant set, version) never serves a stale shape.
+    """
+
+    workspace_id: str
+    version: int
+    types: Mapping[str, ContentType]

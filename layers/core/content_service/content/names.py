@@ -1,0 +1,105 @@
+"""Content-type and field names, and the GraphQL names derived from a type's name.
+
+`blog_post` -> object type `BlogPost`, single-entry field `blogPost`, list field `blogPosts`
+(CONTRACT.md). The plural is simple English: consonant + `y` -> `ies`, `s x z ch sh` -> `es`,
+otherwise `s`. Field names keep their spelling in GraphQL.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+NAME_PATTERN = r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
+MAX_NAME_LENGTH = 64
+_NAME = re.compile(NAME_PATTERN)
+
+# System fields of an entry (and the envelope's own keys) cannot be content fields. `title` is
+# deliberately NOT reserved: CONTRACT.md's own example defines a `title` field (and the event's
+# `data.title` is a snapshot of the titleField, not an entry field), so reserving it would
+# refuse the contract's example body.
+RESERVED_FIELD_NAMES = frozenset(
+    {
+        "id",
+        "contentType",
+        "status",
+        "locale",
+        "localeGroupId",
+        "createdAt",
+        "updatedAt",
+        "publishedAt",
+        "audiences",
+        "values",
+        "relations",
+        "deleted",
+    }
+)
+# Object type names GraphQL or the adapter already owns; a content type deriving one of these
+# would shadow it.
+RESERVED_GRAPHQL_TYPE_NAMES = frozenset(
+    {"Query", "Mutation", "Subscription", "String", "Int", "Float", "Boolean", "ID", "JSON"}
+)
+
+
+def is_valid_name(name: str) -> bool:
+    return len(name) <= MAX_NAME_LENGTH and _NAME.match(name) is not None
+
+
+def field_name_problem(name: str) -> str | None:
+    """Why `name` cannot name a field, or None."""
+    if not isinstance(name, str) or not is_valid_name(name):
+        return f"must be snake_case ({NAME_PATTERN}) and at most {MAX_NAME_LENGTH} characters"
+    if name in RESERVED_FIELD_NAMES or name.startswith("_"):
+        return "is reserved for a system field"
+    return None
+
+
+def plural(word: str) -> str:
+    if len(word) >= 2 and word.endswith("y") and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    return word + "s"
+
+
+@dataclass(frozen=True)
+class GraphQLNames:
+    """The names a content type takes in the GraphQL schema."""
+
+    type_name: str
+    single_field: str
+    list_field: str
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "typeName": self.type_name,
+            "singleField": self.single_field,
+            "listField": self.list_field,
+        }
+
+
+def graphql_names(name: str) -> GraphQLNames:
+    parts = name.split("_")
+    pascal = "".join(part[:1].upper() + part[1:] for part in parts)
+    camel = parts[0] + "".join(part[:1].upper() + part[1:] for part in parts[1:])
+    return GraphQLNames(type_name=pascal, single_field=camel, list_field=plural(camel))
+
+
+def graphql_collision(name: str, others: list[str]) -> str | None:
+    """Which existing type `name`'s derived names collide with, or None.
+
+    Object type names and root field names are separate GraphQL namespaces; within each, two
+    types must differ (`post`'s list field `posts` collides with `posts`'s single field).
+    """
+    mine = graphql_names(name)
+    my_fields = {mine.single_field, mine.list_field}
+    for other in others:
+        if other == name:
+            continue
+        theirs = graphql_names(other)
+        if theirs.type_name == mine.type_name or my_fields & {
+            theirs.single_field,
+            theirs.list_field,
+        }:
+            return other
+    return None

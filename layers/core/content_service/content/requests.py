@@ -1,0 +1,348 @@
+"""The request objects of the content service: what REST routes and GraphQL resolvers build.
+
+A protocol adapter translates its own input into one of these and calls the matching function
+of `content_service.content.service`; it never talks to storage. The `parse` constructors accept
+the raw forms both protocols have (REST's strings, GraphQL's already-decoded objects) and refuse
+malformed input with `BadRequest` (400). Checks that need the content type (does the field
+exist, does the value fit it) happen in the service, also as 400s.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from content_service.errors import BadRequest
+from content_service.identity.principal import Caller
+
+ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+LOCALE_PATTERN = r"^[a-z]{2,3}(-[A-Z]{2})?$"
+DEFAULT_LOCALE = "en"
+DEFAULT_PAGE_SIZE = 25
+MAX_PAGE_SIZE = 100
+MAX_PAGE = 1_000_000
+MAX_FILTER_DEPTH = 4
+MAX_FILTER_LEAVES = 20
+MAX_FILTER_BYTES = 8 * 1024
+MAX_IN_VALUES = 100
+MAX_SORT_KEYS = 5
+MAX_NAMES = 100
+FILTER_OPS = (
+    "eq",
+    "ne",
+    "lt",
+    "lte",
+    "gt",
+    "gte",
+    "in",
+    "nin",
+    "contains",
+    "startsWith",
+    "isNull",
+)
+_ID = re.compile(ID_PATTERN)
+_LOCALE = re.compile(LOCALE_PATTERN)
+_NAME_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+def is_entry_id(value: object) -> bool:
+    return isinstance(value, str) and _ID.match(value) is not None
+
+
+def is_locale(value: object) -> bool:
+    return isinstance(value, str) and _LOCALE.match(value) is not None
+
+
+@dataclass(frozen=True)
+class SortKey:
+    field: str
+    descending: bool = False
+
+
+@dataclass(frozen=True)
+class FilterLeaf:
+    field: str
+    op: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class FilterGroup:
+    op: Literal["and", "or"]
+    children: tuple[FilterNode, ...]
+
+
+FilterNode = FilterLeaf | FilterGroup
+
+
+def _parse_node(raw: Any, depth: int, leaves: list[int], where: str) -> FilterNode:
+    if not isinstance(raw, Mapping):
+        raise BadRequest(f"filter: {where} must be an object")
+    keys = set(raw)
+    if keys in ({"and"}, {"or"}):
+        (op,) = keys
+        if depth >= MAX_FILTER_DEPTH:
+            raise BadRequest(f"filter: nesting deeper than {MAX_FILTER_DEPTH} levels")
+        children = raw[op]
+        if not isinstance(children, list) or not children:
+            raise BadRequest(f"filter: {where}.{op} must be a non-empty list")
+        return FilterGroup(
+            op="and" if op == "and" else "or",
+            children=tuple(
+                _parse_node(child, depth + 1, leaves, f"{where}.{op}[{i}]")
+                for i, child in enumerate(children)
+            ),
+        )
+    if "field" in keys or "op" in keys:
+        extra = keys - {"field", "op", "value"}
+        if extra:
+            raise BadRequest(f"filter: {where} has unknown keys {sorted(map(str, extra))}")
+        name, op = raw.get("field"), raw.get("op")
+        if not isinstance(name, str) or not _NAME_TOKEN.match(name):
+            raise BadRequest(f"filter: {where}.field must name a field")
+        if op not in FILTER_OPS:
+            shown = op if isinstance(op, str) and len(op) <= 32 else "?"
+            raise BadRequest(
+                f"filter: unknown operator {shown!r} at {where}; use one of {', '.join(FILTER_OPS)}"
+            )
+        if "value" not in raw and op != "isNull":
+            raise BadRequest(f"filter: {where} needs a value for {op}")
+        leaves[0] += 1
+        if leaves[0] > MAX_FILTER_LEAVES:
+            raise BadRequest(f"filter: more than {MAX_FILTER_LEAVES} conditions")
+        return FilterLeaf(field=name, op=op, value=raw.get("value", True))
+    raise BadRequest(
+        f"filter: {where} must be {{'and': [...]}}, {{'or': [...]}} or "
+        "{'field': ..., 'op': ..., 'value': ...}"
+    )
+
+
+def parse_filter(raw: str | Mapping[str, Any] | None) -> FilterNode | None:
+    """The filter grammar: `{"and"|"or": [node, ...]}` or `{"field", "op", "value"}`."""
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, str):
+        if len(raw) > MAX_FILTER_BYTES:
+            raise BadRequest(f"filter: longer than {MAX_FILTER_BYTES} characters")
+        try:
+            parsed = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise BadRequest("filter: not valid JSON") from None
+    else:
+        parsed = raw
+    return _parse_node(parsed, 0, [0], "filter")
+
+
+def _names(raw: str | Iterable[str] | None, what: str) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    items = raw.split(",") if isinstance(raw, str) else list(raw)
+    names = tuple(dict.fromkeys(item.strip() for item in items if item and item.strip()))
+    if len(names) > MAX_NAMES:
+        raise BadRequest(f"{what}: at most {MAX_NAMES} names")
+    for name in names:
+        if not _NAME_TOKEN.match(name):
+            raise BadRequest(f"{what}: {name[:64]!r} is not a field name")
+    return names
+
+
+def parse_sort(raw: str | Sequence[str] | None) -> tuple[SortKey, ...]:
+    """`-publishedAt,title`: a `-` prefix sorts descending."""
+    if raw is None:
+        return ()
+    items = raw.split(",") if isinstance(raw, str) else list(raw)
+    keys: list[SortKey] = []
+    for item in (i.strip() for i in items):
+        if not item:
+            continue
+        descending = item.startswith("-")
+        name = item[1:] if descending else item
+        if not _NAME_TOKEN.match(name):
+            raise BadRequest(f"sort: {item[:64]!r} is not a field name")
+        keys.append(SortKey(name, descending))
+    if len(keys) > MAX_SORT_KEYS:
+        raise BadRequest(f"sort: at most {MAX_SORT_KEYS} keys")
+    return tuple(keys)
+
+
+def _page(page: int, page_size: int) -> None:
+    if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= MAX_PAGE:
+        raise BadRequest(f"page must be an integer from 1 to {MAX_PAGE}")
+    if isinstance(page_size, bool) or not isinstance(page_size, int):
+        raise BadRequest("pageSize must be an integer")
+    if not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise BadRequest(f"pageSize must be from 1 to {MAX_PAGE_SIZE}")
+
+
+def _locale(locale: str | None) -> str:
+    if locale is None or locale == "":
+        return DEFAULT_LOCALE
+    if not is_locale(locale):
+        raise BadRequest(f"locale must match {LOCALE_PATTERN}")
+    return locale
+
+
+@dataclass(frozen=True)
+class ListRequest:
+    """A list of one content type's entries (also how a single type is read)."""
+
+    caller: Caller
+    workspace_id: str
+    content_type: str
+    page: int = 1
+    page_size: int = DEFAULT_PAGE_SIZE
+    sort: tuple[SortKey, ...] = ()
+    filter: FilterNode | None = None
+    fields: tuple[str, ...] | None = None
+    """Value fields to return (and read); None for all. System fields always come back."""
+    locale: str = DEFAULT_LOCALE
+    expand: tuple[str, ...] = ()
+    """Relation fields whose targets to return under `relations`."""
+    links: tuple[str, ...] = ()
+    """Relation fields whose target ids to read (`Entry.links`) without expanding them; REST
+    never needs it, a GraphQL resolver names the relation fields its selection contains."""
+
+    @classmethod
+    def parse(
+        cls,
+        caller: Caller,
+        workspace_id: str,
+        content_type: str,
+        *,
+        page: int = 1,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        sort: str | Sequence[str] | None = None,
+        filter: str | Mapping[str, Any] | None = None,
+        fields: str | Iterable[str] | None = None,
+        locale: str | None = None,
+        expand: str | Iterable[str] | None = None,
+        links: str | Iterable[str] | None = None,
+    ) -> ListRequest:
+        _page(page, page_size)
+        return cls(
+            caller=caller,
+            workspace_id=workspace_id,
+            content_type=content_type,
+            page=page,
+            page_size=page_size,
+            sort=parse_sort(sort),
+            filter=parse_filter(filter),
+            fields=None if fields is None else _names(fields, "fields"),
+            locale=_locale(locale),
+            expand=_names(expand, "expand"),
+            links=_names(links, "links"),
+        )
+
+
+@dataclass(frozen=True)
+class GetRequest:
+    """One entry by id."""
+
+    caller: Caller
+    workspace_id: str
+    content_type: str
+    id: str
+    fields: tuple[str, ...] | None = None
+    expand: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(
+        cls,
+        caller: Caller,
+        workspace_id: str,
+        content_type: str,
+        entry_id: str,
+        *,
+        fields: str | Iterable[str] | None = None,
+        expand: str | Iterable[str] | None = None,
+        links: str | Iterable[str] | None = None,
+    ) -> GetRequest:
+        return cls(
+            caller=caller,
+            workspace_id=workspace_id,
+            content_type=content_type,
+            id=entry_id,
+            fields=None if fields is None else _names(fields, "fields"),
+            expand=_names(expand, "expand"),
+            links=_names(links, "links"),
+        )
+
+
+@dataclass(frozen=True)
+class RelationRequest:
+    """The targets of one relation field of one entry, paged (the relations route)."""
+
+    caller: Caller
+    workspace_id: str
+    content_type: str
+    id: str
+    field: str
+    page: int = 1
+    page_size: int = DEFAULT_PAGE_SIZE
+    fields: tuple[str, ...] | None = None
+
+    @classmethod
+    def parse(
+        cls,
+        caller: Caller,
+        workspace_id: str,
+        content_type: str,
+        entry_id: str,
+        relation_field: str,
+        *,
+        page: int = 1,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        fields: str | Iterable[str] | None = None,
+    ) -> RelationRequest:
+        _page(page, page_size)
+        return cls(
+            caller=caller,
+            workspace_id=workspace_id,
+            content_type=content_type,
+            id=entry_id,
+            field=relation_field,
+            page=page,
+            page_size=page_size,
+            fields=None if fields is None else _names(fields, "fields"),
+        )
+
+
+@dataclass(frozen=True)
+class RelationChange:
+    link: tuple[str, ...] = ()
+    unlink: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    """Create (`id` None) or update an entry.
+
+    `values`: field name -> value; on update an omitted field is unchanged and an explicit None
+    clears it. `relations`: field name -> links to add and remove. `locale` and
+    `locale_group_id` place a new entry (a translation joins an existing group); `audiences`
+    sets an audience-gated entry's audiences (None: unchanged on update, empty on create).
+    """
+
+    caller: Caller
+    workspace_id: str
+    content_type: str
+    id: str | None = None
+    values: Mapping[str, Any] = field(default_factory=dict)
+    relations: Mapping[str, RelationChange] = field(default_factory=dict)
+    locale: str | None = None
+    locale_group_id: str | None = None
+    audiences: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class EntryAction:
+    """Publish, unpublish, delete (to trash), restore or purge one entry."""
+
+    caller: Caller
+    workspace_id: str
+    content_type: str
+    id: str

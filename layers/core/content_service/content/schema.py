@@ -1,0 +1,514 @@
+"""Content types of a workspace: validation, storage in the schema table, the schema version.
+
+Layout (schema table, next to the workspace's own record):
+- `WORKSPACE#<ws>` / `TYPE#<name>`: one content type, with its fields (each with a storage key),
+  `revision` (bumped by every change of the definition), `fieldSeq` (the last field key issued)
+  and `entryCount` (entries of the type, trashed included; kept by the entry transactions).
+- `WORKSPACE#<ws>` / `SCHEMA`: `version`, bumped in the same transaction as every type change.
+
+Every type change is one TransactWriteItems: the type item and the version item, conditioned on
+the version read before validating. Two concurrent changes cannot both pass a check that spans
+types (a derived GraphQL name collision, a relation to a type being deleted): the second one's
+condition fails, and it is validated again against the new state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from content_service.clock import Clock, SystemClock, iso_utc
+from content_service.content import dynamo
+from content_service.content.model import (
+    CARDINALITIES,
+    FIELD_TYPES,
+    MAX_ENUM_VALUES,
+    MAX_FIELDS_PER_TYPE,
+    MAX_TYPES_PER_WORKSPACE,
+    ContentType,
+    FieldDef,
+    FieldSpec,
+    TypeDefinition,
+    WorkspaceSchema,
+)
+from content_service.content.names import (
+    MAX_NAME_LENGTH,
+    NAME_PATTERN,
+    RESERVED_GRAPHQL_TYPE_NAMES,
+    field_name_problem,
+    graphql_collision,
+    graphql_names,
+    is_valid_name,
+)
+from content_service.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from content_service.identity.principal import Caller
+
+ENUM_VALUE_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*$"
+_ENUM_VALUE = re.compile(ENUM_VALUE_PATTERN)
+_ATTEMPTS = 5
+SCHEMA_SK = "SCHEMA"
+TYPE_SK_PREFIX = "TYPE#"
+
+
+def workspace_pk(workspace_id: str) -> str:
+    return f"WORKSPACE#{workspace_id}"
+
+
+def type_key(workspace_id: str, name: str) -> dict[str, Any]:
+    return dynamo.key(workspace_pk(workspace_id), f"{TYPE_SK_PREFIX}{name}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+def _from_item(workspace_id: str, item: Mapping[str, Any]) -> ContentType:
+    return ContentType(
+        workspace_id=workspace_id,
+        name=str(item["name"]),
+        kind="single" if item.get("typeKind") == "single" else "collection",
+        localized=bool(item.get("localized")),
+        audience_gated=bool(item.get("audienceGated")),
+        title_field=item.get("titleField"),
+        fields=tuple(FieldDef.from_storage(f) for f in item.get("fields") or ()),
+        revision=int(item.get("revision", 1)),
+        field_seq=int(item.get("fieldSeq", 0)),
+        created_at=str(item.get("createdAt", "")),
+        updated_at=str(item.get("updatedAt", "")),
+        entry_count=int(item.get("entryCount", 0)),
+    )
+
+
+def get_type(workspace_id: str, name: str) -> ContentType | None:
+    """One content type, strongly consistent; None when the workspace has no such type."""
+    if not is_valid_name(name):
+        return None
+    item = dynamo.get_item(dynamo.tables().schema, type_key(workspace_id, name))
+    return _from_item(workspace_id, item) if item else None
+
+
+def get_schema(workspace_id: str) -> WorkspaceSchema:
+    """Every type of the workspace and its schema version, in one strongly consistent Query."""
+    types: dict[str, ContentType] = {}
+    version = 0
+    for page in dynamo.query_pages(
+        {
+            "TableName": dynamo.tables().schema,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": workspace_pk(workspace_id)}},
+            "ConsistentRead": True,
+        }
+    ):
+        for raw in page:
+            item = dynamo.decode(raw)
+            sk = str(item["sk"])
+            if sk == SCHEMA_SK:
+                version = int(item.get("version", 0))
+            elif sk.startswith(TYPE_SK_PREFIX):
+                content_type = _from_item(workspace_id, item)
+                types[content_type.name] = content_type
+    return WorkspaceSchema(workspace_id=workspace_id, version=version, types=types)
+
+
+def schema_version(workspace_id: str) -> int:
+    """The workspace's schema version alone (one GetItem): cheap enough to check per request."""
+    item = dynamo.get_item(
+        dynamo.tables().schema,
+        dynamo.key(workspace_pk(workspace_id), SCHEMA_SK),
+        dynamo.Projection.of([["version"]]),
+    )
+    return int(item["version"]) if item else 0
+
+
+def _require_read(caller: Caller) -> None:
+    if not caller.can_read:
+        raise Forbidden("this token lacks the content:read scope")
+
+
+def _require_write(caller: Caller) -> None:
+    if not caller.can_write:
+        raise Forbidden("writing content needs a full token with content:write, or a sign-in")
+
+
+def require_type(caller: Caller, workspace_id: str, name: str) -> ContentType:
+    """The type as `caller` may see it: unknown and ungranted types are the same 404."""
+    _require_read(caller)
+    content_type = get_type(workspace_id, name) if caller.grants(name) else None
+    if content_type is None:
+        raise NotFound(f"content type {name!r} not found")
+    return content_type
+
+
+def visible_schema(caller: Caller, workspace_id: str) -> WorkspaceSchema:
+    """The workspace schema narrowed to the caller's grant set (what GraphQL should build)."""
+    _require_read(caller)
+    schema = get_schema(workspace_id)
+    return WorkspaceSchema(
+        workspace_id=workspace_id,
+        version=schema.version,
+        types={n: t for n, t in schema.types.items() if caller.grants(n)},
+    )
+
+
+def list_types(caller: Caller, workspace_id: str) -> list[ContentType]:
+    return sorted(visible_schema(caller, workspace_id).types.values(), key=lambda t: t.name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation
+
+
+def _problem(problems: list[dict[str, str]], location: str, problem: str) -> None:
+    problems.append({"location": location, "problem": problem})
+
+
+def _validate_field(
+    index: int,
+    spec: FieldSpec,
+    type_name: str,
+    schema: WorkspaceSchema,
+    caller: Caller,
+    problems: list[dict[str, str]],
+) -> None:
+    where = f"fields[{index}]"
+    name_problem = field_name_problem(spec.name)
+    if name_problem:
+        _problem(problems, f"{where}.name", f"{spec.name!r} {name_problem}")
+    if spec.type not in FIELD_TYPES:
+        _problem(problems, f"{where}.type", f"must be one of {', '.join(FIELD_TYPES)}")
+        return
+    if spec.type == "enum":
+        if not spec.values:
+            _problem(problems, f"{where}.values", "an enum field needs at least one value")
+        if len(spec.values) > MAX_ENUM_VALUES:
+            _problem(problems, f"{where}.values", f"at most {MAX_ENUM_VALUES} values")
+        bad = [v for v in spec.values if not isinstance(v, str) or not _ENUM_VALUE.match(v)]
+        if bad:
+            _problem(problems, f"{where}.values", f"values must match {ENUM_VALUE_PATTERN}")
+        if len(set(spec.values)) != len(spec.values):
+            _problem(problems, f"{where}.values", "values must be unique")
+    elif spec.values:
+        _problem(problems, f"{where}.values", "only an enum field takes values")
+    if spec.type == "relation":
+        if spec.cardinality not in CARDINALITIES:
+            _problem(problems, f"{where}.cardinality", f"must be one of {', '.join(CARDINALITIES)}")
+        target = spec.target
+        if not target:
+            _problem(problems, f"{where}.target", "a relation needs a target content type")
+        elif target != type_name and (target not in schema.types or not caller.grants(target)):
+            _problem(problems, f"{where}.target", f"content type {target!r} not found")
+    else:
+        if spec.target is not None:
+            _problem(problems, f"{where}.target", "only a relation field takes a target")
+        if spec.cardinality is not None:
+            _problem(problems, f"{where}.cardinality", "only a relation field has a cardinality")
+
+
+def _validated_fields(
+    definition: TypeDefinition,
+    existing: ContentType | None,
+    schema: WorkspaceSchema,
+    caller: Caller,
+) -> tuple[tuple[FieldDef, ...], int, str | None]:
+    """The stored fields (keys kept for existing names, fresh ones for new), fieldSeq, title."""
+    problems: list[dict[str, str]] = []
+    conflicts: list[dict[str, str]] = []
+    name = definition.name
+    if not is_valid_name(name):
+        _problem(
+            problems,
+            "name",
+            f"must be snake_case ({NAME_PATTERN}) and at most {MAX_NAME_LENGTH} characters",
+        )
+    elif graphql_names(name).type_name in RESERVED_GRAPHQL_TYPE_NAMES:
+        _problem(
+            problems,
+            "name",
+            f"derives the reserved GraphQL type name {graphql_names(name).type_name!r}",
+        )
+    else:
+        other = graphql_collision(name, [t for t in schema.types if t != name])
+        if other is not None:
+            mine, theirs = graphql_names(name), graphql_names(other)
+            _problem(
+                problems,
+                "name",
+                f"its GraphQL names ({mine.type_name}, {mine.single_field}, {mine.list_field}) "
+                f"collide with those of content type {other!r} ({theirs.type_name}, "
+                f"{theirs.single_field}, {theirs.list_field})",
+            )
+    if definition.kind not in ("collection", "single"):
+        _problem(problems, "kind", "must be 'collection' or 'single'")
+    if len(definition.fields) > MAX_FIELDS_PER_TYPE:
+        _problem(problems, "fields", f"a content type has at most {MAX_FIELDS_PER_TYPE} fields")
+    seen: set[str] = set()
+    for index, spec in enumerate(definition.fields):
+        _validate_field(index, spec, name, schema, caller, problems)
+        if spec.name in seen:
+            _problem(problems, f"fields[{index}].name", f"duplicate field name {spec.name!r}")
+        seen.add(spec.name)
+        before = existing.field(spec.name) if existing is not None else None
+        if before is not None:
+            for attribute in ("type", "target", "cardinality"):
+                if getattr(before, attribute) != getattr(spec, attribute):
+                    conflicts.append(
+                        {
+                            "location": f"fields[{index}].{attribute}",
+                            "problem": f"field {spec.name!r} exists with {attribute} "
+                            f"{getattr(before, attribute)!r}; changing it is not supported "
+                            "(add a new field instead)",
+                        }
+                    )
+    string_fields = [f.name for f in definition.fields if f.type == "string"]
+    title_field = definition.title_field
+    if title_field is None:
+        title_field = string_fields[0] if string_fields else None
+    elif title_field not in string_fields:
+        _problem(problems, "titleField", "must name a string field of the type")
+    if problems:
+        raise ValidationFailed("the content type definition is invalid", details=problems)
+    if conflicts:
+        raise Conflict("the change would alter existing fields", details=conflicts)
+
+    field_seq = existing.field_seq if existing is not None else 0
+    fields: list[FieldDef] = []
+    for spec in definition.fields:
+        before = existing.field(spec.name) if existing is not None else None
+        if before is not None:
+            storage_key = before.key
+        else:
+            field_seq += 1
+            storage_key = f"f{field_seq}"
+        fields.append(
+            FieldDef(
+                name=spec.name,
+                type=spec.type,  # type: ignore[arg-type]
+                key=storage_key,
+                required=spec.required,
+                values=tuple(spec.values),
+                target=spec.target,
+                cardinality=spec.cardinality,  # type: ignore[arg-type]
+            )
+        )
+    return tuple(fields), field_seq, title_field
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def _version_update(workspace_id: str, read_version: int) -> dict[str, Any]:
+    return {
+        "Update": {
+            "TableName": dynamo.tables().schema,
+            "Key": dynamo.key(workspace_pk(workspace_id), SCHEMA_SK),
+            "UpdateExpression": "SET version = if_not_exists(version, :zero) + :one",
+            "ConditionExpression": "attribute_not_exists(pk) OR version = :read",
+            "ExpressionAttributeValues": {
+                ":zero": {"N": "0"},
+                ":one": {"N": "1"},
+                ":read": {"N": str(read_version)},
+            },
+        }
+    }
+
+
+def _definition_attributes(
+    definition: TypeDefinition, fields: tuple[FieldDef, ...], title_field: str | None
+) -> dict[str, Any]:
+    return {
+        "name": definition.name,
+        "typeKind": definition.kind,
+        "localized": definition.localized,
+        "audienceGated": definition.audience_gated,
+        "titleField": title_field,
+        "fields": [f.to_storage() for f in fields],
+    }
+
+
+def _retrying(operation: Any) -> Any:
+    """Runs a read-validate-write operation again when its transaction lost a race."""
+    for _ in range(_ATTEMPTS):
+        try:
+            return operation()
+        except dynamo.TransactionCancelled:
+            continue
+    raise Conflict("the content types changed concurrently; try again")
+
+
+def create_type(
+    caller: Caller, workspace_id: str, definition: TypeDefinition, clock: Clock | None = None
+) -> ContentType:
+    _require_write(caller)
+    if not caller.grants(definition.name):
+        raise Forbidden(f"this token's grant set does not include {definition.name!r}")
+    now = iso_utc((clock or SystemClock()).now())
+
+    def attempt() -> ContentType:
+        schema = get_schema(workspace_id)
+        if definition.name in schema.types:
+            raise Conflict(f"content type {definition.name!r} already exists")
+        if len(schema.types) >= MAX_TYPES_PER_WORKSPACE:
+            raise Conflict(f"a workspace holds at most {MAX_TYPES_PER_WORKSPACE} content types")
+        fields, field_seq, title_field = _validated_fields(definition, None, schema, caller)
+        item = {
+            "pk": workspace_pk(workspace_id),
+            "sk": f"{TYPE_SK_PREFIX}{definition.name}",
+            "entity": "content_type",
+            **_definition_attributes(definition, fields, title_field),
+            "revision": 1,
+            "fieldSeq": field_seq,
+            "entryCount": 0,
+            "createdAt": now,
+            "updatedAt": now,
+        }
+        dynamo.transact(
+            [
+                _version_update(workspace_id, schema.version),
+                {
+                    "Put": {
+                        "TableName": dynamo.tables().schema,
+                        "Item": dynamo.encode(item),
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+            ]
+        )
+        return _from_item(workspace_id, item)
+
+    result: ContentType = _retrying(attempt)
+    return result
+
+
+def replace_type(
+    caller: Caller,
+    workspace_id: str,
+    name: str,
+    definition: TypeDefinition,
+    clock: Clock | None = None,
+) -> ContentType:
+    """PUT: add and remove fields, change required, enum values and titleField.
+
+    Changing an existing field's type, target or cardinality is a 409, and so is changing
+    `kind`, `localized` or `audienceGated` while the type has entries.
+    """
+    _require_write(caller)
+    if definition.name != name:
+        raise ValidationFailed(
+            "renaming a content type is not supported",
+            details=[{"location": "name", "problem": f"must be {name!r}"}],
+        )
+    now = iso_utc((clock or SystemClock()).now())
+
+    def attempt() -> ContentType:
+        schema = get_schema(workspace_id)
+        existing = schema.types.get(name) if caller.grants(name) else None
+        if existing is None:
+            raise NotFound(f"content type {name!r} not found")
+        fields, field_seq, title_field = _validated_fields(definition, existing, schema, caller)
+        shape_changed = (
+            definition.kind != existing.kind
+            or definition.localized != existing.localized
+            or definition.audience_gated != existing.audience_gated
+        )
+        if shape_changed and existing.entry_count > 0:
+            raise Conflict(
+                "kind, localized and audienceGated cannot change while the type has entries "
+                f"({existing.entry_count}, trashed included)"
+            )
+        attributes = {
+            **_definition_attributes(definition, fields, title_field),
+            "fieldSeq": field_seq,
+            "updatedAt": now,
+        }
+        names = {f"#a{i}": attribute for i, attribute in enumerate(attributes)}
+        values = {f":a{i}": dynamo.encode_value(v) for i, v in enumerate(attributes.values())}
+        condition = "revision = :revision"
+        if shape_changed:
+            condition += " AND entryCount = :zero"
+        dynamo.transact(
+            [
+                _version_update(workspace_id, schema.version),
+                {
+                    "Update": {
+                        "TableName": dynamo.tables().schema,
+                        "Key": type_key(workspace_id, name),
+                        "UpdateExpression": "SET "
+                        + ", ".join(f"#a{i} = :a{i}" for i in range(len(attributes)))
+                        + ", revision = revision + :one",
+                        "ConditionExpression": condition,
+                        "ExpressionAttributeNames": names,
+                        "ExpressionAttributeValues": {
+                            **values,
+                            ":revision": {"N": str(existing.revision)},
+                            ":one": {"N": "1"},
+                            ":zero": {"N": "0"},
+                        },
+                    }
+                },
+            ]
+        )
+        return ContentType(
+            workspace_id=workspace_id,
+            name=name,
+            kind="single" if definition.kind == "single" else "collection",
+            localized=definition.localized,
+            audience_gated=definition.audience_gated,
+            title_field=title_field,
+            fields=fields,
+            revision=existing.revision + 1,
+            field_seq=field_seq,
+            created_at=existing.created_at,
+            updated_at=now,
+            entry_count=existing.entry_count,
+        )
+
+    result: ContentType = _retrying(attempt)
+    return result
+
+
+def delete_type(caller: Caller, workspace_id: str, name: str) -> None:
+    """Refused (409) while another type relates to it or it still has entries, trashed too."""
+    _require_write(caller)
+
+    def attempt() -> None:
+        schema = get_schema(workspace_id)
+        existing = schema.types.get(name) if caller.grants(name) else None
+        if existing is None:
+            raise NotFound(f"content type {name!r} not found")
+        relating = sorted(
+            other.name
+            for other in schema.types.values()
+            if other.name != name and any(f.target == name for f in other.relation_fields)
+        )
+        if relating:
+            shown = [r for r in relating if caller.grants(r)]
+            raise Conflict(
+                f"content type {name!r} is the target of relations in other content types; "
+                "remove those fields first",
+                details={"relatedFrom": shown} if shown else None,
+            )
+        if existing.entry_count > 0:
+            raise Conflict(
+                f"content type {name!r} still has {existing.entry_count} entries "
+                "(trashed included); delete and purge them first"
+            )
+        dynamo.transact(
+            [
+                _version_update(workspace_id, schema.version),
+                {
+                    "Delete": {
+                        "TableName": dynamo.tables().schema,
+                        "Key": type_key(workspace_id, name),
+                        "ConditionExpression": "revision = :revision AND entryCount = :zero",
+                        "ExpressionAttributeValues": {
+                            ":revision": {"N": str(existing.revision)},
+                            ":zero": {"N": "0"},
+                        },
+                    }
+                },
+            ]
+        )
+
+    _retrying(attempt)

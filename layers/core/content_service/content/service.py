@@ -1,0 +1,66 @@
+"""The content service: the one entry point REST routes and GraphQL resolvers call.
+
+Each function takes a request object (`content_service.content.requests`) carrying the caller
+and the workspace, applies the same visibility rules, and raises `ServiceError`s that both
+protocols render (REST as its status, GraphQL in `errors[].extensions`). Nothing else in a
+protocol adapter touches storage.
+
+Reads: `list_entries`, `get_entry`, `list_related`, and for batched GraphQL resolution
+`load_entries_by_ids` and `expand_relations`. Writes (one transaction and one event each):
+`create_entry`, `update_entry`, `publish_entry`, `unpublish_entry`, `delete_entry`,
+`restore_entry`, `purge_entry`. Content types: `list_types`, `require_type`, `create_type`,
+`replace_type`, `delete_type`, and `visible_schema` / `schema_version` for the GraphQL
+schema cache.
+"""
+
+from __future__ import annotations
+
+from content_service.content.reads import (
+    expand_relations,
+    get_entry,
+    list_entries,
+    list_related,
+    load_entries_by_ids,
+)
+from content_service.content.schema import (
+    create_type,
+    delete_type,
+    get_schema,
+    list_types,
+    replace_type,
+    require_type,
+    schema_version,
+    visible_schema,
+)
+from content_service.content.writes import (
+    create_entry,
+    delete_entry,
+    publish_entry,
+    purge_entry,
+    restore_entry,
+    unpublish_entry,
+    update_entry,
+)
+
+__all__ = [
+    "create_entry",
+    "create_type",
+    "delete_entry",
+    "delete_type",
+    "expand_relations",
+    "get_entry",
+    "get_schema",
+    "list_entries",
+    "list_related",
+    "list_types",
+    "load_entries_by_ids",
+    "publish_entry",
+    "purge_entry",
+    "replace_type",
+    "require_type",
+    "restore_entry",
+    "schema_version",
+    "unpublish_entry",
+    "update_entry",
+    "visible_schema",
+]

@@ -1,0 +1,99 @@
+"""What the service returns: entries by field name, JSON-ready, and pages of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from content_service.content import values as value_rules
+from content_service.content.items import Status, StoredEntry
+from content_service.content.model import ContentType, FieldDef
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry as a caller sees it.
+
+    `values` holds the selected value fields by name (None when unset). `links` holds, for the
+    relation fields that were read, the linked target ids in link order (unfiltered: a target
+    may be invisible to the caller; `relations` and the loaders apply visibility). `relations`
+    holds expanded targets and is None unless something was expanded.
+    """
+
+    id: str
+    content_type: str
+    status: Status
+    locale: str
+    locale_group_id: str
+    created_at: str
+    updated_at: str
+    published_at: str | None
+    audiences: tuple[str, ...] | None
+    values: Mapping[str, Any]
+    links: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    relations: Mapping[str, list[Entry]] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "id": self.id,
+            "contentType": self.content_type,
+            "status": self.status,
+            "locale": self.locale,
+            "localeGroupId": self.locale_group_id,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "publishedAt": self.published_at,
+        }
+        if self.audiences is not None:
+            body["audiences"] = list(self.audiences)
+        body["values"] = dict(self.values)
+        if self.relations is not None:
+            body["relations"] = {
+                name: [target.to_json() for target in targets]
+                for name, targets in self.relations.items()
+            }
+        return body
+
+
+@dataclass(frozen=True)
+class EntryPage:
+    items: list[Entry]
+    total: int
+    page: int
+    page_size: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "items": [e.to_json() for e in self.items],
+            "total": self.total,
+            "page": self.page,
+            "pageSize": self.page_size,
+        }
+
+
+def entry_view(
+    content_type: ContentType,
+    stored: StoredEntry,
+    value_fields: Iterable[FieldDef] | None = None,
+    link_fields: Iterable[FieldDef] | None = None,
+    relations: Mapping[str, list[Entry]] | None = None,
+) -> Entry:
+    """`stored` by field name; `value_fields` (`link_fields`) None means all of the type's."""
+    chosen = content_type.value_fields if value_fields is None else tuple(value_fields)
+    chosen_links = content_type.relation_fields if link_fields is None else tuple(link_fields)
+    links = {f.name: stored.links.get(f.key, ()) for f in chosen_links}
+    return Entry(
+        id=stored.id,
+        content_type=stored.content_type,
+        status=stored.status,
+        locale=stored.locale,
+        locale_group_id=stored.locale_group_id,
+        created_at=stored.created_at,
+        updated_at=stored.updated_at,
+        published_at=stored.published_at,
+        audiences=stored.audiences if content_type.audience_gated else None,
+        values={f.name: value_rules.from_storage(f, stored.values.get(f.key)) for f in chosen},
+        links=links,
+        relations=relations,
+    )

@@ -1,0 +1,949 @@
+"""Writing entries: every successful write is ONE TransactWriteItems with exactly one event.
+
+The transaction holds the entry change and its event, plus whatever keeps the write honest:
+- the content type's item (an Update of `entryCount` on create and purge, a ConditionCheck of
+  its `revision` on update), so a write validated against a definition that changed meanwhile
+  is refused and validated again, and a type cannot be deleted while it has entries;
+- claim items (one entry per localeGroupId and locale, one per locale for a single type, one
+  source per target for one-to-one and one-to-many links);
+- a ConditionCheck per newly linked target (it still exists and is not trashed).
+Conditions on the entry's `version` make concurrent writes serialise instead of losing updates:
+a refused transaction writes nothing, and the write is read, validated and tried again (up to
+five times) before answering 409.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from content_service.clock import Clock, SystemClock, iso_utc
+from content_service.content import dynamo
+from content_service.content import values as value_rules
+from content_service.content.events import EventKind, event_put
+from content_service.content.items import (
+    MAX_ITEM_BYTES,
+    SYSTEM_ATTRIBUTES,
+    StoredEntry,
+    entry_item,
+    entry_key,
+    from_item,
+    group_claim_key,
+    index_pk,
+    item_size,
+    link_claim_key,
+    single_claim_key,
+    title_of,
+)
+from content_service.content.model import ContentType, FieldDef
+from content_service.content.reads import fetch_entries, stored_visible
+from content_service.content.requests import (
+    DEFAULT_LOCALE,
+    LOCALE_PATTERN,
+    EntryAction,
+    RelationChange,
+    WriteRequest,
+    is_entry_id,
+    is_locale,
+)
+from content_service.content.schema import get_type, type_key
+from content_service.content.views import Entry, entry_view
+from content_service.content.visibility import audiences_allow
+from content_service.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from content_service.identity.principal import Caller, TokenCaller
+
+MAX_LINK_CHANGES_PER_WRITE = 40
+MAX_LINKS_PER_FIELD = 1000
+MAX_AUDIENCES = 50
+_ATTEMPTS = 5
+T = TypeVar("T")
+
+
+# ---------------------------------------------------------------------------------------------
+# Plumbing
+
+
+@dataclass
+class _Transaction:
+    """Transaction items and, for each, what a failed condition on it means."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    roles: list[tuple[str, Any]] = field(default_factory=list)
+
+    def add(self, role: str, item: dict[str, Any], detail: Any = None) -> None:
+        self.items.append(item)
+        self.roles.append((role, detail))
+
+
+@dataclass(frozen=True)
+class _LinkClaim:
+    content_type: str
+    relation: FieldDef
+    target_id: str
+
+
+def _content_table() -> str:
+    return dynamo.tables().content
+
+
+def _names_values(names: Mapping[str, str], values: Mapping[str, Any]) -> dict[str, Any]:
+    body: dict[str, Any] = {"ExpressionAttributeNames": dict(names)}
+    if values:
+        body["ExpressionAttributeValues"] = {k: dynamo.encode_value(v) for k, v in values.items()}
+    return body
+
+
+def _claim_is_stale(workspace_id: str, claim: _LinkClaim, me: str) -> str | None:
+    """The claiming source's id when its claim on the target no longer holds, else None.
+
+    A claim holds while its source exists and still links the target through the field (a
+    trashed source still holds: restore brings its links back). A purged source or a removed
+    link leaves a stale claim, which the next writer takes over.
+    """
+    found = dynamo.get_item(
+        _content_table(),
+        link_claim_key(workspace_id, claim.content_type, claim.relation.key, claim.target_id),
+    )
+    if found is None:
+        return None
+    source_id = str(found.get("sourceId", ""))
+    if source_id == me:
+        return None
+    source = fetch_entries(workspace_id, [source_id], (), (claim.relation.key,)).get(source_id)
+    if source is None or claim.target_id not in source.links.get(claim.relation.key, ()):
+        return source_id
+    return None
+
+
+def _run(
+    workspace_id: str, me: str, build: Callable[[dict[str, str]], tuple[_Transaction, T]]
+) -> T:
+    """Builds and commits a transaction, again after a lost race; maps refusals to errors."""
+    takeovers: dict[str, str] = {}
+    for attempt in range(_ATTEMPTS):
+        transaction, result = build(takeovers)
+        try:
+            dynamo.transact(transaction.items)
+            return result
+        except dynamo.TransactionCancelled as cancelled:
+            if cancelled.conflicted:
+                time.sleep(0.01 * 2**attempt)
+                continue
+            for index, (role, detail) in enumerate(transaction.roles):
+                if not cancelled.failed(index):
+                    continue
+                if role == "group":
+                    raise Conflict(
+                        f"the locale group already has an entry in locale {detail!r}"
+                    ) from None
+                if role == "single":
+                    raise Conflict(
+                        f"this single type already has its entry for locale {detail!r}"
+                    ) from None
+                if role == "claim":
+                    claim: _LinkClaim = detail
+                    stale = _claim_is_stale(workspace_id, claim, me)
+                    if stale is None:
+                        raise Conflict(
+                            f"entry {claim.target_id} is already linked from another entry "
+                            f"through {claim.relation.name!r} ({claim.relation.cardinality})",
+                            details=[
+                                {
+                                    "location": f"relations.{claim.relation.name}.link",
+                                    "problem": f"{claim.target_id} is taken",
+                                }
+                            ],
+                        ) from None
+                    takeovers[claim.target_id + "#" + claim.relation.key] = stale
+            # Anything else (the entry, the type, a target changed): read and validate again.
+    raise Conflict("the entry changed concurrently; try again")
+
+
+def _type_for_write(caller: Caller, workspace_id: str, name: str) -> ContentType:
+    if not caller.can_write:
+        raise Forbidden("writing content needs a full token with content:write, or a sign-in")
+    content_type = get_type(workspace_id, name) if caller.grants(name) else None
+    if content_type is None:
+        raise NotFound(f"content type {name!r} not found")
+    return content_type
+
+
+def _not_found(entry_id: str) -> NotFound:
+    return NotFound(f"entry {entry_id[:64]!r} not found")
+
+
+def _read_for_write(
+    caller: Caller,
+    content_type: ContentType,
+    workspace_id: str,
+    entry_id: str,
+    *,
+    full: bool,
+) -> StoredEntry:
+    """The entry a write acts on, trashed or not, if the writer may see it at all."""
+    if not is_entry_id(entry_id):
+        raise _not_found(entry_id)
+    paths = None if full else dynamo.Projection.of([[a] for a in SYSTEM_ATTRIBUTES])
+    item = dynamo.get_item(_content_table(), entry_key(workspace_id, entry_id), paths)
+    if item is None or item.get("contentType") != content_type.name:
+        raise _not_found(entry_id)
+    stored = from_item(workspace_id, item)
+    if not audiences_allow(caller, content_type, stored.audiences):
+        raise _not_found(entry_id)
+    return stored
+
+
+def _type_check(content_type: ContentType) -> dict[str, Any]:
+    return {
+        "ConditionCheck": {
+            "TableName": dynamo.tables().schema,
+            "Key": type_key(content_type.workspace_id, content_type.name),
+            "ConditionExpression": "revision = :revision",
+            **_names_values({}, {":revision": content_type.revision}),
+        }
+    }
+
+
+def _type_count(content_type: ContentType, delta: int) -> dict[str, Any]:
+    condition = "revision = :revision" if delta > 0 else "attribute_exists(pk)"
+    values: dict[str, Any] = {":delta": delta}
+    if delta > 0:
+        values[":revision"] = content_type.revision
+    return {
+        "Update": {
+            "TableName": dynamo.tables().schema,
+            "Key": type_key(content_type.workspace_id, content_type.name),
+            "UpdateExpression": "SET entryCount = if_not_exists(entryCount, :zero) + :delta",
+            "ConditionExpression": condition,
+            **_names_values({}, {**values, ":zero": 0}),
+        }
+    }
+
+
+def _event(kind: EventKind, caller: Caller, entry: StoredEntry, now: float) -> dict[str, Any]:
+    return event_put(
+        kind,
+        workspace_id=entry.workspace_id,
+        caller=caller,
+        entry_id=entry.id,
+        content_type=entry.content_type,
+        title=entry.title,
+        now=now,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation of a write body
+
+
+@dataclass
+class _Problems:
+    items: list[dict[str, str]] = field(default_factory=list)
+
+    def add(self, location: str, problem: str) -> None:
+        self.items.append({"location": location, "problem": problem})
+
+    def has(self, location: str) -> bool:
+        return any(p["location"] == location for p in self.items)
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            raise ValidationFailed("the entry is invalid", details=self.items)
+
+
+def _apply_values(
+    content_type: ContentType,
+    current: Mapping[str, Any],
+    patch: Mapping[str, Any],
+    problems: _Problems,
+) -> dict[str, Any]:
+    """`current` (by key) with `patch` (by name) applied: omitted unchanged, None clears."""
+    known = {f.key for f in content_type.value_fields}
+    result = {k: v for k, v in current.items() if k in known}
+    for name, raw in patch.items():
+        definition = content_type.field(name) if isinstance(name, str) else None
+        where = f"values.{str(name)[:64]}"
+        if definition is None:
+            problems.add(
+                where, f"content type {content_type.name!r} has no field {str(name)[:64]!r}"
+            )
+        elif definition.is_relation:
+            problems.add(where, "is a relation: change it under relations with link/unlink")
+        elif raw is None:
+            result.pop(definition.key, None)
+        else:
+            try:
+                result[definition.key] = value_rules.to_storage(definition, raw)
+            except value_rules.InvalidValue as error:
+                problems.add(where, str(error))
+    return result
+
+
+@dataclass
+class _LinkPlan:
+    links: dict[str, tuple[str, ...]]
+    linked: list[tuple[FieldDef, str]]
+    unlinked: list[tuple[FieldDef, str]]
+
+
+def _plan_links(
+    caller: Caller,
+    content_type: ContentType,
+    source_id: str,
+    current: Mapping[str, tuple[str, ...]],
+    changes: Mapping[str, RelationChange],
+    problems: _Problems,
+) -> _LinkPlan:
+    known = {f.key for f in content_type.relation_fields}
+    links = {k: v for k, v in current.items() if k in known}
+    linked: list[tuple[FieldDef, str]] = []
+    unlinked: list[tuple[FieldDef, str]] = []
+    for name, change in changes.items():
+        where = f"relations.{str(name)[:64]}"
+        definition = content_type.field(name) if isinstance(name, str) else None
+        if (
+            definition is None
+            or not definition.is_relation
+            or not caller.grants(definition.target or "")
+        ):
+            problems.add(where, f"content type {content_type.name!r} has no relation field")
+            continue
+        bad = [i for i in (*change.link, *change.unlink) if not is_entry_id(i)]
+        if bad:
+            problems.add(where, "link and unlink take entry ids (lower-case UUIDs)")
+            continue
+        to_link = list(dict.fromkeys(change.link))
+        to_unlink = list(dict.fromkeys(change.unlink))
+        if set(to_link) & set(to_unlink):
+            problems.add(where, "an id cannot be linked and unlinked in one write")
+            continue
+        if definition.to_one and len(to_link) > 1:
+            problems.add(f"{where}.link", f"a {definition.cardinality} field holds one target")
+            continue
+        ids = list(links.get(definition.key, ()))
+        for target_id in to_unlink:
+            if target_id in ids:
+                ids.remove(target_id)
+                unlinked.append((definition, target_id))
+        for target_id in to_link:
+            if target_id in ids:
+                continue
+            if definition.to_one:
+                unlinked.extend((definition, old) for old in ids)
+                ids = []
+            ids.append(target_id)
+            linked.append((definition, target_id))
+        if len(ids) > MAX_LINKS_PER_FIELD:
+            problems.add(where, f"a relation field holds at most {MAX_LINKS_PER_FIELD} links")
+        links[definition.key] = tuple(ids)
+    if len(linked) + len(unlinked) > MAX_LINK_CHANGES_PER_WRITE:
+        problems.add(
+            "relations",
+            f"at most {MAX_LINK_CHANGES_PER_WRITE} links and unlinks in one write "
+            f"(this one makes {len(linked) + len(unlinked)}); split it",
+        )
+    return _LinkPlan(links=links, linked=linked, unlinked=unlinked)
+
+
+def _check_targets(
+    caller: Caller,
+    workspace_id: str,
+    source_id: str,
+    source_type: ContentType,
+    linked: Sequence[tuple[FieldDef, str]],
+    problems: _Problems,
+) -> list[str]:
+    """Newly linked targets must exist here, be of the field's target type and be visible to
+    the writer. Returns the ids the transaction must check again (all but the source itself)."""
+    others = {target_id for _, target_id in linked if target_id != source_id}
+    fetched = fetch_entries(workspace_id, others, (), ())
+    types: dict[str, ContentType | None] = {source_type.name: source_type}
+    for definition, target_id in linked:
+        target_name = definition.target or ""
+        if target_name not in types:
+            types[target_name] = get_type(workspace_id, target_name)
+        target_type = types[target_name]
+        if target_id == source_id:
+            ok = target_type is not None and target_type.name == source_type.name
+        else:
+            stored = fetched.get(target_id)
+            ok = (
+                stored is not None
+                and target_type is not None
+                and stored_visible(caller, target_type, stored)
+            )
+        if not ok:
+            problems.add(
+                f"relations.{definition.name}.link",
+                f"no entry {target_id} of content type {target_name!r}",
+            )
+    return sorted(others)
+
+
+def _check_required(
+    content_type: ContentType,
+    values: Mapping[str, Any],
+    links: Mapping[str, tuple[str, ...]],
+    problems: _Problems,
+) -> None:
+    for definition in content_type.fields:
+        if not definition.required:
+            continue
+        if definition.is_relation:
+            if not links.get(definition.key):
+                problems.add(f"relations.{definition.name}", "is required: link a target")
+        elif values.get(definition.key) is None and not problems.has(f"values.{definition.name}"):
+            problems.add(f"values.{definition.name}", "is required")
+
+
+def _check_audiences(
+    caller: Caller,
+    content_type: ContentType,
+    audiences: tuple[str, ...] | None,
+    problems: _Problems,
+) -> tuple[str, ...] | None:
+    if audiences is None:
+        return None
+    if not content_type.audience_gated:
+        if audiences:
+            problems.add("audiences", f"content type {content_type.name!r} is not audience-gated")
+        return ()
+    cleaned = tuple(sorted({a.strip() for a in audiences if isinstance(a, str)}))
+    if len(cleaned) > MAX_AUDIENCES or any(
+        not a or len(a) > 64 or not value_rules.is_unicode(a) for a in cleaned
+    ):
+        problems.add("audiences", f"at most {MAX_AUDIENCES} names of 1 to 64 characters")
+        return None
+    if isinstance(caller, TokenCaller) and caller.audiences.isdisjoint(cleaned):
+        problems.add(
+            "audiences",
+            "must include one of this token's audiences, or the entry would be invisible to it",
+        )
+    return cleaned
+
+
+def _link_items(
+    transaction: _Transaction,
+    content_type: ContentType,
+    source_id: str,
+    plan: _LinkPlan,
+    target_checks: Sequence[str],
+    takeovers: Mapping[str, str],
+) -> None:
+    workspace_id = content_type.workspace_id
+    for target_id in target_checks:
+        transaction.add(
+            "target",
+            {
+                "ConditionCheck": {
+                    "TableName": _content_table(),
+                    "Key": entry_key(workspace_id, target_id),
+                    "ConditionExpression": "attribute_exists(pk) AND #deleted = :false",
+                    **_names_values({"#deleted": "deleted"}, {":false": False}),
+                }
+            },
+            target_id,
+        )
+    for definition, target_id in plan.unlinked:
+        if not definition.exclusive:
+            continue
+        transaction.add(
+            "unclaim",
+            {
+                "Delete": {
+                    "TableName": _content_table(),
+                    "Key": link_claim_key(
+                        workspace_id, content_type.name, definition.key, target_id
+                    ),
+                    "ConditionExpression": "attribute_not_exists(pk) OR sourceId = :me",
+                    **_names_values({}, {":me": source_id}),
+                }
+            },
+        )
+    for definition, target_id in plan.linked:
+        if not definition.exclusive:
+            continue
+        stale = takeovers.get(target_id + "#" + definition.key)
+        condition = "attribute_not_exists(pk) OR sourceId = :me"
+        values: dict[str, Any] = {":me": source_id}
+        if stale is not None:
+            condition += " OR sourceId = :stale"
+            values[":stale"] = stale
+        claim_key = link_claim_key(workspace_id, content_type.name, definition.key, target_id)
+        transaction.add(
+            "claim",
+            {
+                "Put": {
+                    "TableName": _content_table(),
+                    "Item": {
+                        **claim_key,
+                        **dynamo.encode(
+                            {
+                                "entity": "link_claim",
+                                "sourceId": source_id,
+                                "targetId": target_id,
+                                "fieldKey": definition.key,
+                            }
+                        ),
+                    },
+                    "ConditionExpression": condition,
+                    **_names_values({}, values),
+                }
+            },
+            _LinkClaim(content_type.name, definition, target_id),
+        )
+
+
+def _sized(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
+    item = entry_item(content_type, entry)
+    if item_size(item) > MAX_ITEM_BYTES:
+        raise ValidationFailed(
+            f"the entry would exceed DynamoDB's item size limit ({MAX_ITEM_BYTES // 1024} KB "
+            "including the summary); shorten the text fields"
+        )
+    return item
+
+
+# ---------------------------------------------------------------------------------------------
+# Service functions
+
+
+def create_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
+    """POST: always a draft. Emits `entry.created`."""
+    caller, workspace_id = request.caller, request.workspace_id
+    entry_id = str(uuid.uuid4())
+
+    def build(takeovers: dict[str, str]) -> tuple[_Transaction, Entry]:
+        content_type = _type_for_write(caller, workspace_id, request.content_type)
+        now = (clock or SystemClock()).now()
+        stamp = iso_utc(now)
+        problems = _Problems()
+        locale = DEFAULT_LOCALE if request.locale is None else request.locale
+        if not is_locale(locale):
+            problems.add("locale", f"must match {LOCALE_PATTERN}")
+        elif not content_type.localized and locale != DEFAULT_LOCALE:
+            problems.add("locale", f"content type {content_type.name!r} is not localized")
+        group_id = entry_id
+        group_member: dict[str, Any] | None = None
+        if request.locale_group_id is not None:
+            group_member = _group_member(
+                workspace_id, content_type, request.locale_group_id, locale
+            )
+            if not content_type.localized:
+                problems.add("localeGroupId", "only entries of a localized type have translations")
+            elif group_member is None:
+                problems.add(
+                    "localeGroupId", f"no entry of content type {content_type.name!r} has it"
+                )
+            else:
+                group_id = request.locale_group_id
+        audiences = _check_audiences(caller, content_type, request.audiences or (), problems)
+        values = _apply_values(content_type, {}, request.values, problems)
+        plan = _plan_links(caller, content_type, entry_id, {}, request.relations, problems)
+        if plan.unlinked:
+            problems.add("relations", "a new entry has nothing to unlink")
+        _check_required(content_type, values, plan.links, problems)
+        problems.raise_if_any()
+        checks = _check_targets(caller, workspace_id, entry_id, content_type, plan.linked, problems)
+        problems.raise_if_any()
+
+        entry = StoredEntry(
+            id=entry_id,
+            workspace_id=workspace_id,
+            content_type=content_type.name,
+            status="draft",
+            locale=locale,
+            locale_group_id=group_id,
+            created_at=stamp,
+            updated_at=stamp,
+            published_at=None,
+            audiences=audiences or (),
+            deleted=False,
+            version=1,
+            title=title_of(content_type, values),
+            values=values,
+            links=plan.links,
+        )
+        transaction = _Transaction()
+        transaction.add(
+            "entry",
+            {
+                "Put": {
+                    "TableName": _content_table(),
+                    "Item": dynamo.encode(_sized(content_type, entry)),
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+        )
+        transaction.add("type", _type_count(content_type, +1))
+        transaction.add(
+            "group",
+            {
+                "Put": {
+                    "TableName": _content_table(),
+                    "Item": {
+                        **group_claim_key(workspace_id, group_id, locale),
+                        **dynamo.encode(
+                            {
+                                "entity": "locale_claim",
+                                "entryId": entry_id,
+                                "contentType": content_type.name,
+                            }
+                        ),
+                    },
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            locale,
+        )
+        if group_member is not None and group_member["sk"]["S"] != f"LOCALE#{locale}":
+            transaction.add(
+                "member",
+                {
+                    "ConditionCheck": {
+                        "TableName": _content_table(),
+                        "Key": {"pk": group_member["pk"], "sk": group_member["sk"]},
+                        "ConditionExpression": "attribute_exists(pk)",
+                    }
+                },
+            )
+        if content_type.is_single:
+            transaction.add(
+                "single",
+                {
+                    "Put": {
+                        "TableName": _content_table(),
+                        "Item": {
+                            **single_claim_key(workspace_id, content_type.name, locale),
+                            **dynamo.encode({"entity": "single_claim", "entryId": entry_id}),
+                        },
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+                locale,
+            )
+        _link_items(transaction, content_type, entry_id, plan, checks, takeovers)
+        transaction.add("event", _event("entry.created", caller, entry, now))
+        return transaction, entry_view(content_type, entry)
+
+    return _run(workspace_id, entry_id, build)
+
+
+def _group_member(
+    workspace_id: str, content_type: ContentType, group_id: str, locale: str
+) -> dict[str, Any] | None:
+    """A claim item of the locale group (raw keys), if the group exists for this type; one of
+    another locale than `locale` when there is one (the transaction checks that it still
+    exists, and must not name the new claim's own item twice)."""
+    if not is_entry_id(group_id):
+        return None
+    for page in dynamo.query_pages(
+        {
+            "TableName": _content_table(),
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": f"GROUP#{workspace_id}#{group_id}"}},
+            "ConsistentRead": True,
+            "Limit": 10,
+        }
+    ):
+        members = [
+            {"pk": raw["pk"], "sk": raw["sk"]}
+            for raw in page
+            if raw.get("contentType", {}).get("S") == content_type.name
+        ]
+        others = [m for m in members if m["sk"]["S"] != f"LOCALE#{locale}"]
+        chosen = others or members
+        return chosen[0] if chosen else None
+    return None
+
+
+def update_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
+    """PATCH: omitted fields unchanged, null clears; a published entry stays published.
+    Emits `entry.updated`."""
+    caller, workspace_id = request.caller, request.workspace_id
+    entry_id = request.id or ""
+
+    def build(takeovers: dict[str, str]) -> tuple[_Transaction, Entry]:
+        content_type = _type_for_write(caller, workspace_id, request.content_type)
+        current = _read_for_write(caller, content_type, workspace_id, entry_id, full=True)
+        if current.deleted:
+            raise _not_found(entry_id)
+        now = (clock or SystemClock()).now()
+        problems = _Problems()
+        if request.locale is not None and request.locale != current.locale:
+            problems.add("locale", "the locale of an entry cannot change")
+        if (
+            request.locale_group_id is not None
+            and request.locale_group_id != current.locale_group_id
+        ):
+            problems.add("localeGroupId", "the locale group of an entry cannot change")
+        audiences = _check_audiences(caller, content_type, request.audiences, problems)
+        values = _apply_values(content_type, current.values, request.values, problems)
+        plan = _plan_links(
+            caller, content_type, current.id, current.links, request.relations, problems
+        )
+        _check_required(content_type, values, plan.links, problems)
+        problems.raise_if_any()
+        checks = _check_targets(
+            caller, workspace_id, current.id, content_type, plan.linked, problems
+        )
+        problems.raise_if_any()
+        entry = current.with_changes(
+            values=values,
+            links=plan.links,
+            audiences=current.audiences if audiences is None else audiences,
+            updated_at=iso_utc(now),
+            version=current.version + 1,
+            title=title_of(content_type, values),
+        )
+        transaction = _Transaction()
+        transaction.add(
+            "entry",
+            {
+                "Put": {
+                    "TableName": _content_table(),
+                    "Item": dynamo.encode(_sized(content_type, entry)),
+                    "ConditionExpression": "#version = :version AND #deleted = :false",
+                    **_names_values(
+                        {"#version": "version", "#deleted": "deleted"},
+                        {":version": current.version, ":false": False},
+                    ),
+                }
+            },
+        )
+        transaction.add("type", _type_check(content_type))
+        _link_items(transaction, content_type, current.id, plan, checks, takeovers)
+        transaction.add("event", _event("entry.updated", caller, entry, now))
+        return transaction, entry_view(content_type, entry)
+
+    return _run(workspace_id, entry_id, build)
+
+
+def _state_change(
+    request: EntryAction,
+    kind: EventKind,
+    clock: Clock | None,
+    change: Callable[
+        [ContentType, StoredEntry, str], tuple[StoredEntry, dict[str, Any], list[str]]
+    ],
+    *,
+    full: bool = True,
+) -> Entry:
+    """A transition that touches only system attributes: one UpdateItem plus the event.
+
+    `change(type, current, now)` checks the current state (raising 404/409) and returns the
+    new state, the attributes to SET and the attributes to REMOVE. With `full` the entry is
+    read whole first, so the answer carries its values without a second read.
+    """
+    caller, workspace_id = request.caller, request.workspace_id
+
+    def build(_: dict[str, str]) -> tuple[_Transaction, Entry]:
+        content_type = _type_for_write(caller, workspace_id, request.content_type)
+        current = _read_for_write(caller, content_type, workspace_id, request.id, full=full)
+        now = (clock or SystemClock()).now()
+        entry, sets, removes = change(content_type, current, iso_utc(now))
+        names: dict[str, str] = {"#version": "version", "#deleted": "deleted"}
+        values: dict[str, Any] = {":version": current.version, ":one": 1}
+        assignments = ["#version = #version + :one"]
+        for index, (path, value) in enumerate(sets.items()):
+            segments = path.split(".")
+            aliases = []
+            for segment in segments:
+                alias = f"#n{len(names)}"
+                names[alias] = segment
+                aliases.append(alias)
+            values[f":v{index}"] = value
+            assignments.append(f"{'.'.join(aliases)} = :v{index}")
+        expression = "SET " + ", ".join(assignments)
+        if removes:
+            removed = []
+            for attribute in removes:
+                alias = f"#n{len(names)}"
+                names[alias] = attribute
+                removed.append(alias)
+            expression += " REMOVE " + ", ".join(removed)
+        values[":deleted"] = current.deleted
+        transaction = _Transaction()
+        transaction.add(
+            "entry",
+            {
+                "Update": {
+                    "TableName": _content_table(),
+                    "Key": entry_key(workspace_id, current.id),
+                    "UpdateExpression": expression,
+                    "ConditionExpression": "#version = :version AND #deleted = :deleted",
+                    **_names_values(names, values),
+                }
+            },
+        )
+        transaction.add("event", _event(kind, caller, entry, now))
+        return transaction, entry_view(content_type, entry)
+
+    return _run(workspace_id, request.id, build)
+
+
+def publish_entry(request: EntryAction, clock: Clock | None = None) -> Entry:
+    """draft -> published (409 if already published). Emits `entry.published`."""
+
+    def change(
+        _: ContentType, current: StoredEntry, now: str
+    ) -> tuple[StoredEntry, dict[str, Any], list[str]]:
+        if current.deleted:
+            raise _not_found(current.id)
+        if current.status == "published":
+            raise Conflict("the entry is already published")
+        sets = {
+            "status": "published",
+            "publishedAt": now,
+            "updatedAt": now,
+            "summary.s": "published",
+            "summary.p": now,
+            "summary.u": now,
+        }
+        return (
+            current.with_changes(status="published", published_at=now, updated_at=now),
+            sets,
+            [],
+        )
+
+    return _state_change(request, "entry.published", clock, change)
+
+
+def unpublish_entry(request: EntryAction, clock: Clock | None = None) -> Entry:
+    """published -> draft (409 if a draft). Emits `entry.unpublished`."""
+
+    def change(
+        _: ContentType, current: StoredEntry, now: str
+    ) -> tuple[StoredEntry, dict[str, Any], list[str]]:
+        if current.deleted:
+            raise _not_found(current.id)
+        if current.status != "published":
+            raise Conflict("the entry is not published")
+        sets = {
+            "status": "draft",
+            "publishedAt": None,
+            "updatedAt": now,
+            "summary.s": "draft",
+            "summary.p": None,
+            "summary.u": now,
+        }
+        return (
+            current.with_changes(status="draft", published_at=None, updated_at=now),
+            sets,
+            [],
+        )
+
+    return _state_change(request, "entry.unpublished", clock, change)
+
+
+def delete_entry(request: EntryAction, clock: Clock | None = None) -> None:
+    """Moves the entry to the trash (409 if already there). Emits `entry.deleted`."""
+
+    def change(
+        _: ContentType, current: StoredEntry, now: str
+    ) -> tuple[StoredEntry, dict[str, Any], list[str]]:
+        if current.deleted:
+            raise Conflict("the entry is already in the trash")
+        return (
+            current.with_changes(deleted=True),
+            {"deleted": True, "deletedAt": now, "summary.d": True},
+            ["gsi1pk", "gsi1sk"],
+        )
+
+    _state_change(request, "entry.deleted", clock, change, full=False)
+
+
+def restore_entry(request: EntryAction, clock: Clock | None = None) -> Entry:
+    """Brings a trashed entry back with the status it had (409 if not in the trash).
+    Emits `entry.restored`."""
+
+    def change(
+        content_type: ContentType, current: StoredEntry, now: str
+    ) -> tuple[StoredEntry, dict[str, Any], list[str]]:
+        if not current.deleted:
+            raise Conflict("the entry is not in the trash")
+        sets = {
+            "deleted": False,
+            "summary.d": False,
+            "gsi1pk": index_pk(current.workspace_id, content_type.name, current.locale),
+            "gsi1sk": f"{current.created_at}#{current.id}",
+        }
+        return current.with_changes(deleted=False), sets, ["deletedAt"]
+
+    return _state_change(request, "entry.restored", clock, change)
+
+
+def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
+    """Removes a trashed entry for good (409 if not in the trash). Emits `entry.purged` with
+    the title snapshot. Its locale and single-type claims go in the same transaction, and so do
+    its one-to-one/one-to-many link claims when they fit; any left over are stale (their source
+    is gone) and the next writer to link those targets takes them over."""
+    caller, workspace_id = request.caller, request.workspace_id
+
+    def build(_: dict[str, str]) -> tuple[_Transaction, None]:
+        content_type = _type_for_write(caller, workspace_id, request.content_type)
+        current = _read_for_write(caller, content_type, workspace_id, request.id, full=True)
+        if not current.deleted:
+            raise Conflict("only an entry in the trash can be purged; delete it first")
+        now = (clock or SystemClock()).now()
+        transaction = _Transaction()
+        transaction.add(
+            "entry",
+            {
+                "Delete": {
+                    "TableName": _content_table(),
+                    "Key": entry_key(workspace_id, current.id),
+                    "ConditionExpression": "#version = :version AND #deleted = :true",
+                    **_names_values(
+                        {"#version": "version", "#deleted": "deleted"},
+                        {":version": current.version, ":true": True},
+                    ),
+                }
+            },
+        )
+        transaction.add("type", _type_count(content_type, -1))
+        transaction.add(
+            "ungroup",
+            {
+                "Delete": {
+                    "TableName": _content_table(),
+                    "Key": group_claim_key(workspace_id, current.locale_group_id, current.locale),
+                }
+            },
+        )
+        if content_type.is_single:
+            transaction.add(
+                "unsingle",
+                {
+                    "Delete": {
+                        "TableName": _content_table(),
+                        "Key": single_claim_key(workspace_id, content_type.name, current.locale),
+                    }
+                },
+            )
+        transaction.add("event", _event("entry.purged", caller, current, now))
+        for definition in content_type.relation_fields:
+            if not definition.exclusive:
+                continue
+            for target_id in current.links.get(definition.key, ()):
+                if len(transaction.items) >= dynamo.TRANSACT_LIMIT:
+                    break
+                transaction.add(
+                    "unclaim",
+                    {
+                        "Delete": {
+                            "TableName": _content_table(),
+                            "Key": link_claim_key(
+                                workspace_id, content_type.name, definition.key, target_id
+                            ),
+                            "ConditionExpression": "attribute_not_exists(pk) OR sourceId = :me",
+                            **_names_values({}, {":me": current.id}),
+                        }
+                    },
+                )
+        return transaction, None
+
+    _run(workspace_id, request.id, build)
