@@ -1,0 +1,85 @@
+"""The REST content routes in `/api/v1/openapi.json`, with schemas and the error shape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.conftest import ClientFactory
+
+ROUTES = {
+    ("/api/v1/content-types", "get"): {"200", "401", "403"},
+    ("/api/v1/content-types", "post"): {"201", "400", "401", "403", "409", "413", "422"},
+    ("/api/v1/content-types/{name}", "get"): {"200", "401", "403", "404"},
+    ("/api/v1/content-types/{name}", "put"): {"200", "400", "401", "403", "404", "409", "422"},
+    ("/api/v1/content-types/{name}", "delete"): {"204", "401", "403", "404", "409"},
+    ("/api/v1/content/{content_type}", "get"): {"200", "400", "401", "403", "404"},
+    ("/api/v1/content/{content_type}", "post"): {"201", "400", "401", "403", "404", "409", "422"},
+    ("/api/v1/content/{content_type}/{entry_id}", "get"): {"200", "400", "401", "404"},
+    ("/api/v1/content/{content_type}/{entry_id}", "patch"): {"200", "400", "404", "409", "422"},
+    ("/api/v1/content/{content_type}/{entry_id}", "delete"): {"204", "401", "403", "404", "409"},
+    ("/api/v1/content/{content_type}/{entry_id}/publish", "post"): {"200", "404", "409"},
+    ("/api/v1/content/{content_type}/{entry_id}/unpublish", "post"): {"200", "404", "409"},
+    ("/api/v1/content/{content_type}/{entry_id}/restore", "post"): {"200", "404", "409"},
+    ("/api/v1/content/{content_type}/{entry_id}/purge", "delete"): {"204", "404", "409"},
+    ("/api/v1/content/{content_type}/{entry_id}/relations/{field}", "get"): {
+        "200",
+        "400",
+        "404",
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def document(base_url: str) -> dict[str, Any]:
+    import httpx
+
+    with httpx.Client(base_url=base_url) as client:
+        response = client.get("/api/v1/openapi.json")
+    assert response.status_code == 200
+    body: dict[str, Any] = response.json()
+    return body
+
+
+@pytest.mark.parametrize(("path", "method"), sorted(ROUTES))
+def test_every_content_route_is_documented_with_its_errors(
+    document: dict[str, Any], path: str, method: str
+) -> None:
+    operation = document["paths"][path][method]
+    documented = set(operation["responses"])
+    assert ROUTES[(path, method)] <= documented, documented
+    for status, response in operation["responses"].items():
+        if status.startswith("4"):
+            schema = response["content"]["application/json"]["schema"]
+            assert schema["$ref"].endswith("/ErrorResponse"), (status, schema)
+
+
+def test_bodies_and_results_have_schemas(document: dict[str, Any]) -> None:
+    schemas = document["components"]["schemas"]
+    write = schemas["EntryWriteBody"]
+    assert write["additionalProperties"] is False
+    assert set(write["properties"]) == {
+        "values",
+        "relations",
+        "locale",
+        "localeGroupId",
+        "audiences",
+    }
+    entry = schemas["EntryOut"]
+    assert {"id", "contentType", "status", "values"} <= set(entry["required"])
+    assert set(schemas["EntryList"]["required"]) == {"items", "total", "page", "pageSize"}
+    assert set(schemas["ErrorResponse"]["required"]) == {"error"}
+    listing = document["paths"]["/api/v1/content/{content_type}"]["get"]
+    parameters = {p["name"]: p for p in listing["parameters"]}
+    assert {"page", "pageSize", "sort", "filter", "fields", "locale", "expand"} <= set(parameters)
+    assert parameters["pageSize"]["schema"]["maximum"] == 100
+    assert parameters["pageSize"]["schema"]["minimum"] == 1
+    post = document["paths"]["/api/v1/content/{content_type}"]["post"]
+    assert post["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/EntryWriteBody"
+    )
+
+
+def test_the_document_needs_no_credentials(make_client: ClientFactory) -> None:
+    assert make_client().get("/api/v1/openapi.json").status_code == 200
