@@ -27,9 +27,9 @@ from tests.support.webhooks import (
     FakeClock,
     FakeResolver,
     Hooks,
-    drop_endpoint,
     hostile_resolver,
     make_worker,
+    purge_endpoint,
     row,
     seed_rows,
     sender_for,
@@ -138,7 +138,7 @@ def test_fault_matrix(case: Case, receiver: Receiver, clock: FakeClock, options:
         with webhook_options(allow_private_networks=case.name != "private name"):
             _run_ladder(case, seeded.id, resolver, clock, receiver)
     finally:
-        drop_endpoint(endpoint.id)
+        purge_endpoint(endpoint.id)
 
 
 def _run_ladder(
@@ -216,7 +216,7 @@ def test_retry_after_as_an_http_date(receiver: Receiver, clock: FakeClock, optio
         wait = parse_iso_utc(current.next_attempt_at) - clock.now()
         assert 599 <= wait <= 601  # HTTP dates have whole seconds
     finally:
-        drop_endpoint(endpoint.id)
+        purge_endpoint(endpoint.id)
 
 
 def test_response_snippet_is_cut_at_response_snippet_bytes(
@@ -234,7 +234,7 @@ def test_response_snippet_is_cut_at_response_snippet_bytes(
         assert len(current.response_snippet) <= 6
         assert current.last_duration_ms is not None
     finally:
-        drop_endpoint(endpoint.id)
+        purge_endpoint(endpoint.id)
 
 
 # -- SSRF at send time -----------------------------------------------------------------------
@@ -273,7 +273,7 @@ def test_hostile_url_at_send_time_is_a_failed_attempt_without_status(
         assert dict(worker.retries)[seeded.id] <= 12
         assert receiver.requests == []
     finally:
-        drop_endpoint(endpoint.id)
+        purge_endpoint(endpoint.id)
 
 
 def test_dns_rebinding_after_create_is_refused_at_send_time(

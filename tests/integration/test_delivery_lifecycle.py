@@ -21,6 +21,7 @@ from tests.support.webhooks import (
     enqueue,
     function_runtime,
     make_worker,
+    purge_endpoint,
     row,
     seed_rows,
     sender_for,
@@ -37,7 +38,7 @@ pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 def stored(receiver: Receiver) -> Iterator[Endpoint]:
     created = store_endpoint(receiver.url())
     yield created
-    drop_endpoint(created.id)
+    purge_endpoint(created.id)
 
 
 def test_twenty_consecutive_dead_deliveries_disable_the_endpoint(
@@ -156,7 +157,7 @@ def test_pending_and_failed_rows_of_a_gone_endpoint_turn_dead_unsent(
         if change == "disabled":
             assert endpoint(created.id).consecutive_dead == 0  # not the receiver's fault
     finally:
-        drop_endpoint(created.id)
+        purge_endpoint(created.id)
 
 
 def test_redelivery_goes_through_the_pipeline_with_a_new_id_and_the_same_event_id(

@@ -10,6 +10,7 @@ import pytest
 
 from content_service.webhooks import fanout as fanout_module
 from content_service.webhooks import services
+from content_service.webhooks.deliveries import fanout_delivery_id
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import FanOut
@@ -19,9 +20,10 @@ from infra.local_stack import LocalStack
 from tests.support.receiver import Receiver
 from tests.support.webhooks import (
     FakeClock,
-    drop_endpoint,
+    delete_rows,
     function_runtime,
     outbox_event,
+    purge_endpoint,
     rows_for_endpoint,
     settings,
     store_endpoint,
@@ -54,7 +56,7 @@ def endpoints(receiver: Receiver, workspace: str) -> Iterator[dict[str, Endpoint
     }
     yield made
     for endpoint in made.values():
-        drop_endpoint(endpoint.id)
+        purge_endpoint(endpoint.id)
 
 
 def reached(endpoints: dict[str, Endpoint], event_id: str) -> set[str]:
@@ -101,7 +103,7 @@ def test_other_stream_records_are_ignored_and_a_malformed_one_is_skipped(
         rows = rows_for_endpoint(endpoint.id)
         assert [r.event_id for r in rows] == [good["id"]]
     finally:
-        drop_endpoint(endpoint.id)
+        purge_endpoint(endpoint.id)
 
 
 def test_a_failing_record_is_reported_alone(
@@ -132,7 +134,7 @@ def test_a_failing_record_is_reported_alone(
         rows = rows_for_endpoint(endpoint.id)
         assert sorted(r.event_id for r in rows) == sorted(e["id"] for e in (first, poisoned, last))
     finally:
-        drop_endpoint(endpoint.id)
+        purge_endpoint(endpoint.id)
 
 
 def test_fan_out_to_many_endpoints_uses_few_requests(stack: LocalStack, clock: FakeClock) -> None:
@@ -150,9 +152,9 @@ def test_fan_out_to_many_endpoints_uses_few_requests(stack: LocalStack, clock: F
     sqs = stack.emulator.sqs()
     # A queue of its own, so these rows of made-up endpoints are never consumed.
     scratch = sqs.create_queue(QueueName=f"fanout-test-{uuid.uuid4().hex[:8]}")["QueueUrl"]
+    event = OutboxEvent.from_item(outbox_event(workspace_id=workspace))
     try:
         fanout = FanOut(services.delivery_store(current), DeliveryQueue(sqs, scratch), clock)
-        event = OutboxEvent.from_item(outbox_event(workspace_id=workspace))
         result = fanout.fan_out(event, many)
         assert result.matched == 250
         assert len(result.inserted) == 250
@@ -166,3 +168,4 @@ def test_fan_out_to_many_endpoints_uses_few_requests(stack: LocalStack, clock: F
         assert queued == "500"  # a repeat queues the ids again; the claim dedups
     finally:
         sqs.delete_queue(QueueUrl=scratch)
+        delete_rows(fanout_delivery_id(e.id, event.id) for e in many)

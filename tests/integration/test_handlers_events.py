@@ -24,8 +24,8 @@ from infra.local_stack import LocalStack
 from tests.support.receiver import Receiver
 from tests.support.webhooks import (
     FakeClock,
-    drop_endpoint,
     function_runtime,
+    purge_endpoint,
     row,
     rows_for_endpoint,
     seed_rows,
@@ -47,7 +47,7 @@ def sample(name: str) -> Any:
 def stored(receiver: Receiver) -> Iterator[Endpoint]:
     created = store_endpoint(receiver.url())
     yield created
-    drop_endpoint(created.id)
+    purge_endpoint(created.id)
 
 
 def test_fanout_sample(stack: LocalStack, stored: Endpoint, receiver: Receiver) -> None:

@@ -17,9 +17,9 @@ from tests.conftest import webhook_options
 from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import (
     FakeClock,
-    drop_endpoint,
     function_runtime,
     make_worker,
+    purge_endpoint,
     row,
     seed_rows,
     sender_for,
@@ -37,7 +37,7 @@ DAY = 86400
 def stored(receiver: Receiver) -> Iterator[Endpoint]:
     created = store_endpoint(receiver.url())
     yield created
-    drop_endpoint(created.id)
+    purge_endpoint(created.id)
 
 
 def test_a_failed_row_beyond_the_queue_delay_is_retried_by_the_sweep(

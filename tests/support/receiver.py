@@ -103,6 +103,9 @@ class Receiver:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in separate writes: without this a kept-alive connection
+            # waits for the client's delayed ACK (~40 ms) before the body.
+            disable_nagle_algorithm = True
 
             def setup(self) -> None:
                 with receiver._lock:

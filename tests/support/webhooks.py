@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,6 +103,7 @@ class Hooks:
     def cleanup(self) -> None:
         for endpoint_id in self.created:
             self.client.delete(f"/api/webhooks/{endpoint_id}")
+            purge_endpoint(endpoint_id)
 
 
 def settings() -> Settings:
@@ -311,7 +312,30 @@ def store_endpoint(url: str, **fields: Any) -> Endpoint:
 
 
 def drop_endpoint(endpoint_id: str) -> None:
+    """Deletes the endpoint only (its rows stay, as after a DELETE through the API)."""
     services.endpoint_store(settings()).delete(endpoint_id)
+
+
+def purge_endpoint(endpoint_id: str) -> None:
+    """Test cleanup: the endpoint and all its delivery rows, so no later sweep hands them out."""
+    delete_rows(r.id for r in all_rows_for_endpoint(endpoint_id))
+    drop_endpoint(endpoint_id)
+
+
+def all_rows_for_endpoint(endpoint_id: str) -> list[DeliveryRow]:
+    store = services.delivery_store(settings())
+    rows: list[DeliveryRow] = []
+    cursor = None
+    while True:
+        page = store.page_for_endpoint(endpoint_id, limit=100, cursor=cursor)
+        rows.extend(page.items)
+        if page.next_cursor is None:
+            return rows
+        cursor = page.next_cursor
+
+
+def delete_rows(ids: Iterable[str]) -> None:
+    services.delivery_store(settings()).delete_many(list(ids))
 
 
 def endpoint(endpoint_id: str) -> Endpoint:
