@@ -13,6 +13,7 @@ from content_service.api.request_context import BodySizeLimitMiddleware, Correla
 from content_service.api.routes import (
     content,
     content_types,
+    graphql,
     health,
     home,
     login,
@@ -43,6 +44,7 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         tokens.router,
         content_types.router,
         content.router,
+        graphql.router,
         webhooks.router,
         login.router,
         home.router,

@@ -1,0 +1,128 @@
+"""`/api/v1/graphql`: the GraphQL adapter over the content service (spec 4.1, 5, 7.1).
+
+- `POST /api/v1/graphql` `{query, variables?, operationName?}` answers HTTP 200 always, with
+  `{data?, errors?}`; each error carries `extensions.status` (what REST would have answered) and
+  `extensions.code`. Authentication failures and malformed bodies are errors too. (Middleware in
+  front of every route still answers 413 for a body over 1 MiB and 403 for a cookie-carrying
+  write from a foreign origin, as for any other route.)
+- `GET /api/v1/graphql`: the SDL of the caller's grant set, the very schema that introspection
+  describes (authenticated like it; 401 without valid credentials).
+- `GET /api/v1/graphql/playground`: GraphiQL from the app's own static files, only when
+  `API_REFERENCE_ENABLED` is set (404 otherwise). The page holds no data; the queries it sends
+  carry the token pasted into its header editor (or the sign-in cookie).
+
+Same bearer tokens, session, workspace bucket, scopes and visibility as the REST content API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, PlainTextResponse, Response
+
+from content_service import runtime
+from content_service.api.auth import (
+    CallerDep,
+    OptionalCallerDep,
+    WorkspaceIdDep,
+    caller_workspace_id,
+    optional_caller,
+)
+from content_service.api.templating import templates
+from content_service.errors import NotFound, ServiceError, Unauthorized
+from content_service.graphql import execution
+from content_service.graphql.build import BuiltSchema
+from content_service.graphql.cache import schemas
+from content_service.graphql.errors import RequestError, service_error_json
+from content_service.identity.principal import Caller, UserCaller
+from content_service.observability import logger
+from content_service.settings import Settings
+
+router = APIRouter(prefix="/api/v1/graphql", tags=["graphql"])
+
+PLAYGROUND_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+
+
+class _GraphQLResponse(Response):
+    media_type = "application/json"
+
+    def render(self, content: object) -> bytes:
+        return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _schema_for(request: Request, settings: Settings) -> tuple[Caller, str, BuiltSchema]:
+    caller = optional_caller(request)
+    if caller is None:
+        raise Unauthorized("authentication required: send a bearer token or sign in")
+    workspace_id = caller_workspace_id(request, caller)
+    built = schemas.schema_for(caller, workspace_id, settings.graphql.schema_cache_ttl_seconds)
+    return caller, workspace_id, built
+
+
+@router.post(
+    "",
+    summary="Run a GraphQL query or mutation",
+    description="Body `{query, variables?, operationName?}`; always HTTP 200 with "
+    "`{data?, errors?}`, each error carrying `extensions.status` and `extensions.code`.",
+)
+async def graphql_post(request: Request) -> Response:
+    try:
+        payload = execution.parse_body(await request.body())
+        settings = runtime.settings()
+        try:
+            caller, workspace_id, built = await asyncio.to_thread(_schema_for, request, settings)
+        except ServiceError as error:
+            return _GraphQLResponse({"errors": [service_error_json(error)]})
+        body = await execution.run(
+            built, caller, workspace_id, payload, execution.limits_of(settings.graphql)
+        )
+        return _GraphQLResponse(body)
+    except RequestError as error:
+        return _GraphQLResponse({"errors": [error.to_json()]})
+    except Exception:
+        logger.exception("GraphQL request failed")
+        return _GraphQLResponse(
+            {
+                "errors": [
+                    {
+                        "message": "internal error; the request was not completed",
+                        "extensions": {"status": 500, "code": "INTERNAL_SERVER_ERROR"},
+                    }
+                ]
+            }
+        )
+
+
+@router.get(
+    "",
+    response_class=PlainTextResponse,
+    summary="The GraphQL schema (SDL) of the caller's grant set",
+)
+def graphql_sdl(caller: CallerDep, workspace_id: WorkspaceIdDep) -> PlainTextResponse:
+    settings = runtime.settings()
+    built = schemas.schema_for(caller, workspace_id, settings.graphql.schema_cache_ttl_seconds)
+    return PlainTextResponse(built.sdl, headers={"Cache-Control": "no-store"})
+
+
+@router.get("/playground", response_class=HTMLResponse, include_in_schema=False)
+def graphql_playground(request: Request, caller: OptionalCallerDep) -> Response:
+    if not runtime.settings().api_reference_enabled:
+        raise NotFound("the GraphQL playground is not enabled (API_REFERENCE_ENABLED)")
+    return templates.TemplateResponse(
+        request,
+        "graphiql.html",
+        {"signed_in": isinstance(caller, UserCaller)},
+        headers=PLAYGROUND_HEADERS,
+    )

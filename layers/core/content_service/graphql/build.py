@@ -1,0 +1,468 @@
+"""One executable schema for one set of visible content types, built with graphene.
+
+The shape (spec 2.1, CONTRACT.md "GraphQL shapes and counting"), for a collection type
+`blog_post` and a single type `site_settings`:
+
+    type BlogPost { id: ID! status: EntryStatus! locale: String! localeGroupId: ID!
+                    createdAt: String! updatedAt: String! publishedAt: String
+                    audiences: [String!]!            # audience-gated types only
+                    title: String  views: Long  ...   # value fields, names unchanged
+                    author: Author                   # to-one relation
+                    tags(page: Int, pageSize: Int): [Tag!]! }   # to-many relation
+    type BlogPostList { items: [BlogPost!]! total: Int! }
+    type Query { blogPost(id: ID!): BlogPost
+                 blogPosts(page: Int, pageSize: Int, sort: String, filter: Filter,
+                           locale: String): BlogPostList!
+                 siteSettings(locale: String): SiteSettings }
+    type Mutation { createBlogPost(input: BlogPostCreateInput!): BlogPost
+                    updateBlogPost(id: ID!, input: BlogPostUpdateInput!): BlogPost
+                    publishBlogPost(id: ID!): BlogPost  unpublishBlogPost(id: ID!): BlogPost
+                    deleteBlogPost(id: ID!): Boolean! }
+
+A relation whose target is not visible is left out of the object type and the write input.
+Input fields and arguments declare no default values, and input objects coerce to plain dicts
+keyed by their GraphQL names, so an omitted field stays absent and an explicit null stays null.
+
+graphene keeps the first of two classes sharing a type name and silently drops the second
+(LESSONS.md), so each build creates exactly one class per name and the schema is assembled from
+that build's classes alone; `build` checks it. A build is cached per (workspace, schema
+version, visible types) by `content_service.graphql.cache`, so classes are created once per
+cache key, never per request.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import graphene
+from graphene.types.definitions import GrapheneGraphQLType
+from graphql import GraphQLInputObjectType, GraphQLSchema, print_schema
+
+from content_service.content.model import ContentType, FieldDef
+from content_service.content.requests import FILTER_OPS
+from content_service.graphql import resolvers
+from content_service.graphql.cost_limits import CostModel
+from content_service.graphql.naming import SchemaNames, TypeNames, allocate
+from content_service.graphql.scalars import (
+    JSON_DESCRIPTION,
+    LONG_DESCRIPTION,
+    json_identity,
+    json_literal,
+    long_literal,
+    long_serialize,
+    long_value,
+)
+
+VALIDATED_DOCUMENTS = 256
+TEXT_TYPES = frozenset({"string", "text", "richtext", "date", "datetime"})
+
+
+@dataclass(eq=False)
+class BuiltSchema:
+    """An executable schema and what the pipeline needs beside it."""
+
+    workspace_id: str
+    version: int
+    type_names: frozenset[str]
+    schema: GraphQLSchema
+    cost_model: CostModel
+    types: Mapping[str, ContentType]
+    relations: Mapping[str, Mapping[str, FieldDef]]
+    names: SchemaNames
+    graphene_schema: Any = field(repr=False)
+    validated: OrderedDict[str, None] = field(default_factory=OrderedDict, repr=False)
+    _sdl: str | None = field(default=None, repr=False)
+
+    @property
+    def sdl(self) -> str:
+        if self._sdl is None:
+            self._sdl = print_schema(self.schema)
+        return self._sdl
+
+    def is_validated(self, query: str) -> bool:
+        if query in self.validated:
+            self.validated.move_to_end(query)
+            return True
+        return False
+
+    def mark_validated(self, query: str) -> None:
+        self.validated[query] = None
+        while len(self.validated) > VALIDATED_DOCUMENTS:
+            self.validated.popitem(last=False)
+
+
+def _attribute(name: str) -> Callable[[Any, Any], Any]:
+    def resolve(entry: Any, _info: Any) -> Any:
+        return getattr(entry, name)
+
+    return resolve
+
+
+def _value(name: str) -> Callable[[Any, Any], Any]:
+    def resolve(entry: Any, _info: Any) -> Any:
+        return entry.values.get(name)
+
+    return resolve
+
+
+class _Builder:
+    def __init__(self, types: Mapping[str, ContentType], names: SchemaNames) -> None:
+        self.types = types
+        self.names = names
+        self.classes: list[Any] = []
+        self.objects: dict[str, Any] = {}
+        self.enums: dict[tuple[str, str], Any] = {}
+        self.relations: dict[str, dict[str, FieldDef]] = {
+            name: {f.name: f for f in t.relation_fields if (f.target or "") in types}
+            for name, t in types.items()
+        }
+        shared = names.shared
+        self.json = self._scalar(
+            shared["JSON"], JSON_DESCRIPTION, json_identity, json_identity, json_literal
+        )
+        self.long = self._scalar(
+            shared["Long"], LONG_DESCRIPTION, long_serialize, long_value, long_literal
+        )
+        self.status = self._enum(
+            shared["EntryStatus"],
+            "An entry's status; REST's `draft` and `published` in upper case.",
+            [("DRAFT", "draft"), ("PUBLISHED", "published")],
+        )
+        self.filter_op = self._enum(
+            shared["FilterOp"],
+            "The operators of the REST filter grammar.",
+            [(op, op) for op in FILTER_OPS],
+        )
+        self.filter = self._filter(shared["Filter"])
+        self.link_input = self._input(
+            shared["RelationLinkInput"],
+            "Target ids to link and to unlink through one relation field.",
+            {
+                "link": graphene.List(graphene.NonNull(graphene.ID)),
+                "unlink": graphene.List(graphene.NonNull(graphene.ID)),
+            },
+        )
+
+    # -- graphene classes, one per name --------------------------------------------------------
+
+    def _register(self, cls: Any) -> Any:
+        self.classes.append(cls)
+        return cls
+
+    def _scalar(
+        self,
+        name: str,
+        description: str,
+        serialize: Callable[..., Any],
+        parse_value: Callable[..., Any],
+        parse_literal: Callable[..., Any],
+    ) -> Any:
+        meta = type("Meta", (), {"name": name, "description": description})
+        attrs = {
+            "Meta": meta,
+            "serialize": staticmethod(serialize),
+            "parse_value": staticmethod(parse_value),
+            "parse_literal": staticmethod(parse_literal),
+        }
+        return self._register(type(f"Scalar_{name}", (graphene.Scalar,), attrs))
+
+    def _enum(self, name: str, description: str, members: list[tuple[str, str]]) -> Any:
+        python_enum = enum.Enum(f"Enum_{name}", members)  # type: ignore[misc]
+        return self._register(
+            graphene.Enum.from_enum(python_enum, name=name, description=description)
+        )
+
+    def _input(self, name: str, description: str, fields: Mapping[str, Any]) -> Any:
+        meta = type("Meta", (), {"name": name, "description": description, "container": dict})
+        attrs: dict[str, Any] = {"Meta": meta}
+        for graphql_name, field_type in fields.items():
+            attrs[f"f_{graphql_name}"] = graphene.InputField(field_type, name=graphql_name)
+        return self._register(type(f"Input_{name}", (graphene.InputObjectType,), attrs))
+
+    def _object(self, name: str, description: str, fields: Mapping[str, Any]) -> Any:
+        meta = type("Meta", (), {"name": name, "description": description})
+        attrs: dict[str, Any] = {"Meta": meta}
+        for graphql_name, graphene_field in fields.items():
+            graphene_field.name = graphql_name
+            attrs[f"f_{graphql_name}"] = graphene_field
+        return self._register(type(f"Object_{name}", (graphene.ObjectType,), attrs))
+
+    def _filter(self, name: str) -> Any:
+        def this() -> Any:
+            return self.filter
+
+        return self._input(
+            name,
+            "The REST filter grammar, verbatim: `{and: [...]}`, `{or: [...]}` or "
+            '`{field, op, value}` (for example `{and: [{field: "title", op: eq, value: '
+            '"Hello"}]}`).',
+            {
+                "and": graphene.List(graphene.NonNull(this)),
+                "or": graphene.List(graphene.NonNull(this)),
+                "field": graphene.String,
+                "op": self.filter_op,
+                "value": self.json,
+            },
+        )
+
+    # -- per content type ------------------------------------------------------------------------
+
+    def _value_type(self, content_type: ContentType, definition: FieldDef) -> Any:
+        kind = definition.type
+        if kind in TEXT_TYPES:
+            return graphene.String
+        if kind == "integer":
+            return self.long
+        if kind == "float":
+            return graphene.Float
+        if kind == "boolean":
+            return graphene.Boolean
+        if kind == "json":
+            return self.json
+        if kind == "enum":
+            return self.enums.get((content_type.name, definition.name), graphene.String)
+        raise ValueError(f"no GraphQL type for field type {kind!r}")
+
+    def _field_enums(self, content_type: ContentType, own: TypeNames) -> None:
+        for definition in content_type.fields:
+            enum_name = own.enums.get(definition.name)
+            if enum_name is not None:
+                self.enums[(content_type.name, definition.name)] = self._enum(
+                    enum_name,
+                    f"The values of field `{definition.name}` of `{content_type.name}`.",
+                    [(v, v) for v in definition.values],
+                )
+
+    def _object_type(self, content_type: ContentType, own: TypeNames) -> Any:
+        non_null = graphene.NonNull
+        fields: dict[str, Any] = {
+            "id": graphene.Field(non_null(graphene.ID), resolver=_attribute("id")),
+            "status": graphene.Field(non_null(self.status), resolver=_attribute("status")),
+            "locale": graphene.Field(non_null(graphene.String), resolver=_attribute("locale")),
+            "localeGroupId": graphene.Field(
+                non_null(graphene.ID), resolver=_attribute("locale_group_id")
+            ),
+            "createdAt": graphene.Field(
+                non_null(graphene.String), resolver=_attribute("created_at")
+            ),
+            "updatedAt": graphene.Field(
+                non_null(graphene.String), resolver=_attribute("updated_at")
+            ),
+            "publishedAt": graphene.Field(graphene.String, resolver=_attribute("published_at")),
+        }
+        if content_type.audience_gated:
+            fields["audiences"] = graphene.Field(
+                non_null(graphene.List(non_null(graphene.String))),
+                resolver=_attribute("audiences"),
+            )
+        relations = self.relations[content_type.name]
+        for definition in content_type.fields:
+            if not definition.is_relation:
+                fields[definition.name] = graphene.Field(
+                    self._value_type(content_type, definition), resolver=_value(definition.name)
+                )
+                continue
+            if definition.name not in relations:
+                continue  # the target is not visible: the relation is left out
+            target = definition.target or ""
+
+            def target_type(target: str = target) -> Any:
+                return self.objects[target]
+
+            if definition.to_one:
+                fields[definition.name] = graphene.Field(
+                    target_type,
+                    resolver=resolvers.to_one_relation(content_type.name, definition.name, target),
+                    description=f"The linked `{target}` ({definition.cardinality}), or null.",
+                )
+            else:
+                fields[definition.name] = graphene.Field(
+                    non_null(graphene.List(non_null(target_type))),
+                    args={
+                        "page": graphene.Argument(graphene.Int),
+                        "pageSize": graphene.Argument(graphene.Int),
+                    },
+                    resolver=resolvers.to_many_relation(content_type.name, definition.name, target),
+                    description=(
+                        f"The linked `{target}` entries ({definition.cardinality}) in link order; "
+                        "`pageSize` defaults to 25 (at most 100)."
+                    ),
+                )
+        kind = "single type" if content_type.is_single else "content type"
+        return self._object(own.object, f"An entry of {kind} `{content_type.name}`.", fields)
+
+    def _write_inputs(self, content_type: ContentType, own: TypeNames) -> tuple[Any, Any | None]:
+        values = {
+            d.name: self._value_type(content_type, d)
+            for d in content_type.fields
+            if not d.is_relation
+        }
+        links = {name: self.link_input for name in self.relations[content_type.name]}
+        shared: dict[str, Any] = {}
+        if values:
+            shared["values"] = self._input(
+                own.values_input,
+                f"Values of `{content_type.name}` by field name: an omitted field is left "
+                "unchanged, an explicit null clears it.",
+                values,
+            )
+        if links:
+            shared["relations"] = self._input(
+                own.relations_input,
+                f"Links to add and remove, by relation field of `{content_type.name}`.",
+                links,
+            )
+        audiences = (
+            {"audiences": graphene.List(graphene.NonNull(graphene.String))}
+            if content_type.audience_gated
+            else {}
+        )
+        create = self._input(
+            own.create_input,
+            f"A new entry of `{content_type.name}` (always a draft).",
+            {**shared, "locale": graphene.String, "localeGroupId": graphene.ID, **audiences},
+        )
+        update_fields = {**shared, **audiences}
+        update = (
+            self._input(
+                own.update_input,
+                f"Changes to an entry of `{content_type.name}`.",
+                update_fields,
+            )
+            if update_fields
+            else None
+        )
+        return create, update
+
+    # -- the schema ------------------------------------------------------------------------------
+
+    def build(self, workspace_id: str, version: int) -> BuiltSchema:
+        ordered = sorted(self.types)
+        for type_name in ordered:
+            self._field_enums(self.types[type_name], self.names.types[type_name])
+        for type_name in ordered:
+            self.objects[type_name] = self._object_type(
+                self.types[type_name], self.names.types[type_name]
+            )
+        query: dict[str, Any] = {}
+        mutation: dict[str, Any] = {}
+        for type_name in ordered:
+            self._root_fields(type_name, query, mutation)
+        if not query:
+            query["_empty"] = graphene.Field(
+                graphene.Boolean, description="Present only when no content type is visible."
+            )
+        query_type = self._object("Query", "Reads of the content API.", query)
+        mutation_type = (
+            self._object("Mutation", "Writes of the content API (a full token).", mutation)
+            if mutation
+            else None
+        )
+        graphene_schema = graphene.Schema(
+            query=query_type, mutation=mutation_type, auto_camelcase=False
+        )
+        schema: GraphQLSchema = graphene_schema.graphql_schema
+        mine = set(map(id, self.classes))
+        for graphql_type in schema.type_map.values():
+            if isinstance(graphql_type, GrapheneGraphQLType):
+                # One class per name, all from this build (never graphene's silent first-wins).
+                assert id(graphql_type.graphene_type) in mine, graphql_type
+            if isinstance(graphql_type, GraphQLInputObjectType):
+                for input_field in graphql_type.fields.values():
+                    input_field.out_name = None  # coerce to dicts keyed by the GraphQL names
+        entry_types = [self.names.types[t].object for t in ordered]
+        return BuiltSchema(
+            workspace_id=workspace_id,
+            version=version,
+            type_names=frozenset(self.types),
+            schema=schema,
+            cost_model=CostModel(schema, entry_types),
+            types=dict(self.types),
+            relations=self.relations,
+            names=self.names,
+            graphene_schema=graphene_schema,
+        )
+
+    def _root_fields(self, type_name: str, query: dict[str, Any], mutation: dict[str, Any]) -> None:
+        content_type = self.types[type_name]
+        own = self.names.types[type_name]
+        obj = self.objects[type_name]
+        id_argument = {"id": graphene.Argument(graphene.NonNull(graphene.ID))}
+        if content_type.is_single:
+            query[own.single_field] = graphene.Field(
+                obj,
+                args={"locale": graphene.Argument(graphene.String)},
+                resolver=resolvers.single_type_field(type_name),
+                description=f"The `{type_name}` record in `locale` (default `en`), or null.",
+            )
+        else:
+            envelope = self._object(
+                own.list_envelope,
+                f"A page of `{type_name}` entries and the number of all that match.",
+                {
+                    "items": graphene.Field(
+                        graphene.NonNull(graphene.List(graphene.NonNull(obj))),
+                        resolver=resolvers.envelope_items,
+                    ),
+                    "total": graphene.Field(
+                        graphene.NonNull(graphene.Int), resolver=resolvers.envelope_total
+                    ),
+                },
+            )
+            query[own.single_field] = graphene.Field(
+                obj,
+                args=id_argument,
+                resolver=resolvers.single_entry_field(type_name),
+                description=f"One `{type_name}` entry by id.",
+            )
+            query[own.list_field] = graphene.Field(
+                graphene.NonNull(envelope),
+                args={
+                    "page": graphene.Argument(graphene.Int),
+                    "pageSize": graphene.Argument(graphene.Int),
+                    "sort": graphene.Argument(graphene.String),
+                    "filter": graphene.Argument(self.filter),
+                    "locale": graphene.Argument(graphene.String),
+                },
+                resolver=resolvers.list_field(type_name),
+                description=(
+                    f"`{type_name}` entries: `page` from 1, `pageSize` 25 by default (at most "
+                    "100), `sort` like `-publishedAt,title`, `filter` in the REST grammar, "
+                    "`locale` (default `en`)."
+                ),
+            )
+        create, update = self._write_inputs(content_type, own)
+        mutation[own.mutation("create")] = graphene.Field(
+            obj,
+            args={"input": graphene.Argument(graphene.NonNull(create))},
+            resolver=resolvers.create_mutation(type_name),
+            description=f"Creates a draft `{type_name}` entry and returns it.",
+        )
+        if update is not None:
+            mutation[own.mutation("update")] = graphene.Field(
+                obj,
+                args={**id_argument, "input": graphene.Argument(graphene.NonNull(update))},
+                resolver=resolvers.update_mutation(type_name),
+                description="Omitted fields are left unchanged; an explicit null clears.",
+            )
+        mutation[own.mutation("publish")] = graphene.Field(
+            obj, args=id_argument, resolver=resolvers.state_mutation(type_name, "publish_entry")
+        )
+        mutation[own.mutation("unpublish")] = graphene.Field(
+            obj, args=id_argument, resolver=resolvers.state_mutation(type_name, "unpublish_entry")
+        )
+        mutation[own.mutation("delete")] = graphene.Field(
+            graphene.NonNull(graphene.Boolean),
+            args=id_argument,
+            resolver=resolvers.delete_mutation(type_name),
+            description="Moves the entry to the trash; returns true.",
+        )
+
+
+def build_schema(workspace_id: str, version: int, types: Mapping[str, ContentType]) -> BuiltSchema:
+    """A schema over `types` (the content types visible to a grant set)."""
+    return _Builder(types, allocate(types)).build(workspace_id, version)

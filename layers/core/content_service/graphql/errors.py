@@ -1,0 +1,95 @@
+"""GraphQL errors: every one carries `extensions.status` (the HTTP status the REST equivalent
+would have answered, spec 7.1) and a stable `extensions.code`.
+
+| code                         | status | when                                                    |
+|------------------------------|--------|---------------------------------------------------------|
+| BAD_REQUEST                  | 400    | the HTTP body is not JSON, lacks `query`, bad variables |
+| GRAPHQL_PARSE_FAILED         | 400    | the document does not parse                             |
+| QUERY_TOO_LONG, TOO_DEEP,    | 400    | a cost limit (spec 8.1)                                 |
+| TOO_MANY_FIELDS, TOO_COMPLEX,|        |                                                         |
+| TOO_MANY_OPERATIONS,         |        |                                                         |
+| FRAGMENT_CYCLE               |        |                                                         |
+| OPERATION_RESOLUTION_FAILURE | 400    | `operationName` names no operation of the document      |
+| GRAPHQL_VALIDATION_FAILED    | 400    | graphql-core validation (unknown type or field...)      |
+| BAD_USER_INPUT               | 400/422| a variable or argument the schema or the service refuses|
+| UNAUTHENTICATED              | 401    | no valid token or session                               |
+| FORBIDDEN                    | 403    | valid credentials without the permission                |
+| NOT_FOUND                    | 404    | an entry (or a type revoked since) the caller cannot see|
+| CONFLICT                     | 409    | the write collides with the current state               |
+| PAYLOAD_TOO_LARGE            | 413    | the entry would exceed the item size                    |
+| INTERNAL_SERVER_ERROR        | 500    | a bug; the message says nothing more (logged)           |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphql import GraphQLError
+
+from content_service.errors import ServiceError
+from content_service.observability import logger
+
+SERVICE_CODES = {
+    400: "BAD_USER_INPUT",
+    401: "UNAUTHENTICATED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    409: "CONFLICT",
+    413: "PAYLOAD_TOO_LARGE",
+    422: "BAD_USER_INPUT",
+}
+INTERNAL_MESSAGE = "internal error; the field was not resolved"
+
+
+class RequestError(Exception):
+    """A refusal of the whole request, before any resolver runs."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+        self.message = message
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message": self.message, "extensions": {"status": self.status, "code": self.code}}
+
+
+def service_error_json(error: ServiceError) -> dict[str, Any]:
+    return {"message": error.message, "extensions": _service_extensions(error)}
+
+
+def _service_extensions(error: ServiceError) -> dict[str, Any]:
+    extensions: dict[str, Any] = {
+        "status": error.status,
+        "code": SERVICE_CODES.get(error.status, "INTERNAL_SERVER_ERROR"),
+    }
+    if error.details is not None:
+        extensions["details"] = error.details
+    return extensions
+
+
+def format_error(error: GraphQLError, default_code: str = "BAD_USER_INPUT") -> dict[str, Any]:
+    """One error as JSON. graphql-core's own errors (coercion, validation) get `default_code`
+    with status 400; a service refusal its status and code; anything else is a bug."""
+    original = error.original_error
+    message = error.message
+    if isinstance(original, ServiceError):
+        message = original.message
+        extensions = _service_extensions(original)
+    elif original is None or isinstance(original, GraphQLError):
+        extensions = {"status": 400, "code": default_code}
+    else:
+        logger.error(
+            "GraphQL field failed",
+            exc_info=(type(original), original, original.__traceback__),
+            extra={"path": error.path},
+        )
+        message = INTERNAL_MESSAGE
+        extensions = {"status": 500, "code": "INTERNAL_SERVER_ERROR"}
+    body: dict[str, Any] = {"message": message}
+    if error.locations:
+        body["locations"] = [{"line": loc.line, "column": loc.column} for loc in error.locations]
+    if error.path is not None:
+        body["path"] = list(error.path)
+    body["extensions"] = extensions
+    return body

@@ -1,0 +1,223 @@
+"""The request pipeline, in this order; a refusal at any step runs no resolver:
+
+1. the HTTP body: a JSON object with a string `query`, an object (or null) `variables` no
+   deeper than MAX_VARIABLE_DEPTH and with at most MAX_VARIABLE_NODES values, and an optional
+   string `operationName`;
+2. (the route authenticates and picks the cached schema of the caller's grant set);
+3. the length limit, before parsing (`cost_limits.check_length`);
+4. parsing (successful parses are kept in a small LRU keyed by the document text);
+5. the cost limits in one bounded pass over the syntax tree (`cost_limits.measure`: exactly one
+   operation, depth, fields, complexity, fragment cycles; introspection exempt), before
+   graphql-core's validation, whose overlapping-fields rule is slow on alias bombs;
+6. `operationName`, when given, must name the document's operation;
+7. graphql-core's validation with all of its specified rules (`rules=` replaces the defaults,
+   LESSONS.md, so they are passed explicitly); a document that passed is remembered per built
+   schema, so a repeated query is not validated again;
+8. execution (async: resolvers await the service in worker threads, with DataLoaders made for
+   this request alone, since Mangum reuses one event loop across invocations).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import (
+    DocumentNode,
+    GraphQLError,
+    GraphQLSyntaxError,
+    execute,
+    parse,
+    specified_rules,
+    validate,
+)
+
+from content_service.graphql.build import BuiltSchema
+from content_service.graphql.cost_limits import (
+    CostLimitExceeded,
+    Limits,
+    check_length,
+    measure,
+    single_operation,
+)
+from content_service.graphql.errors import RequestError, format_error
+from content_service.graphql.resolvers import Context
+from content_service.identity.principal import Caller
+from content_service.settings import GraphQLLimits
+
+MAX_VARIABLE_DEPTH = 64
+MAX_VARIABLE_NODES = 100_000
+PARSED_DOCUMENTS = 256
+MAX_VALIDATION_ERRORS = 20
+MAX_COERCION_ERRORS = 20
+VALIDATION_RULES = (*specified_rules,)
+"""All of graphql-core's rules: `validate(rules=...)` replaces the defaults, never extends them."""
+
+
+@dataclass(frozen=True)
+class GraphQLRequest:
+    query: str
+    variables: dict[str, Any] | None
+    operation_name: str | None
+
+
+def parse_body(raw: bytes) -> GraphQLRequest:
+    """The POST body (GraphQL over HTTP); refusals are BAD_REQUEST errors."""
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise RequestError("BAD_REQUEST", "the request body must be a JSON object") from None
+    if not isinstance(body, dict):
+        raise RequestError("BAD_REQUEST", "the request body must be a JSON object")
+    query = body.get("query")
+    if not isinstance(query, str):
+        raise RequestError("BAD_REQUEST", "the request body needs `query`, a string")
+    variables = body.get("variables")
+    if variables is not None and not isinstance(variables, dict):
+        raise RequestError("BAD_REQUEST", "`variables` must be a JSON object")
+    if variables is not None:
+        check_variables(variables)
+    operation_name = body.get("operationName")
+    if operation_name is not None and not isinstance(operation_name, str):
+        raise RequestError("BAD_REQUEST", "`operationName` must be a string")
+    return GraphQLRequest(query, variables, operation_name or None)
+
+
+def check_variables(variables: Mapping[str, Any]) -> None:
+    """Refuses variables nested deeper than MAX_VARIABLE_DEPTH or with more than
+    MAX_VARIABLE_NODES values (an iterative walk: hostile nesting cannot exhaust the stack)."""
+    stack: list[tuple[Any, int]] = [(variables, 1)]
+    nodes = 0
+    while stack:
+        value, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_VARIABLE_NODES:
+            raise RequestError(
+                "BAD_REQUEST", f"`variables` holds more than {MAX_VARIABLE_NODES} values"
+            )
+        if isinstance(value, dict | list):
+            if depth > MAX_VARIABLE_DEPTH:
+                raise RequestError(
+                    "BAD_REQUEST", f"`variables` nests deeper than {MAX_VARIABLE_DEPTH} levels"
+                )
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children)
+
+
+class _Documents:
+    """Parsed documents by text (LRU): parsing the same query again is skipped."""
+
+    def __init__(self, size: int = PARSED_DOCUMENTS) -> None:
+        self.size = size
+        self.entries: OrderedDict[str, DocumentNode] = OrderedDict()
+
+    def parse(self, query: str) -> DocumentNode:
+        found = self.entries.get(query)
+        if found is not None:
+            self.entries.move_to_end(query)
+            return found
+        try:
+            document = parse(query)
+        except GraphQLSyntaxError as error:
+            raise RequestError("GRAPHQL_PARSE_FAILED", error.message) from None
+        except RecursionError:
+            raise RequestError("TOO_DEEP", "the document nests too deeply to parse") from None
+        self.entries[query] = document
+        while len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+        return document
+
+
+documents = _Documents()
+
+
+def limits_of(settings: GraphQLLimits) -> Limits:
+    return Limits(
+        max_query_length=settings.max_query_length,
+        max_depth=settings.max_depth,
+        max_fields=settings.max_fields,
+        max_complexity=settings.max_complexity,
+    )
+
+
+def prepare(built: BuiltSchema, request: GraphQLRequest, limits: Limits) -> DocumentNode:
+    """Steps 3 to 7: the document, parsed, measured and validated, or a RequestError."""
+    try:
+        check_length(request.query, limits)
+        document = documents.parse(request.query)
+        measure(document, built.cost_model, limits, request.variables)
+        operation = single_operation(document)
+    except CostLimitExceeded as error:
+        raise RequestError(error.code, error.message) from None
+    except RecursionError:
+        raise RequestError("TOO_DEEP", "the document nests too deeply") from None
+    if request.operation_name is not None:
+        name = operation.name.value if operation.name is not None else None
+        if name != request.operation_name:
+            raise RequestError(
+                "OPERATION_RESOLUTION_FAILURE",
+                f"unknown operation named {request.operation_name[:100]!r}",
+            )
+    if not built.is_validated(request.query):
+        try:
+            errors = validate(
+                built.schema, document, VALIDATION_RULES, max_errors=MAX_VALIDATION_ERRORS
+            )
+        except RecursionError:
+            raise RequestError("TOO_DEEP", "the document nests too deeply") from None
+        if errors:
+            raise _ValidationFailed(errors)
+        built.mark_validated(request.query)
+    return document
+
+
+class _ValidationFailed(Exception):
+    def __init__(self, errors: list[GraphQLError]) -> None:
+        super().__init__("validation failed")
+        self.errors = errors
+
+
+async def run(
+    built: BuiltSchema,
+    caller: Caller,
+    workspace_id: str,
+    request: GraphQLRequest,
+    limits: Limits,
+) -> dict[str, Any]:
+    """The response body for one request: `{data?, errors?}`."""
+    try:
+        document = prepare(built, request, limits)
+    except RequestError as error:
+        return {"errors": [error.to_json()]}
+    except _ValidationFailed as failed:
+        return {"errors": [format_error(e, "GRAPHQL_VALIDATION_FAILED") for e in failed.errors]}
+    context = Context(
+        caller=caller,
+        workspace_id=workspace_id,
+        types=built.types,
+        relations=built.relations,
+    )
+    try:
+        outcome = execute(
+            built.schema,
+            document,
+            context_value=context,
+            variable_values=request.variables,
+            operation_name=request.operation_name,
+            max_coercion_errors=MAX_COERCION_ERRORS,
+        )
+        result = await outcome if inspect.isawaitable(outcome) else outcome
+    except RecursionError:
+        return {"errors": [RequestError("TOO_DEEP", "the variables nest too deeply").to_json()]}
+    body: dict[str, Any] = {}
+    errors = result.errors or []
+    started = result.data is not None or any(e.path is not None for e in errors)
+    if started:
+        body["data"] = result.data
+    if errors:
+        body["errors"] = [format_error(e) for e in errors]
+    return body

@@ -1,0 +1,414 @@
+"""Resolvers: each turns a field and its arguments into the request the REST route builds, and
+calls the same service function (ARCHITECTURE.md principle 1). No storage access here.
+
+| GraphQL field                       | service call (REST route)                               |
+|-------------------------------------|---------------------------------------------------------|
+| `blogPosts(page, pageSize, ...)`    | `list_entries(ListRequest)` (`GET /content/blog_post`)  |
+| `blogPost(id)`                      | `get_entry(GetRequest)` (`GET /content/blog_post/{id}`) |
+| `siteSettings(locale)`              | `list_entries(ListRequest)` page 1, first item          |
+| `author`, `tags` (page 1)           | `load_entries_by_ids` through a per-request DataLoader  |
+| `tags(page: 2)`                     | `list_related(RelationRequest)` (the relations route)   |
+| `createX`, `updateX`                | `create_entry`/`update_entry(WriteRequest)`, read back  |
+| `publishX`, `unpublishX`, `deleteX` | `publish_entry`... `(EntryAction)`                      |
+
+Every call passes the live caller, so the service re-checks the grant set, the scopes and the
+visibility rules on every read: a schema cached before a revocation can describe a type but
+cannot read it. The selection narrows the read exactly like REST `fields`: the value fields
+selected (fragments and inline fragments followed, `@skip`/`@include` honoured) become
+`fields`, the relation fields selected become `links` (their target ids are read, nothing else).
+
+Relation fields of one execution tick are batched: one DataLoader per (request, target type,
+selection) collects the ids every row asks for and makes one `load_entries_by_ids` call (one
+BatchGetItem per 100 ids). A to-many field takes the first `pageSize` visible targets in link
+order, asking for more ids only for rows whose first targets were invisible, exactly like REST's
+`expand`. The service's storage calls are synchronous, so they run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum as PyEnum
+from typing import Any
+
+from graphene.utils.dataloader import DataLoader
+from graphql import FieldNode, GraphQLObjectType, GraphQLResolveInfo, get_named_type
+from graphql.execution.collect_fields import collect_sub_fields
+from pydantic import ValidationError
+
+from content_service.api.routes.content import EntryWriteBody
+from content_service.content import service
+from content_service.content.model import ContentType, FieldDef
+from content_service.content.requests import (
+    DEFAULT_PAGE_SIZE,
+    EntryAction,
+    GetRequest,
+    ListRequest,
+    RelationRequest,
+    WriteRequest,
+)
+from content_service.content.views import Entry, EntryPage
+from content_service.errors import ValidationFailed
+from content_service.identity.principal import Caller
+
+Resolver = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Picked:
+    """What a selection reads of one content type: value fields and relation links."""
+
+    fields: tuple[str, ...]
+    links: tuple[str, ...]
+
+
+@dataclass
+class Context:
+    """One request: the live caller, its workspace, and the request's loaders."""
+
+    caller: Caller
+    workspace_id: str
+    types: Mapping[str, ContentType]
+    """The content types the schema was built from (to tell value fields from relations)."""
+    relations: Mapping[str, Mapping[str, FieldDef]]
+    """Relation fields present in the schema, by content type (targets visible when built)."""
+    loaders: dict[tuple[str, tuple[str, ...], tuple[str, ...]], DataLoader] = field(
+        default_factory=dict
+    )
+    picks: dict[tuple[Any, ...], Picked] = field(default_factory=dict)
+
+    def loader(self, type_name: str, picked: Picked) -> DataLoader:
+        key = (type_name, picked.fields, picked.links)
+        found = self.loaders.get(key)
+        if found is None:
+            found = DataLoader(
+                batch_load_fn=self._batch(type_name, picked), loop=asyncio.get_running_loop()
+            )
+            self.loaders[key] = found
+        return found
+
+    def _batch(
+        self, type_name: str, picked: Picked
+    ) -> Callable[[list[str]], Awaitable[list[Entry | None]]]:
+        caller, workspace_id = self.caller, self.workspace_id
+
+        def load(ids: list[str]) -> dict[str, Entry]:
+            # The live type, through the live caller: a revoked or deleted type is an error.
+            content_type = service.require_type(caller, workspace_id, type_name)
+            return service.load_entries_by_ids(
+                caller, workspace_id, content_type, ids, fields=picked.fields, links=picked.links
+            )
+
+        async def batch(ids: list[str]) -> list[Entry | None]:
+            found = await asyncio.to_thread(load, list(ids))
+            return [found.get(i) for i in ids]
+
+        return batch
+
+    def pick(self, info: GraphQLResolveInfo, type_name: str, through_items: bool) -> Picked:
+        """The value fields and relations the field's selection asks of `type_name`."""
+        nodes = info.field_nodes
+        key = (type_name, through_items, *map(id, nodes))
+        found = self.picks.get(key)
+        if found is None:
+            found = self._pick(info, type_name, nodes, through_items)
+            self.picks[key] = found
+        return found
+
+    def _pick(
+        self,
+        info: GraphQLResolveInfo,
+        type_name: str,
+        nodes: list[FieldNode],
+        through_items: bool,
+    ) -> Picked:
+        return_type = get_named_type(info.return_type)
+        assert isinstance(return_type, GraphQLObjectType)
+        if through_items:
+            envelope = _sub_fields(info, return_type, nodes)
+            nodes = [
+                node for group in envelope.values() for node in group if node.name.value == "items"
+            ]
+            items_type = get_named_type(return_type.fields["items"].type)
+            assert isinstance(items_type, GraphQLObjectType)
+            return_type = items_type
+        names = {group[0].name.value for group in _sub_fields(info, return_type, nodes).values()}
+        content_type = self.types[type_name]
+        relations = self.relations.get(type_name, {})
+        fields: list[str] = []
+        links: list[str] = []
+        for name in names:
+            definition = content_type.field(name)
+            if definition is None:
+                continue  # a system field or __typename: always read
+            if definition.is_relation:
+                if name in relations:
+                    links.append(name)
+            else:
+                fields.append(name)
+        return Picked(tuple(sorted(fields)), tuple(sorted(links)))
+
+
+def _sub_fields(
+    info: GraphQLResolveInfo, return_type: GraphQLObjectType, nodes: list[FieldNode]
+) -> dict[str, list[FieldNode]]:
+    if not nodes:
+        return {}
+    return collect_sub_fields(info.schema, info.fragments, info.variable_values, return_type, nodes)
+
+
+def plain(value: Any) -> Any:
+    """Coerced input as plain JSON-like data: enum members become their values."""
+    if isinstance(value, PyEnum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def _context(info: GraphQLResolveInfo) -> Context:
+    context = info.context
+    assert isinstance(context, Context)
+    return context
+
+
+def _or(value: Any, default: Any) -> Any:
+    return default if value is None else value
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads
+
+
+def list_field(type_name: str) -> Resolver:
+    async def resolve(
+        _root: Any,
+        info: GraphQLResolveInfo,
+        page: int | None = None,
+        pageSize: int | None = None,  # noqa: N803 (the GraphQL argument name)
+        sort: str | None = None,
+        filter: Mapping[str, Any] | None = None,
+        locale: str | None = None,
+    ) -> EntryPage:
+        context = _context(info)
+        picked = context.pick(info, type_name, through_items=True)
+        request = ListRequest.parse(
+            context.caller,
+            context.workspace_id,
+            type_name,
+            page=_or(page, 1),
+            page_size=_or(pageSize, DEFAULT_PAGE_SIZE),
+            sort=sort,
+            filter=plain(filter),
+            fields=picked.fields,
+            locale=locale,
+            links=picked.links,
+        )
+        return await asyncio.to_thread(service.list_entries, request)
+
+    return resolve
+
+
+def single_entry_field(type_name: str) -> Resolver:
+    async def resolve(_root: Any, info: GraphQLResolveInfo, id: str) -> Entry:
+        context = _context(info)
+        return await _get(context, info, type_name, id)
+
+    return resolve
+
+
+async def _get(context: Context, info: GraphQLResolveInfo, type_name: str, entry_id: str) -> Entry:
+    picked = context.pick(info, type_name, through_items=False)
+    request = GetRequest.parse(
+        context.caller,
+        context.workspace_id,
+        type_name,
+        entry_id,
+        fields=picked.fields,
+        links=picked.links,
+    )
+    return await asyncio.to_thread(service.get_entry, request)
+
+
+def single_type_field(type_name: str) -> Resolver:
+    """A single type: the list route's first item (REST's client takes the first item)."""
+
+    async def resolve(_root: Any, info: GraphQLResolveInfo, locale: str | None = None) -> Any:
+        context = _context(info)
+        picked = context.pick(info, type_name, through_items=False)
+        request = ListRequest.parse(
+            context.caller,
+            context.workspace_id,
+            type_name,
+            page=1,
+            page_size=1,
+            fields=picked.fields,
+            locale=locale,
+            links=picked.links,
+        )
+        page = await asyncio.to_thread(service.list_entries, request)
+        return page.items[0] if page.items else None
+
+    return resolve
+
+
+def envelope_items(page: EntryPage, _info: GraphQLResolveInfo) -> list[Entry]:
+    return page.items
+
+
+def envelope_total(page: EntryPage, _info: GraphQLResolveInfo) -> int:
+    return page.total
+
+
+async def _first_visible(loader: DataLoader, ids: Sequence[str], wanted: int) -> list[Entry]:
+    """The first `wanted` visible targets in link order, as REST's expand picks them."""
+    found: list[Entry] = []
+    offset = 0
+    while len(found) < wanted and offset < len(ids):
+        chunk = list(ids[offset : offset + wanted - len(found)])
+        results = await loader.load_many(chunk)
+        found.extend(r for r in results if r is not None)
+        offset += len(chunk)
+    return found[:wanted]
+
+
+async def _links(context: Context, entry: Entry, relation: str) -> tuple[str, ...]:
+    """The entry's linked ids; read (batched) when the entry came without them, as the
+    relations route's targets do."""
+    ids = entry.links.get(relation)
+    if ids is not None:
+        return ids
+    loader = context.loader(entry.content_type, Picked((), (relation,)))
+    with_links = await loader.load(entry.id)
+    return with_links.links.get(relation, ()) if with_links is not None else ()
+
+
+def to_one_relation(source_type: str, relation: str, target_type: str) -> Resolver:
+    async def resolve(entry: Entry, info: GraphQLResolveInfo) -> Entry | None:
+        context = _context(info)
+        picked = context.pick(info, target_type, through_items=False)
+        loader = context.loader(target_type, picked)
+        ids = await _links(context, entry, relation)
+        found = await _first_visible(loader, ids, 1)
+        return found[0] if found else None
+
+    return resolve
+
+
+def to_many_relation(source_type: str, relation: str, target_type: str) -> Resolver:
+    async def resolve(
+        entry: Entry,
+        info: GraphQLResolveInfo,
+        page: int | None = None,
+        pageSize: int | None = None,  # noqa: N803
+    ) -> list[Entry]:
+        context = _context(info)
+        picked = context.pick(info, target_type, through_items=False)
+        request = RelationRequest.parse(
+            context.caller,
+            context.workspace_id,
+            source_type,
+            entry.id,
+            relation,
+            page=_or(page, 1),
+            page_size=_or(pageSize, DEFAULT_PAGE_SIZE),
+            fields=picked.fields,
+        )
+        if request.page > 1:
+            # Spec 4.1: beyond the first page, the relations route's own call, one per row.
+            related = await asyncio.to_thread(service.list_related, request)
+            return related.items
+        loader = context.loader(target_type, picked)
+        ids = await _links(context, entry, relation)
+        return await _first_visible(loader, ids, request.page_size)
+
+    return resolve
+
+
+# ---------------------------------------------------------------------------------------------
+# Writes: the REST body model builds the WriteRequest, so both protocols refuse the same input
+
+
+def _write_request(
+    context: Context, type_name: str, entry_id: str | None, raw_input: Mapping[str, Any]
+) -> WriteRequest:
+    body: dict[str, Any] = {}
+    for key, value in plain(raw_input).items():
+        if value is None and key in ("values", "relations"):
+            continue  # an explicit null object: nothing to change
+        if key == "relations":
+            value = {
+                name: {k: v for k, v in (change or {}).items() if v is not None}
+                for name, change in value.items()
+            }
+        body[key] = value
+    try:
+        parsed = EntryWriteBody.model_validate(body)
+    except ValidationError as error:
+        details = [
+            {
+                "location": ".".join(str(part) for part in ("input", *e.get("loc", ()))),
+                "problem": e.get("msg", "invalid"),
+            }
+            for e in error.errors()
+        ]
+        raise ValidationFailed("the mutation input is invalid", details=details) from None
+    return parsed.request(context.caller, context.workspace_id, type_name, entry_id)
+
+
+def create_mutation(type_name: str) -> Resolver:
+    async def resolve(_root: Any, info: GraphQLResolveInfo, input: Mapping[str, Any]) -> Entry:
+        context = _context(info)
+        request = _write_request(context, type_name, None, input)
+        created = await asyncio.to_thread(service.create_entry, request)
+        return await _get(context, info, type_name, created.id)
+
+    return resolve
+
+
+def update_mutation(type_name: str) -> Resolver:
+    async def resolve(
+        _root: Any,
+        info: GraphQLResolveInfo,
+        id: str,
+        input: Mapping[str, Any],
+    ) -> Entry:
+        context = _context(info)
+        request = _write_request(context, type_name, id, input)
+        updated = await asyncio.to_thread(service.update_entry, request)
+        return await _get(context, info, type_name, updated.id)
+
+    return resolve
+
+
+def _action(context: Context, type_name: str, entry_id: str) -> EntryAction:
+    return EntryAction(
+        caller=context.caller,
+        workspace_id=context.workspace_id,
+        content_type=type_name,
+        id=entry_id,
+    )
+
+
+def state_mutation(type_name: str, operation: str) -> Resolver:
+    """`publish_entry` or `unpublish_entry`, then the entry read back."""
+
+    async def resolve(_root: Any, info: GraphQLResolveInfo, id: str) -> Entry:
+        context = _context(info)
+        change: Callable[[EntryAction], Entry] = getattr(service, operation)
+        changed = await asyncio.to_thread(change, _action(context, type_name, id))
+        return await _get(context, info, type_name, changed.id)
+
+    return resolve
+
+
+def delete_mutation(type_name: str) -> Resolver:
+    async def resolve(_root: Any, info: GraphQLResolveInfo, id: str) -> bool:
+        context = _context(info)
+        await asyncio.to_thread(service.delete_entry, _action(context, type_name, id))
+        return True
+
+    return resolve

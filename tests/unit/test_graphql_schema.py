@@ -1,0 +1,445 @@
+"""The GraphQL schema built from content types, without storage: shape, names, inputs, scalars,
+the cost model's view of it, and the request-body rules."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from graphql import (
+    GraphQLEnumType,
+    GraphQLInputObjectType,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLSchema,
+    Undefined,
+    build_schema,
+    coerce_input_value,
+    parse,
+    print_schema,
+)
+
+from content_service.content.model import ContentType, FieldDef
+from content_service.graphql.build import build_schema as build
+from content_service.graphql.cost_limits import Cost, CostModel, FieldKind, Limits, measure
+from content_service.graphql.errors import RequestError
+from content_service.graphql.execution import (
+    MAX_VARIABLE_DEPTH,
+    MAX_VARIABLE_NODES,
+    VALIDATION_RULES,
+    check_variables,
+    parse_body,
+)
+from content_service.graphql.resolvers import plain
+from content_service.graphql.scalars import long_literal, long_serialize, long_value
+
+UNLIMITED = Limits(10**9, 10**9, 10**9, 10**12)
+
+
+def field(name: str, kind: str, *extra: Any) -> FieldDef:
+    if kind == "relation":
+        target, cardinality = extra
+        return FieldDef(name, "relation", key=f"k_{name}", target=target, cardinality=cardinality)
+    if kind == "enum":
+        return FieldDef(name, "enum", key=f"k_{name}", values=tuple(extra[0]))
+    return FieldDef(name, kind, key=f"k_{name}")  # type: ignore[arg-type]
+
+
+def content_type(
+    name: str, *fields: FieldDef, kind: str = "collection", gated: bool = False
+) -> ContentType:
+    return ContentType(
+        workspace_id="ws",
+        name=name,
+        kind="single" if kind == "single" else "collection",
+        localized=True,
+        audience_gated=gated,
+        title_field=None,
+        fields=fields,
+        revision=1,
+        field_seq=len(fields),
+        created_at="",
+        updated_at="",
+    )
+
+
+BLOG = {
+    "blog_post": content_type(
+        "blog_post",
+        field("title", "string"),
+        field("body", "richtext"),
+        field("views", "integer"),
+        field("score", "float"),
+        field("hot", "boolean"),
+        field("day", "date"),
+        field("at", "datetime"),
+        field("color", "enum", ["red", "green"]),
+        field("meta", "json"),
+        field("author", "relation", "author", "many-to-one"),
+        field("cover", "relation", "image", "one-to-one"),
+        field("tags", "relation", "tag", "many-to-many"),
+        field("sections", "relation", "tag", "one-to-many"),
+        gated=True,
+    ),
+    "author": content_type("author", field("name", "string")),
+    "tag": content_type("tag", field("name", "string")),
+    "image": content_type("image", field("url", "string")),
+    "site_settings": content_type("site_settings", field("site_name", "string"), kind="single"),
+}
+
+
+def schema_of(types: dict[str, ContentType]) -> GraphQLSchema:
+    return build("ws", 1, types).schema
+
+
+def object_type(schema: GraphQLSchema, name: str) -> GraphQLObjectType:
+    found = schema.type_map[name]
+    assert isinstance(found, GraphQLObjectType)
+    return found
+
+
+def input_type(schema: GraphQLSchema, name: str) -> GraphQLInputObjectType:
+    found = schema.type_map[name]
+    assert isinstance(found, GraphQLInputObjectType)
+    return found
+
+
+def test_names_and_root_fields_follow_spec_2_1() -> None:
+    schema = schema_of(BLOG)
+    query = object_type(schema, "Query")
+    assert set(query.fields) == {
+        "blogPost",
+        "blogPosts",
+        "author",
+        "authors",
+        "tag",
+        "tags",
+        "image",
+        "images",
+        "siteSettings",
+    }
+    assert str(query.fields["blogPost"].type) == "BlogPost"
+    assert set(query.fields["blogPost"].args) == {"id"}
+    assert str(query.fields["blogPost"].args["id"].type) == "ID!"
+    assert str(query.fields["blogPosts"].type) == "BlogPostList!"
+    assert {name: str(a.type) for name, a in query.fields["blogPosts"].args.items()} == {
+        "page": "Int",
+        "pageSize": "Int",
+        "sort": "String",
+        "filter": "Filter",
+        "locale": "String",
+    }
+    # A single type: one field taking `locale`, returning the record itself.
+    assert str(query.fields["siteSettings"].type) == "SiteSettings"
+    assert set(query.fields["siteSettings"].args) == {"locale"}
+    assert "siteSettingss" not in query.fields
+    envelope = object_type(schema, "BlogPostList")
+    assert {n: str(f.type) for n, f in envelope.fields.items()} == {
+        "items": "[BlogPost!]!",
+        "total": "Int!",
+    }
+    mutation = object_type(schema, "Mutation")
+    for verb in ("create", "update", "publish", "unpublish", "delete"):
+        assert f"{verb}BlogPost" in mutation.fields
+        assert f"{verb}SiteSettings" in mutation.fields
+    assert str(mutation.fields["deleteBlogPost"].type) == "Boolean!"
+    assert str(mutation.fields["createBlogPost"].args["input"].type) == "BlogPostCreateInput!"
+    assert set(mutation.fields["updateBlogPost"].args) == {"id", "input"}
+    assert set(mutation.fields["publishBlogPost"].args) == {"id"}
+
+
+def test_object_type_fields_and_scalar_mapping() -> None:
+    schema = schema_of(BLOG)
+    post = object_type(schema, "BlogPost")
+    assert {n: str(f.type) for n, f in post.fields.items()} == {
+        "id": "ID!",
+        "status": "EntryStatus!",
+        "locale": "String!",
+        "localeGroupId": "ID!",
+        "createdAt": "String!",
+        "updatedAt": "String!",
+        "publishedAt": "String",
+        "audiences": "[String!]!",
+        "title": "String",
+        "body": "String",
+        "views": "Long",
+        "score": "Float",
+        "hot": "Boolean",
+        "day": "String",
+        "at": "String",
+        "color": "BlogPostColor",
+        "meta": "JSON",
+        "author": "Author",
+        "cover": "Image",
+        "tags": "[Tag!]!",
+        "sections": "[Tag!]!",
+    }
+    assert set(post.fields["tags"].args) == {"page", "pageSize"}
+    assert not post.fields["author"].args
+    # Not audience-gated: no audiences field. Field names keep their spelling.
+    assert "audiences" not in object_type(schema, "Author").fields
+    assert "site_name" in object_type(schema, "SiteSettings").fields
+    status = schema.type_map["EntryStatus"]
+    assert isinstance(status, GraphQLEnumType)
+    assert list(status.values) == ["DRAFT", "PUBLISHED"]
+    assert status.serialize("published") == "PUBLISHED"
+    assert status.serialize("draft") == "DRAFT"
+    filter_op = schema.type_map["FilterOp"]
+    assert isinstance(filter_op, GraphQLEnumType)
+    assert list(filter_op.values) == [
+        "eq",
+        "ne",
+        "lt",
+        "lte",
+        "gt",
+        "gte",
+        "in",
+        "nin",
+        "contains",
+        "startsWith",
+        "isNull",
+    ]
+    filter_input = input_type(schema, "Filter")
+    assert {n: str(f.type) for n, f in filter_input.fields.items()} == {
+        "and": "[Filter!]",
+        "or": "[Filter!]",
+        "field": "String",
+        "op": "FilterOp",
+        "value": "JSON",
+    }
+
+
+def test_relations_to_types_not_granted_are_absent_from_objects_and_inputs() -> None:
+    without = {k: v for k, v in BLOG.items() if k not in ("author", "tag")}
+    schema = schema_of(without)
+    post = object_type(schema, "BlogPost")
+    assert "author" not in post.fields
+    assert "tags" not in post.fields
+    assert "sections" not in post.fields
+    assert "cover" in post.fields
+    assert set(input_type(schema, "BlogPostRelationsInput").fields) == {"cover"}
+    assert "Author" not in schema.type_map
+    assert "Tag" not in schema.type_map
+    assert "author" not in print_schema(schema).lower()
+    # With no granted relation at all, the write inputs carry no `relations`.
+    alone = schema_of({"blog_post": BLOG["blog_post"]})
+    assert "relations" not in input_type(alone, "BlogPostCreateInput").fields
+    assert "BlogPostRelationsInput" not in alone.type_map
+
+
+def test_write_inputs_declare_no_default_values() -> None:
+    schema = schema_of(BLOG)
+    inputs = [t for t in schema.type_map.values() if isinstance(t, GraphQLInputObjectType)]
+    assert {t.name for t in inputs} >= {
+        "BlogPostCreateInput",
+        "BlogPostUpdateInput",
+        "BlogPostValuesInput",
+        "BlogPostRelationsInput",
+        "RelationLinkInput",
+        "Filter",
+    }
+    for input_object in inputs:
+        for name, input_field in input_object.fields.items():
+            assert input_field.default_value is Undefined, (input_object.name, name)
+            assert not isinstance(input_field.type, GraphQLNonNull), (input_object.name, name)
+    for root in ("Query", "Mutation"):
+        for root_field in object_type(schema, root).fields.values():
+            for argument in root_field.args.values():
+                assert argument.default_value is Undefined
+    assert "=" not in print_schema(schema)
+    create = input_type(schema, "BlogPostCreateInput")
+    assert {n: str(f.type) for n, f in create.fields.items()} == {
+        "values": "BlogPostValuesInput",
+        "relations": "BlogPostRelationsInput",
+        "locale": "String",
+        "localeGroupId": "ID",
+        "audiences": "[String!]",
+    }
+    update = input_type(schema, "BlogPostUpdateInput")
+    assert set(update.fields) == {"values", "relations", "audiences"}
+    values = input_type(schema, "BlogPostValuesInput")
+    assert "author" not in values.fields
+    assert str(values.fields["views"].type) == "Long"
+    assert str(values.fields["color"].type) == "BlogPostColor"
+    link = input_type(schema, "RelationLinkInput")
+    assert {n: str(f.type) for n, f in link.fields.items()} == {"link": "[ID!]", "unlink": "[ID!]"}
+
+
+def test_an_omitted_input_field_stays_absent_and_null_stays_null() -> None:
+    schema = schema_of(BLOG)
+    create = input_type(schema, "BlogPostCreateInput")
+    coerced = coerce_input_value(
+        {"values": {"title": None, "color": "red"}, "relations": {"tags": {"link": ["a"]}}},
+        create,
+    )
+    assert plain(coerced) == {
+        "values": {"title": None, "color": "red"},
+        "relations": {"tags": {"link": ["a"]}},
+    }
+    assert plain(coerce_input_value({}, create)) == {}
+    filter_input = input_type(schema, "Filter")
+    raw = {"and": [{"field": "title", "op": "eq", "value": {"x": [1, None]}}]}
+    assert plain(coerce_input_value(raw, filter_input)) == raw
+    assert plain(coerce_input_value({"field": "a", "op": "isNull"}, filter_input)) == {
+        "field": "a",
+        "op": "isNull",
+    }
+
+
+def test_adapter_names_yield_to_content_type_names() -> None:
+    types = {
+        "filter": content_type("filter", field("x", "boolean")),
+        "long": content_type("long", field("n", "integer")),
+        "entry_status": content_type("entry_status", field("s", "string")),
+        "blog_post": content_type("blog_post", field("color", "enum", ["a", "b"])),
+        "blog_post_list": content_type("blog_post_list", field("y", "string")),
+        "blog_post_color": content_type("blog_post_color", field("z", "string")),
+    }
+    built = build("ws", 1, types)
+    schema = built.schema
+    # The content types keep the names spec 2.1 derives...
+    for name in ("Filter", "Long", "EntryStatus", "BlogPostList", "BlogPostColor"):
+        assert isinstance(schema.type_map[name], GraphQLObjectType), name
+    # ...and the adapter's own types take the next free name.
+    assert isinstance(schema.type_map["Filter_"], GraphQLInputObjectType)
+    assert str(object_type(schema, "Long").fields["n"].type) == "Long_"
+    assert str(object_type(schema, "Query").fields["blogPosts"].type) == "BlogPostList_!"
+    assert str(object_type(schema, "BlogPost").fields["color"].type) == "BlogPostColor_"
+    assert str(object_type(schema, "Filter").fields["status"].type) == "EntryStatus_!"
+    # Deterministic, and a valid schema.
+    assert build("ws", 1, types).sdl == built.sdl
+    assert print_schema(build_schema(built.sdl)) == built.sdl
+
+
+def test_enum_values_graphql_cannot_name_are_served_as_strings() -> None:
+    types = {
+        "flag": content_type(
+            "flag", field("answer", "enum", ["true", "false"]), field("level", "enum", ["lo"])
+        )
+    }
+    schema = schema_of(types)
+    flag = object_type(schema, "Flag")
+    assert str(flag.fields["answer"].type) == "String"
+    assert str(flag.fields["level"].type) == "FlagLevel"
+
+
+def test_each_build_has_one_class_per_name_and_never_mixes_builds() -> None:
+    everything = build("ws", 1, BLOG)
+    fewer = build("ws", 1, {k: v for k, v in BLOG.items() if k != "author"})
+    assert str(object_type(everything.schema, "BlogPost").fields["author"].type) == "Author"
+    assert "author" not in object_type(fewer.schema, "BlogPost").fields
+    shared = set(everything.schema.type_map) & set(fewer.schema.type_map)
+    for name in shared:
+        mine = getattr(everything.schema.type_map[name], "graphene_type", None)
+        theirs = getattr(fewer.schema.type_map[name], "graphene_type", None)
+        if mine is not None:
+            assert mine is not theirs, name
+
+
+def test_no_visible_type_still_gives_a_valid_schema() -> None:
+    built = build("ws", 1, {})
+    assert set(object_type(built.schema, "Query").fields) == {"_empty"}
+    assert built.schema.mutation_type is None
+    assert print_schema(build_schema(built.sdl)) == built.sdl
+    bare = build("ws", 1, {"thing": content_type("thing")})
+    mutation = object_type(bare.schema, "Mutation")
+    assert "updateThing" not in mutation.fields  # nothing an update could change
+    assert set(input_type(bare.schema, "ThingCreateInput").fields) == {"locale", "localeGroupId"}
+
+
+def test_the_cost_model_classifies_the_built_schema() -> None:
+    built = build("ws", 1, BLOG)
+    model = built.cost_model
+    assert isinstance(model, CostModel)
+    expected = {
+        ("Query", "blogPosts"): FieldKind.LIST,
+        ("Query", "blogPost"): FieldKind.ONE,
+        ("Query", "siteSettings"): FieldKind.ONE,
+        ("BlogPostList", "items"): FieldKind.ENVELOPE_ITEMS,
+        ("BlogPostList", "total"): FieldKind.SCALAR,
+        ("BlogPost", "tags"): FieldKind.TO_MANY,
+        ("BlogPost", "sections"): FieldKind.TO_MANY,
+        ("BlogPost", "author"): FieldKind.ONE,
+        ("BlogPost", "cover"): FieldKind.ONE,
+        ("BlogPost", "title"): FieldKind.SCALAR,
+        ("BlogPost", "meta"): FieldKind.SCALAR,
+        ("Mutation", "createBlogPost"): FieldKind.ONE,
+        ("Mutation", "deleteBlogPost"): FieldKind.SCALAR,
+    }
+    for (parent, name), kind in expected.items():
+        assert model.field(parent, name)[0] == kind, (parent, name)
+    cost = measure(
+        parse(
+            "{ blogPosts(pageSize: 10) { total items { title author { name } "
+            "tags(pageSize: 4) { name } } } siteSettings { site_name } }"
+        ),
+        model,
+        UNLIMITED,
+    )
+    # blogPosts 10, author 10 x 1, tags 10 x 4, siteSettings 1.
+    assert cost == Cost(depth=4, fields=10, complexity=10 + 10 + 40 + 1)
+
+
+def test_the_sdl_round_trips_through_graphql_core() -> None:
+    built = build("ws", 1, BLOG)
+    assert print_schema(build_schema(built.sdl)) == built.sdl
+    assert built.sdl == print_schema(built.schema)
+
+
+def test_validation_keeps_every_specified_rule() -> None:
+    from graphql import specified_rules
+
+    assert tuple(VALIDATION_RULES) == tuple(specified_rules)
+
+
+def test_long_carries_64_bit_integers_and_refuses_the_rest() -> None:
+    assert long_serialize(2**63 - 1) == 2**63 - 1
+    assert long_value(-(2**63)) == -(2**63)
+    for bad in (2**63, -(2**63) - 1, 1.5, "12", True, None):
+        with pytest.raises(Exception):  # noqa: B017, PT011 (graphql-core's own errors)
+            long_value(bad)
+    from graphql import IntValueNode, StringValueNode
+
+    assert long_literal(IntValueNode(value=str(2**40))) == 2**40
+    assert long_literal(IntValueNode(value=str(2**64))) is Undefined
+    assert long_literal(StringValueNode(value="1")) is Undefined
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"", "JSON object"),
+        (b"{not json", "JSON object"),
+        (b"[1, 2]", "JSON object"),
+        (b'"query"', "JSON object"),
+        (b"{}", "query"),
+        (b'{"query": 5}', "query"),
+        (b'{"query": "{ a }", "variables": [1]}', "variables"),
+        (b'{"query": "{ a }", "variables": "x"}', "variables"),
+        (b'{"query": "{ a }", "operationName": 3}', "operationName"),
+        (b"[" * 100_000 + b"]" * 100_000, "JSON object"),
+    ],
+)
+def test_malformed_bodies_are_request_errors(raw: bytes, message: str) -> None:
+    with pytest.raises(RequestError) as refused:
+        parse_body(raw)
+    assert refused.value.code == "BAD_REQUEST"
+    assert refused.value.status == 400
+    assert message in refused.value.message
+
+
+def test_hostile_variables_are_refused_without_recursion() -> None:
+    deep: Any = 1
+    for _ in range(MAX_VARIABLE_DEPTH):
+        deep = [deep]
+    check_variables({"v": deep[0]})
+    with pytest.raises(RequestError, match="deeper"):
+        check_variables({"v": deep})
+    very_deep = "[" * 50_000 + "]" * 50_000
+    with pytest.raises(RequestError):
+        parse_body(b'{"query": "{ a }", "variables": {"v": ' + very_deep.encode() + b"}}")
+    assert parse_body(json.dumps({"query": "{ a }", "variables": {"v": deep[0]}}).encode())
+    check_variables({"v": list(range(MAX_VARIABLE_NODES - 2))})
+    with pytest.raises(RequestError, match="more than"):
+        check_variables({"v": list(range(MAX_VARIABLE_NODES))})
