@@ -11,6 +11,7 @@ from content_service.api.error_handlers import install_error_handlers
 from content_service.api.origin_guard import OriginGuardMiddleware
 from content_service.api.request_context import BodySizeLimitMiddleware, CorrelationIdMiddleware
 from content_service.api.routes import (
+    admin,
     content,
     content_types,
     graphql,
@@ -46,6 +47,7 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         content.router,
         graphql.router,
         webhooks.router,
+        admin.router,
         login.router,
         home.router,
     ):

@@ -1,0 +1,251 @@
+"""The webhook admin pages of spec 4.3, server-rendered for administrators.
+
+Every page needs `webhooks:read`: a signed-out visitor is sent to `/login?next=<this page>`
+(303), a signed-in user without the permission or an API token gets a 403 page. The pages only
+read, through the same `EndpointRegistry` the JSON API uses; every write is made by the page's
+script with `fetch` against the webhooks API (`/api/webhooks/...`), so each write has exactly
+one implementation and sits behind the origin guard like any other API write.
+
+Pages carry a strict Content-Security-Policy (scripts and styles from this origin only, no
+inline script), are never cached, and cannot be framed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import quote, urlencode
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from content_service import runtime
+from content_service.api.auth import OptionalCallerDep
+from content_service.api.routes import admin_views as views
+from content_service.api.templating import templates
+from content_service.errors import BadRequest, NotFound
+from content_service.identity.principal import WEBHOOKS_MANAGE, WEBHOOKS_READ, Caller
+from content_service.identity.workspaces import list_workspaces
+from content_service.webhooks.custom_headers import rules_json
+from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.endpoints import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, EndpointRegistry
+
+router = APIRouter(include_in_schema=False)
+
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'"
+    ),
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    # Same-origin requests keep their Referer, so the origin guard's fallback still works.
+    "Referrer-Policy": "same-origin",
+}
+
+# `?done=<key>` after a write the script made: a fixed message, never text from the URL.
+NOTICES = {
+    "saved": "Changes saved.",
+    "deleted": "Endpoint deleted.",
+    "reenabled": "Endpoint re-enabled; its count of dead deliveries is cleared.",
+    "redelivered": "Redelivery queued: the new delivery is at the top of the log.",
+}
+
+
+def _page(
+    request: Request,
+    template: str,
+    context: dict[str, Any],
+    status_code: int = 200,
+) -> Response:
+    response = templates.TemplateResponse(request, template, context, status_code=status_code)
+    response.headers.update(PAGE_HEADERS)
+    return response
+
+
+def _gate(request: Request, caller: Caller | None) -> Caller | Response:
+    """The caller when it may read webhooks; otherwise the redirect or 403 page to answer."""
+    if caller is None:
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
+    if caller.has_permission(WEBHOOKS_READ):
+        return caller
+    if caller.kind == "token":
+        reason = (
+            "API tokens cannot open the admin pages. Sign in with an administrator account "
+            "in a browser instead."
+        )
+    else:
+        reason = (
+            f"You are signed in as {caller.email} with the {caller.role} role. "
+            "You need the admin role to see and manage webhooks."
+        )
+    return _page(
+        request,
+        "forbidden.html",
+        {"caller": caller if caller.kind == "user" else None, "reason": reason},
+        status_code=403,
+    )
+
+
+def _not_found(request: Request, caller: Caller, what: str) -> Response:
+    return _page(
+        request,
+        "admin/not_found.html",
+        {"caller": caller, "what": what},
+        status_code=404,
+    )
+
+
+def _registry() -> EndpointRegistry:
+    return EndpointRegistry(runtime.settings())
+
+
+def _base(caller: Caller, done: str | None) -> dict[str, Any]:
+    return {
+        "caller": caller,
+        "nav": "webhooks",
+        "notice": NOTICES.get(done or ""),
+        "can_manage": caller.has_permission(WEBHOOKS_MANAGE),
+    }
+
+
+@router.get("/webhooks", response_class=HTMLResponse)
+def webhooks_page(
+    request: Request,
+    caller: OptionalCallerDep,
+    enabled: Annotated[str | None, Query(max_length=20)] = None,
+    event: Annotated[str | None, Query(max_length=100)] = None,
+    q: Annotated[str | None, Query(max_length=views.MAX_FILTER_TEXT)] = None,
+    done: Annotated[str | None, Query(max_length=20)] = None,
+) -> Response:
+    gate = _gate(request, caller)
+    if isinstance(gate, Response):
+        return gate
+    filters = views.ListFilters.parse(enabled, event, q)
+    labels = views.workspace_labels(list_workspaces())
+    listed = _registry().list()
+    rows = [
+        {
+            "endpoint": endpoint,
+            "workspaces": views.workspaces_summary(endpoint, labels, shown=3),
+            "events": views.events_summary(endpoint.events),
+            "content_types": views.content_types_summary(endpoint.content_types),
+            "latest": views.outcome(latest),
+        }
+        for endpoint, latest in reversed(listed)
+        if filters.accepts(endpoint)
+    ]
+    return _page(
+        request,
+        "admin/webhooks_list.html",
+        {
+            **_base(gate, done),
+            "rows": rows,
+            "total": len(listed),
+            "filters": filters,
+            "enabled_filters": views.ENABLED_FILTERS,
+            "event_kinds": [k["kind"] for k in views.subscribable_kinds()],
+        },
+    )
+
+
+def _editor_context(caller: Caller, endpoint: Endpoint | None) -> dict[str, Any]:
+    workspaces = views.ordered_workspaces(list_workspaces())
+    known = {w.id for w in workspaces}
+    unknown = [w for w in endpoint.workspaces if w not in known] if endpoint else []
+    return {
+        **_base(caller, None),
+        "endpoint": endpoint,
+        "headers": list(endpoint.headers.items()) if endpoint else [],
+        "workspaces": workspaces,
+        "unknown_workspaces": unknown,
+        "kinds": views.subscribable_kinds(),
+        "system_kinds": views.unsubscribable_kinds(),
+        "header_rules": rules_json(),
+    }
+
+
+@router.get("/webhooks/new", response_class=HTMLResponse)
+def new_webhook_page(request: Request, caller: OptionalCallerDep) -> Response:
+    gate = _gate(request, caller)
+    if isinstance(gate, Response):
+        return gate
+    return _page(request, "admin/webhook_editor.html", _editor_context(gate, None))
+
+
+@router.get("/webhooks/{endpoint_id}/edit", response_class=HTMLResponse)
+def edit_webhook_page(request: Request, endpoint_id: str, caller: OptionalCallerDep) -> Response:
+    gate = _gate(request, caller)
+    if isinstance(gate, Response):
+        return gate
+    try:
+        endpoint = _registry().get(endpoint_id)
+    except NotFound:
+        return _not_found(request, gate, "webhook endpoint")
+    return _page(request, "admin/webhook_editor.html", _editor_context(gate, endpoint))
+
+
+@router.get("/webhooks/{endpoint_id}", response_class=HTMLResponse)
+def webhook_page(
+    request: Request,
+    endpoint_id: str,
+    caller: OptionalCallerDep,
+    status: Annotated[str | None, Query(max_length=20)] = None,
+    event: Annotated[str | None, Query(max_length=100)] = None,
+    cursor: Annotated[str | None, Query(max_length=2000)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
+    done: Annotated[str | None, Query(max_length=20)] = None,
+) -> Response:
+    gate = _gate(request, caller)
+    if isinstance(gate, Response):
+        return gate
+    registry = _registry()
+    try:
+        endpoint = registry.get(endpoint_id)
+    except NotFound:
+        return _not_found(request, gate, "webhook endpoint")
+    status = status if status in views.log_statuses() else None
+    event = event if event in views.log_event_kinds() else None
+    log_error = None
+    try:
+        page = registry.deliveries(
+            endpoint.id, status=status, event=event, cursor=cursor or None, limit=limit
+        )
+    except BadRequest:
+        # A stale or edited cursor: show the newest page rather than an error page.
+        log_error = "That page of the log is no longer available; showing the newest deliveries."
+        cursor = None
+        page = registry.deliveries(endpoint.id, status=status, event=event, limit=limit)
+    filters = {k: v for k, v in (("status", status), ("event", event)) if v}
+    if limit != DEFAULT_PAGE_SIZE:
+        filters["limit"] = str(limit)
+    older = f"?{urlencode({**filters, 'cursor': page.next_cursor})}" if page.next_cursor else None
+    newest = f"?{urlencode(filters)}" if filters else "?"
+    labels = views.workspace_labels(list_workspaces())
+    return _page(
+        request,
+        "admin/webhook_detail.html",
+        {
+            **_base(gate, done),
+            "endpoint": endpoint,
+            "workspaces": views.workspaces_summary(endpoint, labels),
+            "events": views.events_summary(endpoint.events),
+            "content_types": views.content_types_summary(endpoint.content_types),
+            "created_at": views.when(endpoint.created_at),
+            "updated_at": views.when(endpoint.updated_at),
+            "deliveries": [views.delivery_view(row) for row in page.items],
+            "status_filter": status or "",
+            "event_filter": event or "",
+            "statuses": views.log_statuses(),
+            "status_labels": views.STATUS_LABEL,
+            "log_kinds": views.log_event_kinds(),
+            "paged": bool(cursor),
+            "older_href": older,
+            "newest_href": newest,
+            "log_error": log_error,
+            "limit": limit,
+            "default_limit": DEFAULT_PAGE_SIZE,
+        },
+    )

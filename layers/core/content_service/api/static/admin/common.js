@@ -1,0 +1,178 @@
+// Shared helpers of the webhook admin pages: calls to the webhooks API, error text, the
+// show-once secret panel. Text from the service is always put into the page with
+// textContent, never as HTML.
+
+export class ApiError extends Error {
+  constructor(status, code, message, details) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+// One call to the JSON API: same-origin, with the session cookie; the browser adds Origin,
+// which the service's origin guard checks on every write.
+export async function api(method, path, body) {
+  const init = {
+    method,
+    credentials: "same-origin",
+    headers: { Accept: "application/json" },
+  };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, "network_error", "The service could not be reached. Check the connection and try again.", null);
+  }
+  const text = await response.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) {
+    const error = data && typeof data === "object" && data.error ? data.error : {};
+    throw new ApiError(
+      response.status,
+      error.code || "http_error",
+      error.message || `The service answered HTTP ${response.status}.`,
+      error.details ?? null,
+    );
+  }
+  return data;
+}
+
+// The field an API error is about: `details.field` from the service's own checks, or the
+// first `body.<field>` location of a request-validation error.
+export function errorField(error) {
+  const details = error && error.details;
+  if (details && typeof details === "object" && !Array.isArray(details) && typeof details.field === "string") {
+    return details.field;
+  }
+  if (Array.isArray(details)) {
+    for (const item of details) {
+      const parts = String(item && item.location ? item.location : "").split(".");
+      if (parts[0] === "body" && parts[1]) return parts[1];
+    }
+  }
+  return null;
+}
+
+// A sentence a person can act on, from the contract's `{"error": {...}}`.
+export function describe(error) {
+  if (!(error instanceof ApiError)) return String(error && error.message ? error.message : error);
+  if (error.status === 401) return "Your session has ended. Sign in again, then retry.";
+  let text = error.message ? error.message[0].toUpperCase() + error.message.slice(1) : "";
+  if (Array.isArray(error.details) && error.details.length) {
+    const problems = error.details
+      .map((d) => {
+        const where = String(d.location || "").replace(/^body\.?/, "");
+        return where ? `${where}: ${d.problem}` : d.problem;
+      })
+      .join("; ");
+    text = `${text} (${problems})`;
+  }
+  return text;
+}
+
+export function setMessage(element, text) {
+  if (!element) return;
+  element.textContent = text || "";
+  element.hidden = !text;
+}
+
+// Shows a secret once, in the page only: not in the URL, not in storage. Leaving the page
+// (including into the back-forward cache) wipes it.
+export function showSecret(secret, endpointHref) {
+  const panel = document.getElementById("secret-panel");
+  const input = document.getElementById("secret-value");
+  const status = document.getElementById("copy-status");
+  const link = document.getElementById("endpoint-link");
+  input.value = secret;
+  setMessage(status, "");
+  status.hidden = false;
+  if (link && endpointHref) link.href = endpointHref;
+  panel.hidden = false;
+  const heading = document.getElementById("secret-title");
+  heading.tabIndex = -1;
+  heading.focus();
+  panel.scrollIntoView({ block: "nearest" });
+}
+
+function wipeSecret() {
+  const input = document.getElementById("secret-value");
+  const panel = document.getElementById("secret-panel");
+  if (input) input.value = "";
+  if (panel) panel.hidden = true;
+}
+
+export function installSecretPanel() {
+  const button = document.getElementById("copy-secret");
+  const input = document.getElementById("secret-value");
+  const status = document.getElementById("copy-status");
+  if (!button || !input) return;
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(input.value);
+      status.textContent = "Copied to the clipboard.";
+    } catch {
+      input.focus();
+      input.select();
+      status.textContent = "The browser blocked copying: the secret is selected, press Ctrl+C (or ⌘C) to copy it.";
+    }
+  });
+  input.addEventListener("focus", () => input.select());
+  window.addEventListener("pagehide", wipeSecret);
+}
+
+// A button that shows it is working and cannot be pressed twice.
+export async function busy(button, label, work) {
+  const before = button.textContent;
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  button.textContent = label;
+  try {
+    return await work();
+  } finally {
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+    button.textContent = before;
+  }
+}
+
+// Opens a confirmation <dialog>; resolves true when its confirm button was chosen.
+export function confirmWith(dialog) {
+  return new Promise((resolve) => {
+    dialog.returnValue = "";
+    const onClose = () => {
+      dialog.removeEventListener("close", onClose);
+      resolve(dialog.returnValue === "confirm");
+    };
+    dialog.addEventListener("close", onClose);
+    dialog.showModal();
+    const cancel = dialog.querySelector('[data-close="cancel"]');
+    if (cancel) cancel.focus();
+  });
+}
+
+export function installDialogs() {
+  for (const dialog of document.querySelectorAll("dialog")) {
+    for (const button of dialog.querySelectorAll("[data-close]")) {
+      button.addEventListener("click", () => dialog.close(button.dataset.close));
+    }
+  }
+}
+
+// Controls that only work with this script start disabled; the page script enables them once
+// its handlers are in place, so an early click cannot fall through to nothing.
+export function ready() {
+  for (const control of document.querySelectorAll("[data-needs-script]")) control.disabled = false;
+}

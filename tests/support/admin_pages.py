@@ -1,0 +1,82 @@
+"""Helpers for the webhook admin page tests (browser and HTTP).
+
+- `Shots`: numbered screenshots under the test's output folder, at laptop or phone width.
+- `signed_in`: signs a Playwright page in as a user.
+- `editor_user`: a signed-in editor for refusal tests.
+- `no_horizontal_scroll`: the page is not wider than its viewport.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from playwright.sync_api import Page, ViewportSize, expect
+
+from content_service import runtime
+from content_service.identity.users import create_user
+from tests.e2e.conftest import sign_in_page
+
+LAPTOP: ViewportSize = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+
+
+@dataclass
+class Shots:
+    """Screenshots named `NN-<step>.png`, in the order they were taken."""
+
+    page: Page
+    folder: Path
+    taken: list[Path] = field(default_factory=list)
+
+    def __call__(self, step: str, *, full_page: bool = True) -> Path:
+        path = self.folder / f"{len(self.taken) + 1:02d}-{step}.png"
+        self.page.screenshot(path=str(path), full_page=full_page)
+        self.taken.append(path)
+        return path
+
+    @contextmanager
+    def phone(self) -> Iterator[None]:
+        """Phone width (390x844) for the enclosed steps, then back to the laptop size."""
+        self.page.set_viewport_size(PHONE)
+        try:
+            yield
+        finally:
+            self.page.set_viewport_size(LAPTOP)
+
+
+def signed_in(page: Page, email: str, password: str, next_path: str = "/webhooks") -> None:
+    """Signs in through the form and lands on `next_path` (query string and all)."""
+    sign_in_page(page, email, password, next_path=quote(next_path, safe=""))
+    expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+    page.wait_for_load_state("load")
+
+
+@dataclass(frozen=True)
+class Account:
+    email: str
+    password: str
+
+
+def editor_user() -> Account:
+    """A new user with the editor role (no webhook permissions)."""
+    account = Account(f"editor-{uuid.uuid4().hex[:10]}@example.com", "editor-password-1")
+    create_user(runtime.settings(), account.email, "editor", account.password)
+    return account
+
+
+def no_horizontal_scroll(page: Page) -> bool:
+    """True when the document is no wider than the viewport (inner containers may scroll)."""
+    width: bool = page.evaluate(
+        "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    )
+    return width
+
+
+def unique_path(label: str = "hook") -> str:
+    """A receiver path unique to one test, so a URL filter finds only its endpoints."""
+    return f"/{label}-{uuid.uuid4().hex[:10]}"
