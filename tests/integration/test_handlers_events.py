@@ -132,3 +132,13 @@ def test_schedule_inputs_are_the_templates() -> None:
     events = Template.load().functions["SchedulerFunction"].events
     inputs = {json.loads(str(e.properties["Input"]))["job"] for e in events.values()}
     assert inputs == {sample("scheduler-sweep.json")["job"], sample("scheduler-prune.json")["job"]}
+
+
+def test_the_delivery_batch_size_is_the_options() -> None:
+    """`batchSize` (spec 8.2) is the SQS event source's BatchSize in the template."""
+    from content_service.settings import WebhookOptions
+    from infra.template_model import Template
+
+    events = Template.load().functions["DeliveryFunction"].events
+    (deliveries,) = [e for e in events.values() if e.type == "SQS"]
+    assert int(str(deliveries.properties["BatchSize"])) == WebhookOptions().batch_size
