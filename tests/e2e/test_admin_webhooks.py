@@ -95,18 +95,25 @@ def test_create_shows_the_secret_once_then_edit(
     assert endpoint["secretHint"] == secret[-4:]
     assert secret not in page.url
 
-    # Never again: not after a reload, not on the endpoint's page.
-    page.reload()
-    expect(page.get_by_label("Endpoint URL")).to_have_value("")
-    assert secret not in page.content()
-    assert page.evaluate("() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage)") in (
-        "{}{}",
-    )
-    page.goto(f"/webhooks/{endpoint['id']}")
+    # Never again: not on the endpoint's page, not on going back, not after a reload, and
+    # never kept in the browser's storage.
+    stored = "() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage)"
+    assert page.evaluate(stored) == "{}{}"
+    page.get_by_role("link", name="Open the endpoint").click()
+    expect(page).to_have_url(f"/webhooks/{endpoint['id']}")
     expect(page.get_by_role("heading", level=1)).to_contain_text(url)
     assert secret not in page.content()
     expect(page.locator(".secret-hint").first).to_have_text(secret[-4:])
     shot("endpoint")
+    page.go_back()
+    expect(page).to_have_url("/webhooks/new")
+    expect(page.get_by_label("Signing secret", exact=True)).to_have_value("")
+    assert secret not in page.content()
+    page.reload()
+    expect(page.get_by_label("Endpoint URL")).to_have_value("")
+    assert secret not in page.content()
+    assert page.evaluate(stored) == "{}{}"
+    page.goto(f"/webhooks/{endpoint['id']}")
 
     # Edit: more event kinds, another header, content types; the page shows the change.
     page.get_by_role("link", name="Edit").click()

@@ -10,6 +10,7 @@ The page routes accept no writes at all, and the sign-in pages refuse foreign wr
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -192,3 +193,27 @@ def test_sign_in_and_sign_out_refuse_foreign_writes(
     )
     assert forged.status_code == 403
     assert forged.json()["error"]["code"] == "forbidden_origin"
+
+
+def test_writes_take_json_only(
+    base_url: str, bare_session: httpx.Client, target: dict[str, Any], receiver: Receiver
+) -> None:
+    """A body a cross-site form could send (no CORS preflight) is never read as JSON, even when
+    the Origin check would pass."""
+    endpoint_id = target["endpoint"]["id"]
+    before = state(endpoint_id, receiver)
+    body = json.dumps({"url": receiver.url("/plain"), "allWorkspaces": True})
+    for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data"):
+        response = bare_session.post(
+            "/api/webhooks",
+            content=body.encode(),
+            headers={"Origin": base_url, "Content-Type": content_type},
+        )
+        assert response.status_code == 422, (content_type, response.text)
+        patched = bare_session.patch(
+            f"/api/webhooks/{endpoint_id}",
+            content=json.dumps({"enabled": False}).encode(),
+            headers={"Origin": base_url, "Content-Type": content_type},
+        )
+        assert patched.status_code == 422, (content_type, patched.text)
+    assert state(endpoint_id, receiver) == before
