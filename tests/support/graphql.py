@@ -3,15 +3,24 @@ what the service did meanwhile."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+import uuid
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
 
-from content_service.content import service
+from content_service.clock import iso_utc
+from content_service.content import dynamo, service
+from content_service.content.items import StoredEntry, entry_item, title_of
+from content_service.content.schema import get_type, type_key
+from content_service.content.values import to_storage
 from content_service.graphql.cache import schemas
+from tests.conftest import WorkspaceAccess
+from tests.support.content import create, define, publish
 
 PATH = "/api/v1/graphql"
 SERVICE_READS = ("list_entries", "get_entry", "list_related", "load_entries_by_ids")
@@ -109,3 +118,176 @@ def service_calls() -> Iterator[ServiceCalls]:
 
 def clear_schema_cache() -> None:
     schemas.clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# A small blog shared by the read tests (built over REST, read over both protocols)
+
+
+def relation(name: str, target: str, cardinality: str) -> dict[str, Any]:
+    return {"name": name, "type": "relation", "target": target, "cardinality": cardinality}
+
+
+POST_FIELDS: list[dict[str, Any]] = [
+    {"name": "title", "type": "string", "required": True},
+    {"name": "body", "type": "richtext"},
+    {"name": "views", "type": "integer"},
+    {"name": "score", "type": "float"},
+    {"name": "hot", "type": "boolean"},
+    {"name": "day", "type": "date"},
+    {"name": "at", "type": "datetime"},
+    {"name": "color", "type": "enum", "values": ["red", "green", "blue"]},
+    {"name": "meta", "type": "json"},
+    relation("author", "author", "many-to-one"),
+    relation("tags", "tag", "many-to-many"),
+    relation("related", "post", "many-to-many"),
+]
+RICH = "<p>" + "rich text " * 200 + "</p>"
+
+
+@dataclass
+class Blog:
+    """Authors, tags, posts (en and de) and a single type, made through REST."""
+
+    access: WorkspaceAccess
+    authors: dict[str, dict[str, Any]]
+    tags: dict[str, dict[str, Any]]
+    posts: dict[str, dict[str, Any]]
+    settings: dict[str, dict[str, Any]]
+
+
+def build_blog(access: WorkspaceAccess) -> Blog:
+    client = access.full
+    define(client, "author", [{"name": "name", "type": "string"}, {"name": "bio", "type": "text"}])
+    define(client, "tag", [{"name": "name", "type": "string"}])
+    define(client, "post", POST_FIELDS, localized=True)
+    define(
+        client,
+        "site_settings",
+        [{"name": "site_name", "type": "string"}, {"name": "footer", "type": "richtext"}],
+        kind="single",
+        localized=True,
+    )
+    authors = {
+        "ann": publish(
+            client, "author", create(client, "author", {"name": "Ann", "bio": "b"})["id"]
+        ),
+        "bob": publish(client, "author", create(client, "author", {"name": "Bob"})["id"]),
+        "cyd": create(client, "author", {"name": "Cyd (draft)"}),
+    }
+    tags = {
+        name: publish(client, "tag", create(client, "tag", {"name": name})["id"])
+        for name in ("t1", "t2", "t3")
+    }
+    tags["t4"] = create(client, "tag", {"name": "t4 (draft)"})
+
+    def post(values: dict[str, Any], published: bool = True, **links: list[str]) -> dict[str, Any]:
+        body_links = {name: {"link": ids} for name, ids in links.items()}
+        locale = values.pop("locale", None)
+        group = values.pop("localeGroupId", None)
+        extra: dict[str, Any] = {"relations": body_links}
+        if locale:
+            extra["locale"] = locale
+        if group:
+            extra["localeGroupId"] = group
+        made = create(client, "post", values, **extra)
+        return publish(client, "post", made["id"]) if published else made
+
+    t = {name: tag["id"] for name, tag in tags.items()}
+    a = {name: author["id"] for name, author in authors.items()}
+    posts: dict[str, dict[str, Any]] = {}
+    posts["alpha"] = post(
+        {
+            "title": "alpha",
+            "body": RICH,
+            "views": 3,
+            "score": 1.5,
+            "hot": True,
+            "day": "2024-01-01",
+            "at": "2024-01-01T10:00:00Z",
+            "color": "red",
+            "meta": {"k": [1, 2], "n": None},
+        },
+        author=[a["ann"]],
+        tags=[t["t3"], t["t1"]],
+    )
+    posts["beta"] = post(
+        {"title": "beta", "views": 1, "score": 2.5, "hot": False, "color": "green"},
+        author=[a["bob"]],
+        tags=[t["t2"]],
+    )
+    posts["gamma"] = post(
+        {"title": "gamma", "views": 2, "body": RICH, "color": "blue"},
+        author=[a["cyd"]],
+        tags=[t["t4"], t["t1"], t["t2"], t["t3"]],
+        related=[posts["alpha"]["id"], posts["beta"]["id"]],
+    )
+    posts["delta"] = post({"title": "delta"}, published=False, author=[a["ann"]])
+    posts["epsilon"] = post({"title": "epsilon", "views": 2**40, "hot": True}, tags=[t["t4"]])
+    posts["alpha_de"] = post(
+        {"title": "alpha (de)", "locale": "de", "localeGroupId": posts["alpha"]["id"]},
+        author=[a["bob"]],
+    )
+    settings = {
+        "en": publish(
+            client,
+            "site_settings",
+            create(client, "site_settings", {"site_name": "Site", "footer": RICH})["id"],
+        ),
+        "de": create(client, "site_settings", {"site_name": "Seite"}, locale="de"),
+    }
+    return Blog(access, authors, tags, posts, settings)
+
+
+def seed(
+    workspace_id: str,
+    type_name: str,
+    rows: Sequence[tuple[dict[str, Any], dict[str, list[str]]]],
+    *,
+    start: float | None = None,
+) -> list[str]:
+    """Published entries of the stored shape written with BatchWriteItem (the service's own item
+    builder, as bench/content_lists.py seeds), far faster than one transaction per entry.
+    `rows` holds (values by field name, linked ids by relation field name); returns the ids."""
+    content_type = get_type(workspace_id, type_name)
+    assert content_type is not None
+    fields = {f.name: f for f in content_type.fields}
+    base = time.time() if start is None else start
+    ids: list[str] = []
+    requests: list[dict[str, Any]] = []
+    for index, (values, links) in enumerate(rows):
+        entry_id = str(uuid.uuid4())
+        stamp = iso_utc(base + index / 1000)
+        stored = {fields[n].key: to_storage(fields[n], v) for n, v in values.items()}
+        entry = StoredEntry(
+            id=entry_id,
+            workspace_id=workspace_id,
+            content_type=type_name,
+            status="published",
+            locale="en",
+            locale_group_id=entry_id,
+            created_at=stamp,
+            updated_at=stamp,
+            published_at=stamp,
+            audiences=(),
+            deleted=False,
+            version=1,
+            title=title_of(content_type, stored),
+            values=stored,
+            links={fields[n].key: tuple(targets) for n, targets in links.items()},
+        )
+        requests.append({"PutRequest": {"Item": dynamo.encode(entry_item(content_type, entry))}})
+        ids.append(entry_id)
+    client = dynamo.client()
+    table = dynamo.tables().content
+    for offset in range(0, len(requests), 25):
+        pending: dict[str, Any] = {table: requests[offset : offset + 25]}
+        while pending:
+            pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+    client.update_item(
+        TableName=dynamo.tables().schema,
+        Key=type_key(workspace_id, type_name),
+        UpdateExpression="SET entryCount = entryCount + :n",
+        ExpressionAttributeValues={":n": {"N": str(len(rows))}},
+    )
+    return ids

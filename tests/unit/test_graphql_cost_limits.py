@@ -199,3 +199,29 @@ def test_introspection_is_exempt_but_other_fields_beside_it_count(model: CostMod
 def test_unknown_fields_count_as_fields_without_records(model: CostModel) -> None:
     cost = measure(parse("{ nothing { here { at { all } } } }"), model, Limits())
     assert cost == Cost(4, 4, 0)
+
+
+def test_introspection_is_bounded_on_its_own() -> None:
+    from graphql import get_introspection_query
+
+    from content_service.graphql.cost_limits import check_introspection
+
+    check_introspection(parse(get_introspection_query(descriptions=True)))
+    check_introspection(parse("{ __schema { types { fields { type { fields { name } } } } } }"))
+    nested = "{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }"
+    with pytest.raises(CostLimitExceeded) as too_deep:
+        check_introspection(parse(nested))
+    assert too_deep.value.code == "INTROSPECTION_TOO_DEEP"
+    through_fragments = (
+        '{ __type(name: "A") { ...T } } fragment T on __Type { fields { type { ...U } } } '
+        "fragment U on __Type { interfaces { fields { name } } }"
+    )
+    with pytest.raises(CostLimitExceeded) as hidden:
+        check_introspection(parse(through_fragments))
+    assert hidden.value.code == "INTROSPECTION_TOO_DEEP"
+    bomb = "{ __schema { " + " ".join("types { name }" for _ in range(1001)) + " } }"
+    with pytest.raises(CostLimitExceeded) as too_large:
+        check_introspection(parse(bomb))
+    assert too_large.value.code == "INTROSPECTION_TOO_LARGE"
+    # Outside introspection nothing is counted here (measure counts it).
+    check_introspection(parse("{ " + " ".join(f"a{i}: fields" for i in range(5000)) + " }"))

@@ -5,7 +5,9 @@ costly on hostile documents (its overlapping-fields rule takes ~170 ms on 500 du
 fields). It follows fragments as if inlined, so a fragment spread N times counts N times; it
 refuses fragment cycles itself, and stops as soon as any figure passes its limit, so the work
 it does is bounded by the limits, not by the document. Introspection subtrees (`__schema`,
-`__type`) count nothing, so GraphiQL keeps working.
+`__type`) count nothing, so GraphiQL keeps working; `check_introspection` bounds them on their
+own instead (nested type lists and their size), since an exempt subtree must not become the way
+around the limits.
 
 Counting rules (CONTRACT.md "GraphQL shapes and counting"):
 - depth: a root field is at depth 1; each nested selection adds 1;
@@ -43,6 +45,11 @@ from graphql import (
 
 DEFAULT_PAGE_SIZE = 25
 INTROSPECTION_ROOTS = frozenset({"__schema", "__type"})
+# graphql-js's MaxIntrospectionDepthRule: these lists nest at most twice in any real client's
+# introspection (GraphiQL's nests `fields` once); deeper nesting only multiplies the work.
+INTROSPECTION_LISTS = frozenset({"fields", "interfaces", "possibleTypes", "inputFields"})
+MAX_INTROSPECTION_LISTS = 3
+MAX_INTROSPECTION_FIELDS = 2000
 ONE_RECORD_FIELDS = frozenset({"id", "localeGroupId"})
 
 
@@ -284,3 +291,57 @@ def _filter_addresses_one(condition: Any) -> bool:
         return True
     terms = condition.get("and")
     return isinstance(terms, list) and any(_filter_addresses_one(term) for term in terms)
+
+
+def check_introspection(
+    document: DocumentNode,
+    max_fields: int = MAX_INTROSPECTION_FIELDS,
+    max_lists: int = MAX_INTROSPECTION_LISTS,
+) -> None:
+    """Bounds the introspection subtrees `measure` exempts: at most `max_fields` selections in
+    all of them (fragments expanded, so a spread N times counts N times) and fewer than
+    `max_lists` nested `fields`/`interfaces`/`possibleTypes`/`inputFields`. GraphiQL's
+    introspection query uses a tenth of the first and one level of the second. Fragment cycles
+    are left to `measure` (which refuses them); here a spread already on the path is skipped.
+    """
+    fragments = {
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+    }
+    counted = 0
+    # An explicit stack: (selection set, nested lists so far, inside introspection, fragments).
+    stack: list[tuple[SelectionSetNode, int, bool, tuple[str, ...]]] = [
+        (d.selection_set, 0, False, ())
+        for d in document.definitions
+        if isinstance(d, OperationDefinitionNode)
+    ]
+    while stack:
+        selection_set, lists, inside, path = stack.pop()
+        for selection in selection_set.selections:
+            if isinstance(selection, FieldNode):
+                name = selection.name.value
+                now_inside = inside or name in INTROSPECTION_ROOTS
+                nested = lists
+                if now_inside:
+                    counted += 1
+                    if counted > max_fields:
+                        raise CostLimitExceeded(
+                            "INTROSPECTION_TOO_LARGE",
+                            f"the introspection selects more than {max_fields} fields",
+                        )
+                    if name in INTROSPECTION_LISTS:
+                        nested += 1
+                        if nested >= max_lists:
+                            raise CostLimitExceeded(
+                                "INTROSPECTION_TOO_DEEP",
+                                f"introspection nests {', '.join(sorted(INTROSPECTION_LISTS))} "
+                                f"{max_lists} or more levels deep",
+                            )
+                if selection.selection_set is not None:
+                    stack.append((selection.selection_set, nested, now_inside, path))
+            elif isinstance(selection, InlineFragmentNode):
+                stack.append((selection.selection_set, lists, inside, path))
+            elif isinstance(selection, FragmentSpreadNode):
+                name = selection.name.value
+                fragment = fragments.get(name)
+                if fragment is not None and name not in path:
+                    stack.append((fragment.selection_set, lists, inside, (*path, name)))

@@ -9,6 +9,8 @@ would have answered, spec 7.1) and a stable `extensions.code`.
 | TOO_MANY_FIELDS, TOO_COMPLEX,|        |                                                         |
 | TOO_MANY_OPERATIONS,         |        |                                                         |
 | FRAGMENT_CYCLE               |        |                                                         |
+| INTROSPECTION_TOO_DEEP,      | 400    | introspection nesting type lists 3 deep, or selecting   |
+| INTROSPECTION_TOO_LARGE      |        | more than 2,000 fields (the exempt subtrees' own bound) |
 | OPERATION_RESOLUTION_FAILURE | 400    | `operationName` names no operation of the document      |
 | GRAPHQL_VALIDATION_FAILED    | 400    | graphql-core validation (unknown type or field...)      |
 | BAD_USER_INPUT               | 400/422| a variable or argument the schema or the service refuses|

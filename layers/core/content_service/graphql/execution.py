@@ -8,7 +8,8 @@
 4. parsing (successful parses are kept in a small LRU keyed by the document text);
 5. the cost limits in one bounded pass over the syntax tree (`cost_limits.measure`: exactly one
    operation, depth, fields, complexity, fragment cycles; introspection exempt), before
-   graphql-core's validation, whose overlapping-fields rule is slow on alias bombs;
+   graphql-core's validation, whose overlapping-fields rule is slow on alias bombs; then the
+   exempt introspection subtrees on their own terms (`cost_limits.check_introspection`);
 6. `operationName`, when given, must name the document's operation;
 7. graphql-core's validation with all of its specified rules (`rules=` replaces the defaults,
    LESSONS.md, so they are passed explicitly); a document that passed is remembered per built
@@ -40,6 +41,7 @@ from content_service.graphql.build import BuiltSchema
 from content_service.graphql.cost_limits import (
     CostLimitExceeded,
     Limits,
+    check_introspection,
     check_length,
     measure,
     single_operation,
@@ -150,6 +152,7 @@ def prepare(built: BuiltSchema, request: GraphQLRequest, limits: Limits) -> Docu
         check_length(request.query, limits)
         document = documents.parse(request.query)
         measure(document, built.cost_model, limits, request.variables)
+        check_introspection(document)
         operation = single_operation(document)
     except CostLimitExceeded as error:
         raise RequestError(error.code, error.message) from None
@@ -162,6 +165,11 @@ def prepare(built: BuiltSchema, request: GraphQLRequest, limits: Limits) -> Docu
                 "OPERATION_RESOLUTION_FAILURE",
                 f"unknown operation named {request.operation_name[:100]!r}",
             )
+    if built.schema.get_root_type(operation.operation) is None:
+        raise RequestError(
+            "GRAPHQL_VALIDATION_FAILED",
+            f"this schema has no {operation.operation.value} operations",
+        )
     if not built.is_validated(request.query):
         try:
             errors = validate(
