@@ -443,3 +443,67 @@ def test_hostile_variables_are_refused_without_recursion() -> None:
     check_variables({"v": list(range(MAX_VARIABLE_NODES - 2))})
     with pytest.raises(RequestError, match="more than"):
         check_variables({"v": list(range(MAX_VARIABLE_NODES))})
+
+
+def _entry(**changes: Any) -> Any:
+    from content_service.content.views import Entry
+
+    base = {
+        "id": "e1",
+        "content_type": "blog_post",
+        "status": "published",
+        "locale": "en",
+        "locale_group_id": "e1",
+        "created_at": "2024-01-01T00:00:00.000Z",
+        "updated_at": "2024-01-01T00:00:00.000Z",
+        "published_at": None,
+        "audiences": ("a",),
+        "values": {"title": "T", "views": 2**40, "color": "red", "meta": {"x": [1]}},
+    }
+    base.update(changes)
+    return Entry(**base)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        _entry(),
+        _entry(status=None),  # a null in a non-null field
+        _entry(values={"views": "not a number", "color": "purple", "title": 5}),
+        _entry(values={}),
+    ],
+    ids=["plain", "null in non-null", "values the types refuse", "no values"],
+)
+def test_the_fast_path_for_scalar_fields_answers_as_graphql_core_does(
+    entry: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from graphql import ExecutionContext, execute
+
+    from content_service.content import service
+    from content_service.graphql import execution
+    from content_service.graphql.resolvers import Context
+    from content_service.identity.principal import UserCaller
+
+    built = build("ws", 1, BLOG)
+    monkeypatch.setattr(service, "get_entry", lambda request: entry)
+    document = parse(
+        '{ blogPost(id: "e1") { id status locale publishedAt audiences title views color meta '
+        "alias: title __typename } }"
+    )
+
+    def run(execution_class: type[ExecutionContext]) -> Any:
+        context = Context(UserCaller("u", "e", "admin"), "ws", built.types, built.relations)
+        outcome = execute(
+            built.schema,
+            document,
+            context_value=context,
+            execution_context_class=execution_class,
+        )
+        result = asyncio.run(outcome) if asyncio.iscoroutine(outcome) else outcome
+        return result.data, [(e.message, e.path) for e in result.errors or []]
+
+    fast = run(execution._execution_class(built))
+    assert fast == run(ExecutionContext)
+    assert built.leaves  # the fast path was there to take

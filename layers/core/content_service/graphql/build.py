@@ -40,7 +40,15 @@ from typing import Any
 
 import graphene
 from graphene.types.definitions import GrapheneGraphQLType
-from graphql import GraphQLInputObjectType, GraphQLSchema, print_schema
+from graphql import (
+    GraphQLInputObjectType,
+    GraphQLLeafType,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLSchema,
+    is_leaf_type,
+    print_schema,
+)
 
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.requests import FILTER_OPS
@@ -58,6 +66,8 @@ from content_service.graphql.scalars import (
 )
 
 VALIDATED_DOCUMENTS = 256
+LeafField = tuple[Callable[[Any], Any], GraphQLLeafType, bool]
+"""(getter of the entry's value, the leaf type that serializes it, whether it is non-null)."""
 TEXT_TYPES = frozenset({"string", "text", "richtext", "date", "datetime"})
 
 
@@ -74,8 +84,11 @@ class BuiltSchema:
     relations: Mapping[str, Mapping[str, FieldDef]]
     names: SchemaNames
     graphene_schema: Any = field(repr=False)
+    leaves: Mapping[tuple[str, str], LeafField] = field(default_factory=dict, repr=False)
+    """Scalar fields of entry objects read straight from the entry (the executor's fast path)."""
     validated: OrderedDict[str, None] = field(default_factory=OrderedDict, repr=False)
     _sdl: str | None = field(default=None, repr=False)
+    execution_class: Any = field(default=None, repr=False)
 
     @property
     def sdl(self) -> str:
@@ -96,16 +109,24 @@ class BuiltSchema:
 
 
 def _attribute(name: str) -> Callable[[Any, Any], Any]:
-    def resolve(entry: Any, _info: Any) -> Any:
+    def leaf(entry: Any) -> Any:
         return getattr(entry, name)
 
+    def resolve(entry: Any, _info: Any) -> Any:
+        return leaf(entry)
+
+    resolve.leaf = leaf  # type: ignore[attr-defined]
     return resolve
 
 
 def _value(name: str) -> Callable[[Any, Any], Any]:
-    def resolve(entry: Any, _info: Any) -> Any:
+    def leaf(entry: Any) -> Any:
         return entry.values.get(name)
 
+    def resolve(entry: Any, _info: Any) -> Any:
+        return leaf(entry)
+
+    resolve.leaf = leaf  # type: ignore[attr-defined]
     return resolve
 
 
@@ -376,6 +397,7 @@ class _Builder:
                     input_field.out_name = None  # coerce to dicts keyed by the GraphQL names
         entry_types = [self.names.types[t].object for t in ordered]
         return BuiltSchema(
+            leaves=_leaves(schema, entry_types),
             workspace_id=workspace_id,
             version=version,
             type_names=frozenset(self.types),
@@ -461,6 +483,21 @@ class _Builder:
             resolver=resolvers.delete_mutation(type_name),
             description="Moves the entry to the trash; returns true.",
         )
+
+
+def _leaves(schema: GraphQLSchema, entry_types: list[str]) -> dict[tuple[str, str], LeafField]:
+    found: dict[tuple[str, str], LeafField] = {}
+    for type_name in entry_types:
+        object_type = schema.type_map[type_name]
+        assert isinstance(object_type, GraphQLObjectType)
+        for field_name, definition in object_type.fields.items():
+            getter = getattr(definition.resolve, "leaf", None)
+            field_type = definition.type
+            non_null = isinstance(field_type, GraphQLNonNull)
+            named = field_type.of_type if non_null else field_type
+            if getter is not None and not definition.args and is_leaf_type(named):
+                found[(type_name, field_name)] = (getter, named, non_null)
+    return found
 
 
 def build_schema(workspace_id: str, version: int, types: Mapping[str, ContentType]) -> BuiltSchema:

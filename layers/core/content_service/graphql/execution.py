@@ -20,22 +20,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import CoroutineType
 from typing import Any
 
 from graphql import (
     DocumentNode,
+    ExecutionContext,
+    FieldNode,
     GraphQLError,
+    GraphQLObjectType,
     GraphQLSyntaxError,
+    Undefined,
     execute,
     parse,
     specified_rules,
     validate,
 )
+from graphql.pyutils import Path
 
 from content_service.graphql.build import BuiltSchema
 from content_service.graphql.cost_limits import (
@@ -183,10 +190,62 @@ def prepare(built: BuiltSchema, request: GraphQLRequest, limits: Limits) -> Docu
     return document
 
 
+def _execution_class(built: BuiltSchema) -> type[ExecutionContext]:
+    cls: type[ExecutionContext] | None = built.execution_class
+    if cls is None:
+        cls = type("Execution", (_Execution,), {"leaves": built.leaves})
+        built.execution_class = cls
+    return cls
+
+
 class _ValidationFailed(Exception):
     def __init__(self, errors: list[GraphQLError]) -> None:
         super().__init__("validation failed")
         self.errors = errors
+
+
+_AWAITABLE = (CoroutineType, asyncio.Future)
+
+
+def _is_awaitable(value: Any) -> bool:
+    """Resolvers here are coroutine functions and graphql-core's own awaitables are coroutines:
+    a cheaper test than graphql-core's general one, run for every field."""
+    return isinstance(value, _AWAITABLE)
+
+
+class _Execution(ExecutionContext):
+    """graphql-core's executor with a fast path for an entry's scalar fields.
+
+    A field listed in `BuiltSchema.leaves` (system and value fields: no arguments, a leaf type,
+    a resolver that only reads the entry) is read and serialized directly, without building a
+    ResolveInfo; anything unusual (null in a non-null field, a value the type cannot serialize,
+    any exception) goes through the normal path, which produces the normal error.
+    """
+
+    leaves: Mapping[tuple[str, str], Any] = {}
+
+    def execute_field(
+        self,
+        parent_type: GraphQLObjectType,
+        source: Any,
+        field_nodes: list[FieldNode],
+        path: Path,
+    ) -> Any:
+        leaf = self.leaves.get((parent_type.name, field_nodes[0].name.value))
+        if leaf is not None:
+            getter, leaf_type, non_null = leaf
+            try:
+                value = getter(source)
+                if value is None:
+                    if not non_null:
+                        return None
+                else:
+                    serialized = leaf_type.serialize(value)
+                    if serialized is not None and serialized is not Undefined:
+                        return serialized
+            except Exception:  # noqa: S110 (the normal path below reports it)
+                pass
+        return super().execute_field(parent_type, source, field_nodes, path)
 
 
 async def run(
@@ -217,6 +276,8 @@ async def run(
             variable_values=request.variables,
             operation_name=request.operation_name,
             max_coercion_errors=MAX_COERCION_ERRORS,
+            execution_context_class=_execution_class(built),
+            is_awaitable=_is_awaitable,
         )
         result = await outcome if inspect.isawaitable(outcome) else outcome
     except RecursionError:

@@ -1,0 +1,234 @@
+"""The same read through GraphQL and REST, side by side, over real HTTP on the local stack.
+
+Two cases over 25 published posts (a title, an integer, an enum, ~2 KB of rich text that
+neither read selects), each with an author:
+1. a flat list: REST `GET /api/v1/content/post?pageSize=25&fields=title,views,color`, GraphQL
+   `posts(pageSize: 25) { total items { <system fields> title views color } }`;
+2. the same list with one nested relation: REST adds `expand=author`, GraphQL `author { ... }`.
+
+Both protocols return the same records and fields (checked before timing). Requests alternate
+between the protocols so drift in the emulator affects both alike; the figure is the median of
+REPEAT requests each, and the ratio GraphQL/REST with the target of at most 1.15. The GraphQL
+schema is cached (warm), as it is for every request after a Lambda instance's first.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from bench.report import Row
+from content_service import runtime
+from content_service.clock import iso_utc
+from content_service.content import dynamo
+from content_service.content.items import StoredEntry, entry_item, title_of
+from content_service.content.model import FieldSpec, TypeDefinition
+from content_service.content.schema import create_type, get_type, type_key
+from content_service.content.values import to_storage
+from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
+from content_service.identity.workspaces import create_workspace
+from infra.local_stack import LocalStack
+
+BENCHMARK = "graphql_vs_rest"
+ROWS = 25
+REPEAT = 41
+TARGET = 1.15
+RICH_TEXT = "<p>" + "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 35 + "</p>"
+SYSTEM = "id status locale localeGroupId createdAt updatedAt publishedAt"
+FLAT_QUERY = (
+    "query ($n: Int) { posts(pageSize: $n) { total items { " + SYSTEM + " title views color } } }"
+)
+NESTED_QUERY = (
+    "query ($n: Int) { posts(pageSize: $n) { total items { "
+    + SYSTEM
+    + " title views color author { "
+    + SYSTEM
+    + " name } } } }"
+)
+
+
+def _seed(
+    workspace_id: str, type_name: str, rows: list[tuple[dict[str, Any], dict[str, Any]]]
+) -> list[str]:
+    content_type = get_type(workspace_id, type_name)
+    assert content_type is not None
+    fields = {f.name: f for f in content_type.fields}
+    base = time.time()
+    ids: list[str] = []
+    requests: list[dict[str, Any]] = []
+    for index, (values, links) in enumerate(rows):
+        entry_id = str(uuid.uuid4())
+        stamp = iso_utc(base + index / 1000)
+        stored = {fields[n].key: to_storage(fields[n], v) for n, v in values.items()}
+        entry = StoredEntry(
+            id=entry_id,
+            workspace_id=workspace_id,
+            content_type=type_name,
+            status="published",
+            locale="en",
+            locale_group_id=entry_id,
+            created_at=stamp,
+            updated_at=stamp,
+            published_at=stamp,
+            audiences=(),
+            deleted=False,
+            version=1,
+            title=title_of(content_type, stored),
+            values=stored,
+            links={fields[n].key: tuple(t) for n, t in links.items()},
+        )
+        requests.append({"PutRequest": {"Item": dynamo.encode(entry_item(content_type, entry))}})
+        ids.append(entry_id)
+    client = dynamo.client()
+    table = dynamo.tables().content
+    for offset in range(0, len(requests), 25):
+        pending: dict[str, Any] = {table: requests[offset : offset + 25]}
+        while pending:
+            pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+    client.update_item(
+        TableName=dynamo.tables().schema,
+        Key=type_key(workspace_id, type_name),
+        UpdateExpression="SET entryCount = entryCount + :n",
+        ExpressionAttributeValues={":n": {"N": str(len(rows))}},
+    )
+    return ids
+
+
+def _world() -> str:
+    slug = f"bench-gql-{uuid.uuid4().hex[:8]}"
+    workspace = create_workspace(runtime.settings(), slug, slug)
+    token, _ = create_token(TokenSpec(name="bench", workspace_id=workspace.id, access="read"))
+    writer, _ = create_token(TokenSpec(name="writer", workspace_id=workspace.id, access="full"))
+    caller = authenticate_token(writer)
+    create_type(
+        caller, workspace.id, TypeDefinition("author", fields=(FieldSpec("name", "string"),))
+    )
+    create_type(
+        caller,
+        workspace.id,
+        TypeDefinition(
+            "post",
+            fields=(
+                FieldSpec("title", "string"),
+                FieldSpec("views", "integer"),
+                FieldSpec("color", "enum", values=("red", "green", "blue")),
+                FieldSpec("body", "richtext"),
+                FieldSpec("author", "relation", target="author", cardinality="many-to-one"),
+            ),
+        ),
+    )
+    authors = _seed(workspace.id, "author", [({"name": f"Author {i}"}, {}) for i in range(5)])
+    _seed(
+        workspace.id,
+        "post",
+        [
+            (
+                {
+                    "title": f"Post {i}",
+                    "views": i * 7,
+                    "color": ("red", "green", "blue")[i % 3],
+                    "body": RICH_TEXT,
+                },
+                {"author": [authors[i % 5]]},
+            )
+            for i in range(ROWS)
+        ],
+    )
+    return token
+
+
+def _client(base_url: str, token: str) -> httpx.Client:
+    # A connection per request, as bench/content_lists.py: the local uvicorn socket otherwise
+    # adds delayed-ACK stalls on kept-alive connections that API Gateway never would.
+    return httpx.Client(
+        base_url=base_url,
+        headers={"Authorization": f"Bearer {token}", "Connection": "close"},
+        timeout=60,
+    )
+
+
+def _as_graphql(entry: dict[str, Any], nested: bool) -> dict[str, Any]:
+    shaped = {k: entry[k] for k in SYSTEM.split()}
+    shaped["status"] = entry["status"].upper()
+    shaped.update(entry["values"])
+    if nested:
+        targets = entry["relations"]["author"]
+        shaped["author"] = _as_graphql(targets[0], False) if targets else None
+    return shaped
+
+
+def _interleaved(first: Callable[[], object], second: Callable[[], object]) -> tuple[float, float]:
+    for _ in range(3):
+        first()
+        second()
+    a: list[float] = []
+    b: list[float] = []
+    for i in range(REPEAT):
+        order = ((first, a), (second, b)) if i % 2 == 0 else ((second, b), (first, a))
+        for run, samples in order:
+            started = time.perf_counter()
+            run()
+            samples.append(time.perf_counter() - started)
+    return statistics.median(a), statistics.median(b)
+
+
+def run(stack: LocalStack) -> list[Row]:
+    assert stack.base_url is not None, "the bench needs the API"
+    token = _world()
+    rows: list[Row] = []
+    with _client(stack.base_url, token) as client:
+        for case, query, params in (
+            (
+                f"flat list ({ROWS} posts, 3 fields)",
+                FLAT_QUERY,
+                {"pageSize": ROWS, "fields": "title,views,color"},
+            ),
+            (
+                f"list + 1 nested relation ({ROWS} posts, author)",
+                NESTED_QUERY,
+                {"pageSize": ROWS, "fields": "title,views,color", "expand": "author"},
+            ),
+        ):
+            nested = "expand" in params
+            body = {"query": query, "variables": {"n": ROWS}}
+
+            def rest(params: dict[str, Any] = params) -> Any:
+                response = client.get("/api/v1/content/post", params=params)
+                response.raise_for_status()
+                return response.json()
+
+            def graphql(body: dict[str, Any] = body) -> Any:
+                response = client.post("/api/v1/graphql", json=body)
+                response.raise_for_status()
+                result = response.json()
+                assert "errors" not in result, result
+                return result["data"]
+
+            rest_body, graphql_body = rest(), graphql()
+            assert graphql_body["posts"]["total"] == rest_body["total"] == ROWS
+            assert graphql_body["posts"]["items"] == [
+                _as_graphql(e, nested) for e in rest_body["items"]
+            ], "the two protocols must return the same records"
+            rest_median, graphql_median = _interleaved(rest, graphql)
+            ratio = graphql_median / rest_median
+            rows.extend(
+                [
+                    Row(BENCHMARK, case, "median REST", rest_median * 1000, "ms"),
+                    Row(BENCHMARK, case, "median GraphQL", graphql_median * 1000, "ms"),
+                    Row(
+                        BENCHMARK,
+                        case,
+                        "ratio GraphQL / REST",
+                        ratio,
+                        "x",
+                        target=f"<= {TARGET}",
+                        meets_target=ratio <= TARGET,
+                    ),
+                ]
+            )
+    return rows
