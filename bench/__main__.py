@@ -14,7 +14,7 @@ from pathlib import Path
 from bench.report import Row, render_table, write_results
 from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
 
-SUITES: tuple[str, ...] = ("webhooks_delivery", "graphql_vs_rest")
+SUITES: tuple[str, ...] = ("webhooks_delivery", "content_lists", "graphql_vs_rest")
 
 
 def main(selected: list[str]) -> int:

@@ -2,13 +2,18 @@
 
 Tests and benchmarks observe storage at the wire: every request the app sends to "AWS" passes
 through this proxy unchanged, and the proxy notes the operation (`X-Amz-Target`), the parsed
-JSON request body (table, ProjectionExpression, keys...) and the size of the response. What the
-app actually asked DynamoDB for is then asserted without reading the app's own code.
+JSON request body (table, ProjectionExpression, keys...), the size of the response and how long
+the upstream took. What the app actually asked DynamoDB for is then asserted without reading
+the app's own code.
 
     recorder = RequestRecorder(upstream="http://127.0.0.1:4566").start()
     with recorder.capture() as calls:
         ...  # requests made through recorder.url
     [c.operation for c in calls]  # ["Query", "BatchGetItem"]
+
+Benchmarks may also `replay(calls)`: a request identical (same target, same body) to a recorded
+one is then answered with the recorded response, without the upstream, so the time measured
+is the app's own and not the emulator's (moto's Query walks the whole table on every page).
 
 Stdlib only (`http.server.ThreadingHTTPServer` + `http.client`), on 127.0.0.1 with port 0.
 """
@@ -19,7 +24,8 @@ import http.client
 import json
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -55,7 +61,12 @@ class RecordedCall:
     status: int
     request_bytes: int
     response_bytes: int
+    raw_request: bytes = field(default=b"", repr=False)
     raw_response: bytes = field(default=b"", repr=False)
+    response_headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    elapsed: float = 0.0
+    """Seconds the upstream took to answer (0 for a replayed answer)."""
+    replayed: bool = False
 
     def response(self) -> dict[str, Any]:
         """The parsed JSON response body (parsed on demand; empty when not JSON)."""
@@ -84,6 +95,9 @@ class RecordedCall:
         return sum(len(t.get("Keys", [])) for t in (self.body.get("RequestItems") or {}).values())
 
 
+_Answer = tuple[int, tuple[tuple[str, str], ...], bytes]
+
+
 class RequestRecorder:
     """Forwards everything to `upstream` and keeps a record while a capture is open."""
 
@@ -99,6 +113,7 @@ class RequestRecorder:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._captures: list[list[RecordedCall]] = []
+        self._replay: dict[tuple[str, bytes], _Answer] = {}
         self._local = threading.local()
 
     @property
@@ -152,20 +167,44 @@ class RequestRecorder:
             with self._lock:
                 self._captures.remove(calls)
 
-    def _record(self, target: str, path: str, body: bytes, status: int, payload: bytes) -> None:
+    @contextmanager
+    def replay(self, calls: Iterable[RecordedCall]) -> Iterator[None]:
+        """While the block runs, answers a request identical to one of `calls` (same target,
+        same body) with that call's recorded answer, without asking the upstream. Only for
+        reads of data that does not change meanwhile: the answer is what it was."""
+        answers = {
+            (c.target, c.raw_request): (c.status, c.response_headers, c.raw_response)
+            for c in calls
+            if c.target and 200 <= c.status < 300
+        }
         with self._lock:
-            if not self._captures:
-                return
-            call = _describe(target, path, body, status, payload)
+            saved = self._replay
+            self._replay = {**saved, **answers}
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._replay = saved
+
+    def _replayed(self, target: str, body: bytes) -> _Answer | None:
+        with self._lock:
+            return self._replay.get((target, body)) if target else None
+
+    def _record(self, call: RecordedCall) -> None:
+        with self._lock:
             for calls in self._captures:
                 calls.append(call)
+
+    @property
+    def capturing(self) -> bool:
+        return bool(self._captures)
 
     def _connection(self) -> http.client.HTTPConnection:
         """One upstream connection per proxy thread, kept alive across requests."""
         connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
         if connection is None:
             connection = http.client.HTTPConnection(
-                self.upstream_host, self.upstream_port, timeout=60
+                self.upstream_host, self.upstream_port, timeout=120
             )
             connection.connect()
             connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -180,7 +219,7 @@ class RequestRecorder:
 
     def forward(
         self, method: str, path: str, headers: list[tuple[str, str]], body: bytes
-    ) -> tuple[int, list[tuple[str, str]], bytes]:
+    ) -> _Answer:
         forwarded = {k: v for k, v in headers if k.lower() not in _HOP_BY_HOP}
         forwarded["Content-Length"] = str(len(body))
         for attempt in (1, 2):
@@ -197,7 +236,8 @@ class RequestRecorder:
                 continue
             if response.getheader("connection", "").lower() == "close":
                 self._drop_connection()
-            return response.status, list(response.getheaders()), payload
+            kept = tuple((n, v) for n, v in response.getheaders() if n.lower() not in _HOP_BY_HOP)
+            return response.status, kept, payload
         raise AssertionError("unreachable")
 
 
@@ -213,26 +253,42 @@ class _ProxyHandler(BaseHTTPRequestHandler):
     def _handle(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
-        try:
-            status, headers, payload = self.owner.forward(
-                self.command, self.path, list(self.headers.items()), body
-            )
-        except (http.client.HTTPException, OSError) as error:
-            message = f"recorder: upstream failed: {error}".encode()
-            self.send_response(502)
-            self.send_header("Content-Type", "text/plain")
-            self.send_header("Content-Length", str(len(message)))
-            self.end_headers()
-            self.wfile.write(message)
-            return
+        target = self.headers.get("X-Amz-Target", "")
+        elapsed = 0.0
+        answer = self.owner._replayed(target, body)
+        replayed = answer is not None
+        if answer is None:
+            started = time.perf_counter()
+            try:
+                answer = self.owner.forward(
+                    self.command, self.path, list(self.headers.items()), body
+                )
+            except (http.client.HTTPException, OSError) as error:
+                answer = (502, (("Content-Type", "text/plain"),), f"recorder: {error}".encode())
+            elapsed = time.perf_counter() - started
+        status, headers, payload = answer
         # Status line, headers and body in one write: one segment for small answers.
         lines = [f"{self.protocol_version} {status} {self.responses.get(status, ('',))[0]}"]
-        lines.extend(f"{n}: {v}" for n, v in headers if n.lower() not in _HOP_BY_HOP)
+        lines.extend(f"{n}: {v}" for n, v in headers)
         lines.append(f"Content-Length: {len(payload)}")
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         self.wfile.write(head + payload)
-        target = self.headers.get("X-Amz-Target", "")
-        self.owner._record(target, self.path, body, status, payload)
+        if self.owner.capturing:
+            self.owner._record(
+                RecordedCall(
+                    operation=target.rsplit(".", 1)[-1] if target else self.path,
+                    target=target,
+                    body=_parse_json(body),
+                    status=status,
+                    request_bytes=len(body),
+                    response_bytes=len(payload),
+                    raw_request=body,
+                    raw_response=payload,
+                    response_headers=headers,
+                    elapsed=elapsed,
+                    replayed=replayed,
+                )
+            )
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
 
@@ -245,16 +301,3 @@ def _parse_json(raw: bytes) -> dict[str, Any]:
     except (ValueError, UnicodeDecodeError):
         return {}
     return parsed if isinstance(parsed, dict) else {}
-
-
-def _describe(target: str, path: str, body: bytes, status: int, payload: bytes) -> RecordedCall:
-    operation = target.rsplit(".", 1)[-1] if target else path
-    return RecordedCall(
-        operation=operation,
-        target=target,
-        body=_parse_json(body),
-        status=status,
-        request_bytes=len(body),
-        response_bytes=len(payload),
-        raw_response=payload,
-    )

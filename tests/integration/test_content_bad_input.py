@@ -12,7 +12,14 @@ import pytest
 
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
-from tests.support.content import Storage, assert_error, create, define, shared_workspace
+from tests.support.content import (
+    Storage,
+    assert_error,
+    create,
+    define,
+    faithful_transactions,  # noqa: F401  (autouse)
+    shared_workspace,
+)
 
 HOSTILE = [
     "../../etc/passwd",

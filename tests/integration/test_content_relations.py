@@ -3,14 +3,23 @@ batching observed at the storage boundary."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
-from tests.support.content import Storage, assert_error, capture, create, define, publish
+from tests.support.content import (
+    Storage,
+    assert_error,
+    capture,
+    create,
+    define,
+    faithful_transactions,  # noqa: F401  (autouse)
+    publish,
+    shared_workspace,
+)
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 
@@ -24,11 +33,9 @@ def storage(stack: LocalStack) -> Storage:
     return Storage(stack)
 
 
-@pytest.fixture
-def blog(new_workspace: NewWorkspace) -> WorkspaceAccess:
+def _define_blog(workspace: WorkspaceAccess) -> None:
     """author, tag, and post (author many-to-one, tags many-to-many, cover one-to-one,
     sections one-to-many, related posts many-to-many to itself)."""
-    workspace = new_workspace()
     define(workspace.full, "author", [{"name": "name", "type": "string"}])
     define(
         workspace.full,
@@ -49,6 +56,12 @@ def blog(new_workspace: NewWorkspace) -> WorkspaceAccess:
             relation("related", "post", "many-to-many"),
         ],
     )
+
+
+@pytest.fixture
+def blog(new_workspace: NewWorkspace) -> WorkspaceAccess:
+    workspace = new_workspace()
+    _define_blog(workspace)
     return workspace
 
 
@@ -175,6 +188,18 @@ def test_a_stale_claim_is_taken_over(blog: WorkspaceAccess, stack: LocalStack) -
     ) == [image["id"]]
 
 
+@pytest.fixture(scope="module")
+def link_targets(base_url: str) -> Iterator[tuple[WorkspaceAccess, dict[str, str]]]:
+    """A blog whose writes in the invalid-link tests are all refused, with a tag and a trashed
+    tag to aim at."""
+    with shared_workspace(base_url) as workspace:
+        _define_blog(workspace)
+        tag = create(workspace.full, "tag", {"label": "t"})
+        trashed = create(workspace.full, "tag", {"label": "gone"})
+        assert workspace.full.delete(f"/api/v1/content/tag/{trashed['id']}").status_code == 204
+        yield workspace, {"{tag}": tag["id"], "{trashed}": trashed["id"]}
+
+
 @pytest.mark.parametrize(
     ("relations", "location"),
     [
@@ -188,16 +213,14 @@ def test_a_stale_claim_is_taken_over(blog: WorkspaceAccess, stack: LocalStack) -
     ],
 )
 def test_invalid_links_are_422_and_write_nothing(
-    blog: WorkspaceAccess, storage: Storage, relations: dict[str, Any], location: str
+    link_targets: tuple[WorkspaceAccess, dict[str, str]],
+    storage: Storage,
+    relations: dict[str, Any],
+    location: str,
 ) -> None:
-    tag = create(blog.full, "tag", {"label": "t"})
-    trashed = create(blog.full, "tag", {"label": "gone"})
-    assert blog.full.delete(f"/api/v1/content/tag/{trashed['id']}").status_code == 204
+    blog, ids = link_targets
     body = {
-        name: {
-            key: [i.replace("{tag}", tag["id"]).replace("{trashed}", trashed["id"]) for i in ids]
-            for key, ids in change.items()
-        }
+        name: {key: [ids.get(i, i) for i in targets] for key, targets in change.items()}
         for name, change in relations.items()
     }
     with storage.unchanged(blog.id):

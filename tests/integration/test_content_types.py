@@ -11,7 +11,14 @@ import pytest
 from content_service.content import service
 from infra.local_stack import LocalStack
 from tests.conftest import ClientFactory, WorkspaceAccess
-from tests.support.content import Storage, assert_error, create, define, shared_workspace
+from tests.support.content import (
+    Storage,
+    assert_error,
+    create,
+    define,
+    faithful_transactions,  # noqa: F401  (autouse)
+    shared_workspace,
+)
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 

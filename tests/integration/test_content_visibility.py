@@ -10,7 +10,13 @@ import httpx
 import pytest
 
 from tests.conftest import ClientFactory, WorkspaceAccess
-from tests.support.content import assert_error, create, define, publish
+from tests.support.content import (
+    assert_error,
+    create,
+    define,
+    faithful_transactions,  # noqa: F401  (autouse)
+    publish,
+)
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 

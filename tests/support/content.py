@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import pytest
 from boto3.dynamodb.types import TypeDeserializer
 
 from content_service import runtime
@@ -21,8 +22,17 @@ from content_service.identity.workspaces import create_workspace
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall
 from tests.conftest import WorkspaceAccess
+from tests.support.emulator_transactions import atomic_transactions
 
 _deserializer = TypeDeserializer()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def faithful_transactions() -> Iterator[None]:
+    """Autouse in every module that imports it: moto's TransactWriteItems made atomic and
+    O(items) for the module (see tests/support/emulator_transactions.py)."""
+    with atomic_transactions():
+        yield
 
 
 def plain(item: dict[str, Any]) -> dict[str, Any]:
@@ -80,9 +90,15 @@ class Storage:
         self.client = stack.emulator.dynamodb()
         self.tables = stack.settings.tables
 
-    def _scan(self, table: str) -> list[dict[str, Any]]:
+    def _scan(self, table: str, workspace_id: str, attribute: str) -> list[dict[str, Any]]:
+        """The items whose `attribute` mentions the workspace (filtered by the emulator)."""
         items: list[dict[str, Any]] = []
-        request: dict[str, Any] = {"TableName": table}
+        request: dict[str, Any] = {
+            "TableName": table,
+            "FilterExpression": "contains(#a, :ws)",
+            "ExpressionAttributeNames": {"#a": attribute},
+            "ExpressionAttributeValues": {":ws": {"S": workspace_id}},
+        }
         while True:
             page = self.client.scan(**request)
             items.extend(plain(i) for i in page.get("Items", []))
@@ -91,16 +107,16 @@ class Storage:
             request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def events(self, workspace_id: str) -> list[dict[str, Any]]:
-        found = [e for e in self._scan(self.tables.events) if e.get("workspaceId") == workspace_id]
+        found = self._scan(self.tables.events, workspace_id, "workspaceId")
         return sorted(found, key=lambda e: (e["occurredAt"], e["id"]))
 
     def events_of(self, workspace_id: str, entry_id: str) -> list[dict[str, Any]]:
         return [e for e in self.events(workspace_id) if e["data"]["id"] == entry_id]
 
     def content_items(self, workspace_id: str) -> list[dict[str, Any]]:
+        """Entries and claims: every key of the content table names its workspace."""
         return sorted(
-            (i for i in self._scan(self.tables.content) if workspace_id in i["pk"]),
-            key=lambda i: (i["pk"], i["sk"]),
+            self._scan(self.tables.content, workspace_id, "pk"), key=lambda i: (i["pk"], i["sk"])
         )
 
     def entry_item(self, workspace_id: str, entry_id: str) -> dict[str, Any] | None:

@@ -13,8 +13,14 @@ Entry item (`pk` = `ENTRY#<ws>#<id>`, `sk` = `ENTRY`):
 `summary` is all a list needs to decide visibility, filter and sort: id (i), status (s),
 deleted (d), locale (l), localeGroupId (g), createdAt (c), updatedAt (u), publishedAt (p),
 audiences (a) and the scalar field values (v: string, integer, float, boolean, datetime, date,
-enum; never text, richtext or json). The byType index projects only `summary` (INCLUDE), and the
-keys are one-letter to keep a 10,000-entry listing small on the wire.
+enum; never text, richtext or json). The byType index projects only `summary` (INCLUDE); the
+keys are one letter, and d, g, p and a are left out while they hold their default (false, the
+entry's own id, null, none), to keep a 10,000-entry listing small on the wire.
+
+It is stored as compact JSON in ONE string attribute rather than a DynamoDB map: botocore parses
+a response shape-driven, node by node, and a 10,000-entry listing of nested maps cost 1.3 s to
+parse against 0.1 s for the same summaries as strings (measured; json.loads then takes 0.04 s).
+Every write rebuilds it from the entry, so it never drifts.
 
 Claim items make uniqueness rules conditions of the write transaction:
 - `GROUP#<ws>#<localeGroupId>` / `LOCALE#<locale>` -> entryId, contentType: one entry per
@@ -29,10 +35,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any, Literal
 
 from content_service.content import dynamo
-from content_service.content.model import ContentType
+from content_service.content.model import ContentType, FieldDef
 
 Status = Literal["draft", "published"]
 ENTRY_SK = "ENTRY"
@@ -118,24 +125,43 @@ def title_of(content_type: ContentType, values: Mapping[str, Any]) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _plain(definition: FieldDef, value: Any) -> Any:
+    """A stored scalar as JSON-ready Python (numbers read back from DynamoDB are Decimal)."""
+    if isinstance(value, Decimal):
+        return int(value) if definition.type == "integer" else float(value)
+    return value
+
+
 def summary_of(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
     scalars = {
-        f.key: entry.values[f.key]
+        f.key: _plain(f, entry.values[f.key])
         for f in content_type.scalar_fields
         if entry.values.get(f.key) is not None
     }
-    return {
+    summary: dict[str, Any] = {
         "i": entry.id,
         "s": entry.status,
-        "d": entry.deleted,
         "l": entry.locale,
-        "g": entry.locale_group_id,
         "c": entry.created_at,
         "u": entry.updated_at,
-        "p": entry.published_at,
-        "a": list(entry.audiences),
         "v": scalars,
     }
+    # Left out when they hold their default, to keep every index entry small: deleted (false),
+    # localeGroupId (the entry's own id), publishedAt (null), audiences (none).
+    if entry.deleted:
+        summary["d"] = True
+    if entry.locale_group_id != entry.id:
+        summary["g"] = entry.locale_group_id
+    if entry.published_at is not None:
+        summary["p"] = entry.published_at
+    if entry.audiences:
+        summary["a"] = list(entry.audiences)
+    return summary
+
+
+def summary_text(content_type: ContentType, entry: StoredEntry) -> str:
+    """The summary as stored: compact JSON in one string attribute (see the module doc)."""
+    return json.dumps(summary_of(content_type, entry), separators=(",", ":"), ensure_ascii=False)
 
 
 def entry_item(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
@@ -159,7 +185,7 @@ def entry_item(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
         "title": entry.title,
         "values": {k: v for k, v in entry.values.items() if v is not None},
         "links": {k: list(v) for k, v in entry.links.items() if v},
-        "summary": summary_of(content_type, entry),
+        "summary": summary_text(content_type, entry),
     }
     if not entry.deleted:
         item["gsi1pk"] = index_pk(entry.workspace_id, entry.content_type, entry.locale)
@@ -221,14 +247,16 @@ class Summary:
         }[name]
 
 
-def summary_from(stored: Mapping[str, Any]) -> Summary:
+def summary_from(raw: str | Mapping[str, Any]) -> Summary:
+    stored: Mapping[str, Any] = json.loads(raw) if isinstance(raw, str) else raw
     published = stored.get("p")
+    entry_id = str(stored.get("i", ""))
     return Summary(
-        id=str(stored.get("i", "")),
+        id=entry_id,
         status="published" if stored.get("s") == "published" else "draft",
         deleted=bool(stored.get("d", False)),
         locale=str(stored.get("l", "en")),
-        locale_group_id=str(stored.get("g", "")),
+        locale_group_id=str(stored.get("g") or entry_id),
         created_at=str(stored.get("c", "")),
         updated_at=str(stored.get("u", "")),
         published_at=str(published) if published else None,

@@ -44,7 +44,7 @@ from content_service.content.requests import (
     RelationRequest,
     is_entry_id,
 )
-from content_service.content.schema import get_type, require_type
+from content_service.content.schema import get_type, get_types, require_type
 from content_service.content.views import Entry, EntryPage, entry_view
 from content_service.content.visibility import visible
 from content_service.errors import NotFound
@@ -139,12 +139,13 @@ def expand_level(
     another audience) and that hold more links.
     """
     types: dict[str, ContentType] = dict(target_types or {})
-    for relation in relations:
-        target = relation.target or ""
-        if target not in types and caller.grants(target):
-            found_type = get_type(workspace_id, target)
-            if found_type is not None:
-                types[target] = found_type
+    missing = {
+        r.target or ""
+        for r in relations
+        if (r.target or "") not in types and caller.grants(r.target or "")
+    }
+    if missing:
+        types.update(get_types(workspace_id, missing))
     pending: list[_Pending] = []
     for source_id, links in sources.items():
         for relation in relations:
@@ -280,7 +281,6 @@ def get_entry(request: GetRequest) -> Entry:
 
 def _index_summaries(workspace_id: str, content_type: str, locale: str) -> list[Summary]:
     summaries: list[Summary] = []
-    deserialize = dynamo.decode
     for page in dynamo.query_pages(
         {
             "TableName": _content_table(),
@@ -293,9 +293,7 @@ def _index_summaries(workspace_id: str, content_type: str, locale: str) -> list[
             "ExpressionAttributeNames": {"#summary": "summary"},
         }
     ):
-        for raw in page:
-            if "summary" in raw:
-                summaries.append(summary_from(deserialize(raw)["summary"]))
+        summaries.extend(summary_from(raw["summary"]["S"]) for raw in page if "summary" in raw)
     return summaries
 
 

@@ -15,7 +15,7 @@ condition fails, and it is validated again against the new state.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from content_service.clock import Clock, SystemClock, iso_utc
@@ -86,6 +86,16 @@ def get_type(workspace_id: str, name: str) -> ContentType | None:
         return None
     item = dynamo.get_item(dynamo.tables().schema, type_key(workspace_id, name))
     return _from_item(workspace_id, item) if item else None
+
+
+def get_types(workspace_id: str, names: Iterable[str]) -> dict[str, ContentType]:
+    """Several types at once (one BatchGetItem); unknown names are absent."""
+    wanted = sorted({n for n in names if is_valid_name(n)})
+    if not wanted:
+        return {}
+    items = dynamo.batch_get(dynamo.tables().schema, [type_key(workspace_id, n) for n in wanted])
+    found = (_from_item(workspace_id, item) for item in items)
+    return {t.name: t for t in found}
 
 
 def get_schema(workspace_id: str) -> WorkspaceSchema:

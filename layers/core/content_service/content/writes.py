@@ -36,6 +36,7 @@ from content_service.content.items import (
     item_size,
     link_claim_key,
     single_claim_key,
+    summary_text,
     title_of,
 )
 from content_service.content.model import ContentType, FieldDef
@@ -735,36 +736,35 @@ def _state_change(
     """A transition that touches only system attributes: one UpdateItem plus the event.
 
     `change(type, current, now)` checks the current state (raising 404/409) and returns the
-    new state, the attributes to SET and the attributes to REMOVE. With `full` the entry is
-    read whole first, so the answer carries its values without a second read.
+    new state, the attributes to SET and the attributes to REMOVE; the summary is rebuilt from
+    the new state. The entry is read whole first (its values feed the summary and the answer).
     """
     caller, workspace_id = request.caller, request.workspace_id
 
     def build(_: dict[str, str]) -> tuple[_Transaction, Entry]:
         content_type = _type_for_write(caller, workspace_id, request.content_type)
-        current = _read_for_write(caller, content_type, workspace_id, request.id, full=full)
+        current = _read_for_write(caller, content_type, workspace_id, request.id, full=True)
         now = (clock or SystemClock()).now()
         entry, sets, removes = change(content_type, current, iso_utc(now))
+        sets = {**sets, "summary": summary_text(content_type, entry)}
         names: dict[str, str] = {"#version": "version", "#deleted": "deleted"}
         values: dict[str, Any] = {":version": current.version, ":one": 1}
         assignments = ["#version = #version + :one"]
-        for index, (path, value) in enumerate(sets.items()):
-            segments = path.split(".")
+
+        def alias_path(path: str) -> str:
             aliases = []
-            for segment in segments:
+            for segment in path.split("."):
                 alias = f"#n{len(names)}"
                 names[alias] = segment
                 aliases.append(alias)
+            return ".".join(aliases)
+
+        for index, (path, value) in enumerate(sets.items()):
             values[f":v{index}"] = value
-            assignments.append(f"{'.'.join(aliases)} = :v{index}")
+            assignments.append(f"{alias_path(path)} = :v{index}")
         expression = "SET " + ", ".join(assignments)
         if removes:
-            removed = []
-            for attribute in removes:
-                alias = f"#n{len(names)}"
-                names[alias] = attribute
-                removed.append(alias)
-            expression += " REMOVE " + ", ".join(removed)
+            expression += " REMOVE " + ", ".join(alias_path(path) for path in removes)
         values[":deleted"] = current.deleted
         transaction = _Transaction()
         transaction.add(
@@ -799,9 +799,6 @@ def publish_entry(request: EntryAction, clock: Clock | None = None) -> Entry:
             "status": "published",
             "publishedAt": now,
             "updatedAt": now,
-            "summary.s": "published",
-            "summary.p": now,
-            "summary.u": now,
         }
         return (
             current.with_changes(status="published", published_at=now, updated_at=now),
@@ -826,9 +823,6 @@ def unpublish_entry(request: EntryAction, clock: Clock | None = None) -> Entry:
             "status": "draft",
             "publishedAt": None,
             "updatedAt": now,
-            "summary.s": "draft",
-            "summary.p": None,
-            "summary.u": now,
         }
         return (
             current.with_changes(status="draft", published_at=None, updated_at=now),
@@ -849,11 +843,11 @@ def delete_entry(request: EntryAction, clock: Clock | None = None) -> None:
             raise Conflict("the entry is already in the trash")
         return (
             current.with_changes(deleted=True),
-            {"deleted": True, "deletedAt": now, "summary.d": True},
+            {"deleted": True, "deletedAt": now},
             ["gsi1pk", "gsi1sk"],
         )
 
-    _state_change(request, "entry.deleted", clock, change, full=False)
+    _state_change(request, "entry.deleted", clock, change)
 
 
 def restore_entry(request: EntryAction, clock: Clock | None = None) -> Entry:
@@ -867,7 +861,6 @@ def restore_entry(request: EntryAction, clock: Clock | None = None) -> Entry:
             raise Conflict("the entry is not in the trash")
         sets = {
             "deleted": False,
-            "summary.d": False,
             "gsi1pk": index_pk(current.workspace_id, content_type.name, current.locale),
             "gsi1sk": f"{current.created_at}#{current.id}",
         }

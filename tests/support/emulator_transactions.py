@@ -1,0 +1,147 @@
+"""Makes moto's TransactWriteItems keep DynamoDB's promises: atomic, and O(items) not O(tables).
+
+moto 5.2's `DynamoDBBackend.transact_write_items`:
+- deep-copies every table the transaction touches, on every call, so a write costs O(table
+  size) (measured: 10 ms on an empty table, 220 ms with 5,000 items), and the test session gets
+  slower as its shared tables fill;
+- checks and applies item by item and, when a condition fails, restores that copy, undoing any
+  transaction another thread committed meanwhile: a lost write DynamoDB never allows.
+
+`atomic_transactions()` swaps in a version that, under one lock, evaluates every condition
+against the current items first and refuses the whole transaction (nothing applied) if any
+fails, and only then applies the operations through moto's own put/update/delete. Only the
+items the transaction touches are copied, to put them back if applying raises (a malformed
+update expression, say), which never happens for a well-formed request.
+
+It changes nothing the app can observe except what DynamoDB itself guarantees; the lead may
+want it in `infra/emulator.py` for the whole stack.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from moto.dynamodb.comparisons import get_filter_expression
+from moto.dynamodb.exceptions import (
+    MockValidationException,
+    MultipleTransactionsException,
+    TooManyTransactionsException,
+    TransactionCanceledException,
+    TransactWriteSingleOpException,
+)
+from moto.dynamodb.models import DynamoDBBackend
+
+_LOCK = threading.Lock()
+_OPERATIONS = frozenset({"ConditionCheck", "Put", "Delete", "Update"})
+
+
+def _key(backend: DynamoDBBackend, op_type: str, op: dict[str, Any]) -> dict[str, Any]:
+    if op_type != "Put":
+        key: dict[str, Any] = op["Key"]
+        return key
+    table = backend.get_table(op["TableName"])
+    attrs = op["Item"]
+    key = {table.hash_key_attr: attrs[table.hash_key_attr]}
+    if table.range_key_attr is not None:
+        key[table.range_key_attr] = attrs[table.range_key_attr]
+    return key
+
+
+def _restore(backend: DynamoDBBackend, table_name: str, key: dict[str, Any], before: Any) -> None:
+    table = backend.get_table(table_name)
+    hash_value, range_value = backend.get_keys_value(table, key)
+    if before is None:
+        table.delete_item(hash_value, range_value)
+    elif range_value is not None:
+        table.items[hash_value][range_value] = before
+    else:
+        table.items[hash_value] = before
+
+
+def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
+    if len(transact_items) > 100:
+        raise TooManyTransactionsException()
+    with _LOCK:
+        planned: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+        seen: set[tuple[str, str]] = set()
+        errors: list[tuple[Any, Any, Any]] = []
+        for item in transact_items:
+            if len(item) > 1:
+                raise TransactWriteSingleOpException
+            op_type, op = next(iter(item.items()))
+            if op_type not in _OPERATIONS:
+                raise MockValidationException("Unsupported transaction operation")
+            key = _key(self, op_type, op)
+            unique = (str(op["TableName"]), str(dict(sorted(key.items()))))
+            if unique in seen:
+                raise MultipleTransactionsException()
+            seen.add(unique)
+            planned.append((op_type, op, key))
+            current = self.get_item(op["TableName"], key)
+            condition = op.get("ConditionExpression")
+            if condition is not None and not get_filter_expression(
+                condition, op.get("ExpressionAttributeNames"), op.get("ExpressionAttributeValues")
+            ).expr(current):
+                old = None
+                if op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and current:
+                    old = current.to_json()["Attributes"]
+                errors.append(("ConditionalCheckFailed", "The conditional request failed", old))
+            else:
+                errors.append((None, None, None))
+        if any(code is not None for code, _, _ in errors):
+            raise TransactionCanceledException(errors)
+
+        touched = [
+            (op["TableName"], key, copy.deepcopy(self.get_item(op["TableName"], key)))
+            for op_type, op, key in planned
+            if op_type != "ConditionCheck"
+        ]
+        try:
+            for op_type, op, key in planned:
+                names = op.get("ExpressionAttributeNames")
+                values = op.get("ExpressionAttributeValues")
+                condition = op.get("ConditionExpression")
+                if op_type == "Put":
+                    self.put_item(
+                        op["TableName"],
+                        op["Item"],
+                        condition_expression=condition,
+                        expression_attribute_names=names,
+                        expression_attribute_values=values,
+                    )
+                elif op_type == "Delete":
+                    self.delete_item(
+                        op["TableName"],
+                        key,
+                        condition_expression=condition,
+                        expression_attribute_names=names,
+                        expression_attribute_values=values,
+                    )
+                elif op_type == "Update":
+                    self.update_item(
+                        op["TableName"],
+                        key,
+                        update_expression=op["UpdateExpression"],
+                        condition_expression=condition,
+                        expression_attribute_names=names,
+                        expression_attribute_values=values,
+                    )
+        except Exception:
+            for table_name, key, before in reversed(touched):
+                _restore(self, table_name, key, before)
+            raise
+
+
+@contextmanager
+def atomic_transactions() -> Iterator[None]:
+    """Swaps the faithful TransactWriteItems in for the enclosed block."""
+    original = DynamoDBBackend.transact_write_items
+    DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        DynamoDBBackend.transact_write_items = original  # type: ignore[method-assign]
