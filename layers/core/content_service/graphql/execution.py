@@ -213,39 +213,77 @@ def _is_awaitable(value: Any) -> bool:
     return isinstance(value, _AWAITABLE)
 
 
+_MISSING = object()
+
+
 class _Execution(ExecutionContext):
     """graphql-core's executor with a fast path for an entry's scalar fields.
 
     A field listed in `BuiltSchema.leaves` (system and value fields: no arguments, a leaf type,
-    a resolver that only reads the entry) is read and serialized directly, without building a
-    ResolveInfo; anything unusual (null in a non-null field, a value the type cannot serialize,
-    any exception) goes through the normal path, which produces the normal error.
+    a resolver that only reads the entry) is read and serialized directly, without a Path, a
+    ResolveInfo or an awaitable test; anything unusual (null in a non-null field, a value the
+    type cannot serialize, any exception) goes through graphql-core's own `execute_field`, which
+    produces the usual error. Other fields (relations, `__typename`...) take graphql-core's path.
     """
 
     leaves: Mapping[tuple[str, str], Any] = {}
 
-    def execute_field(
+    def execute_fields(
         self,
         parent_type: GraphQLObjectType,
-        source: Any,
-        field_nodes: list[FieldNode],
-        path: Path,
+        source_value: Any,
+        path: Path | None,
+        fields: dict[str, list[FieldNode]],
     ) -> Any:
-        leaf = self.leaves.get((parent_type.name, field_nodes[0].name.value))
-        if leaf is not None:
-            getter, leaf_type, non_null = leaf
-            try:
-                value = getter(source)
-                if value is None:
-                    if not non_null:
-                        return None
-                else:
-                    serialized = leaf_type.serialize(value)
-                    if serialized is not None and serialized is not Undefined:
-                        return serialized
-            except Exception:  # noqa: S110 (the normal path below reports it)
-                pass
-        return super().execute_field(parent_type, source, field_nodes, path)
+        plans: dict[tuple[str, int], list[Any]] = self.__dict__.setdefault("_plans", {})
+        plan_key = (parent_type.name, id(fields))
+        plan = plans.get(plan_key)
+        if plan is None:
+            plan = [
+                (name, nodes, self.leaves.get((parent_type.name, nodes[0].name.value)))
+                for name, nodes in fields.items()
+            ]
+            plans[plan_key] = plan
+        if all(leaf is None for _, _, leaf in plan):
+            return super().execute_fields(parent_type, source_value, path, fields)
+        results: dict[str, Any] = {}
+        awaitable_fields: list[str] = []
+        for response_name, nodes, leaf in plan:
+            result: Any = _MISSING
+            if leaf is not None:
+                result = _read_leaf(leaf, source_value)
+            if result is _MISSING:
+                result = self.execute_field(
+                    parent_type, source_value, nodes, Path(path, response_name, parent_type.name)
+                )
+                if result is Undefined:
+                    continue
+                if _is_awaitable(result):
+                    awaitable_fields.append(response_name)
+            results[response_name] = result
+        if not awaitable_fields:
+            return results
+
+        async def get_results() -> dict[str, Any]:
+            done = await asyncio.gather(*(results[name] for name in awaitable_fields))
+            results.update(zip(awaitable_fields, done, strict=True))
+            return results
+
+        return get_results()
+
+
+def _read_leaf(leaf: Any, source: Any) -> Any:
+    getter, leaf_type, non_null = leaf
+    try:
+        value = getter(source)
+        if value is None:
+            return _MISSING if non_null else None
+        serialized = leaf_type.serialize(value)
+    except Exception:
+        return _MISSING  # graphql-core's path reports it
+    if serialized is None or serialized is Undefined:
+        return _MISSING
+    return serialized
 
 
 async def run(

@@ -35,6 +35,7 @@ from typing import Any
 from graphene.utils.dataloader import DataLoader
 from graphql import FieldNode, GraphQLObjectType, GraphQLResolveInfo, get_named_type
 from graphql.execution.collect_fields import collect_sub_fields
+from graphql.execution.values import get_argument_values
 from pydantic import ValidationError
 
 from content_service.api.routes.content import EntryWriteBody
@@ -42,6 +43,7 @@ from content_service.content import service
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
     EntryAction,
     GetRequest,
     ListRequest,
@@ -108,46 +110,151 @@ class Context:
 
     def pick(self, info: GraphQLResolveInfo, type_name: str, through_items: bool) -> Picked:
         """The value fields and relations the field's selection asks of `type_name`."""
-        nodes = info.field_nodes
-        key = (type_name, through_items, *map(id, nodes))
-        found = self.picks.get(key)
-        if found is None:
-            found = self._pick(info, type_name, nodes, through_items)
-            self.picks[key] = found
-        return found
+        object_type, nodes = _entry_nodes(info, through_items)
+        return self.pick_nodes(info, type_name, object_type, nodes)
 
-    def _pick(
+    def pick_nodes(
         self,
         info: GraphQLResolveInfo,
         type_name: str,
+        object_type: GraphQLObjectType,
         nodes: list[FieldNode],
-        through_items: bool,
     ) -> Picked:
-        return_type = get_named_type(info.return_type)
-        assert isinstance(return_type, GraphQLObjectType)
-        if through_items:
-            envelope = _sub_fields(info, return_type, nodes)
-            nodes = [
-                node for group in envelope.values() for node in group if node.name.value == "items"
+        key = (type_name, *map(id, nodes))
+        found = self.picks.get(key)
+        if found is None:
+            names = {
+                group[0].name.value for group in _sub_fields(info, object_type, nodes).values()
+            }
+            content_type = self.types[type_name]
+            relations = self.relations.get(type_name, {})
+            fields: list[str] = []
+            links: list[str] = []
+            for name in names:
+                definition = content_type.field(name)
+                if definition is None:
+                    continue  # a system field or __typename: always read
+                if definition.is_relation:
+                    if name in relations:
+                        links.append(name)
+                else:
+                    fields.append(name)
+            found = Picked(tuple(sorted(fields)), tuple(sorted(links)))
+            self.picks[key] = found
+        return found
+
+    async def prefetch(
+        self,
+        info: GraphQLResolveInfo,
+        type_name: str,
+        entries: Sequence[Entry],
+        through_items: bool = False,
+    ) -> None:
+        """Loads the relation levels below `entries` ahead of their resolvers, level by level.
+
+        Each level is one round of DataLoader loads started in one tick, so every (target type,
+        selection) of the level is one `load_entries_by_ids` call, in one worker thread hop;
+        the relation resolvers then find their targets loaded and answer without awaiting, so
+        graphql-core completes the subtree without a task per row. Nothing here reports an
+        error: a failed load stays in the loader, and the field's resolver raises it.
+        """
+        object_type, nodes = _entry_nodes(info, through_items)
+        level = [(type_name, object_type, nodes, list(entries))]
+        while level:
+            plans: list[_Plan] = []
+            for source_type, source_object, source_nodes, rows in level:
+                plans.extend(self._plans(info, source_type, source_object, source_nodes, rows))
+            if not plans:
+                return
+            await asyncio.gather(*(plan.run() for plan in plans), return_exceptions=True)
+            level = [
+                (plan.target_type, plan.target_object, plan.nodes, plan.found)
+                for plan in plans
+                if plan.found
             ]
-            items_type = get_named_type(return_type.fields["items"].type)
-            assert isinstance(items_type, GraphQLObjectType)
-            return_type = items_type
-        names = {group[0].name.value for group in _sub_fields(info, return_type, nodes).values()}
-        content_type = self.types[type_name]
+
+    def _plans(
+        self,
+        info: GraphQLResolveInfo,
+        type_name: str,
+        object_type: GraphQLObjectType,
+        nodes: list[FieldNode],
+        rows: list[Entry],
+    ) -> list[_Plan]:
         relations = self.relations.get(type_name, {})
-        fields: list[str] = []
-        links: list[str] = []
-        for name in names:
-            definition = content_type.field(name)
+        if not relations or not rows:
+            return []
+        plans: list[_Plan] = []
+        for field_nodes in _sub_fields(info, object_type, nodes).values():
+            definition = relations.get(field_nodes[0].name.value)
             if definition is None:
-                continue  # a system field or __typename: always read
-            if definition.is_relation:
-                if name in relations:
-                    links.append(name)
-            else:
-                fields.append(name)
-        return Picked(tuple(sorted(fields)), tuple(sorted(links)))
+                continue
+            graphql_field = object_type.fields[definition.name]
+            try:
+                arguments = get_argument_values(graphql_field, field_nodes[0], info.variable_values)
+            except Exception:  # noqa: S112 (the resolver reports it)
+                continue
+            page = _or(arguments.get("page"), 1)
+            page_size = _or(arguments.get("pageSize"), DEFAULT_PAGE_SIZE)
+            if page != 1 or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
+                continue  # another page is the relations route's; a bad size the resolver's error
+            target = definition.target or ""
+            target_object = get_named_type(graphql_field.type)
+            assert isinstance(target_object, GraphQLObjectType)
+            picked = self.pick_nodes(info, target, target_object, field_nodes)
+            plans.append(
+                _Plan(
+                    loader=self.loader(target, picked),
+                    links=[r.links[definition.name] for r in rows if definition.name in r.links],
+                    wanted=1 if definition.to_one else page_size,
+                    target_type=target,
+                    target_object=target_object,
+                    nodes=field_nodes,
+                )
+            )
+        return plans
+
+
+@dataclass
+class _Plan:
+    """One relation field of one level: its targets for every row, visible ones first."""
+
+    loader: DataLoader
+    links: list[tuple[str, ...]]
+    wanted: int
+    target_type: str
+    target_object: GraphQLObjectType
+    nodes: list[FieldNode]
+    found: list[Entry] = field(default_factory=list)
+
+    async def run(self) -> None:
+        results = await asyncio.gather(
+            *(_first_visible(self.loader, ids, self.wanted) for ids in self.links)
+        )
+        seen: dict[str, Entry] = {}
+        for targets in results:
+            for target in targets:
+                seen.setdefault(target.id, target)
+        self.found = list(seen.values())
+
+
+def _entry_nodes(
+    info: GraphQLResolveInfo, through_items: bool
+) -> tuple[GraphQLObjectType, list[FieldNode]]:
+    """The entry object type of the field and the nodes whose selections apply to it (for a
+    list field, its `items` selections)."""
+    object_type = get_named_type(info.return_type)
+    assert isinstance(object_type, GraphQLObjectType)
+    nodes = info.field_nodes
+    if through_items:
+        envelope = _sub_fields(info, object_type, nodes)
+        nodes = [
+            node for group in envelope.values() for node in group if node.name.value == "items"
+        ]
+        items_type = get_named_type(object_type.fields["items"].type)
+        assert isinstance(items_type, GraphQLObjectType)
+        object_type = items_type
+    return object_type, nodes
 
 
 def _sub_fields(
@@ -207,7 +314,9 @@ def list_field(type_name: str) -> Resolver:
             locale=locale,
             links=picked.links,
         )
-        return await asyncio.to_thread(service.list_entries, request)
+        page_of_entries = await asyncio.to_thread(service.list_entries, request)
+        await context.prefetch(info, type_name, page_of_entries.items, through_items=True)
+        return page_of_entries
 
     return resolve
 
@@ -230,7 +339,9 @@ async def _get(context: Context, info: GraphQLResolveInfo, type_name: str, entry
         fields=picked.fields,
         links=picked.links,
     )
-    return await asyncio.to_thread(service.get_entry, request)
+    entry = await asyncio.to_thread(service.get_entry, request)
+    await context.prefetch(info, type_name, [entry])
+    return entry
 
 
 def single_type_field(type_name: str) -> Resolver:
@@ -250,6 +361,7 @@ def single_type_field(type_name: str) -> Resolver:
             links=picked.links,
         )
         page = await asyncio.to_thread(service.list_entries, request)
+        await context.prefetch(info, type_name, page.items)
         return page.items[0] if page.items else None
 
     return resolve
@@ -264,7 +376,9 @@ def envelope_total(page: EntryPage, _info: GraphQLResolveInfo) -> int:
 
 
 async def _first_visible(loader: DataLoader, ids: Sequence[str], wanted: int) -> list[Entry]:
-    """The first `wanted` visible targets in link order, as REST's expand picks them."""
+    """The first `wanted` visible targets in link order, as REST's expand picks them: the first
+    `wanted` ids, then more only while some were invisible (trashed, draft for a read token,
+    another audience)."""
     found: list[Entry] = []
     offset = 0
     while len(found) < wanted and offset < len(ids):
@@ -273,6 +387,22 @@ async def _first_visible(loader: DataLoader, ids: Sequence[str], wanted: int) ->
         found.extend(r for r in results if r is not None)
         offset += len(chunk)
     return found[:wanted]
+
+
+def _loaded(loader: DataLoader, ids: Sequence[str], wanted: int) -> list[Entry] | None:
+    """What `_first_visible` would answer, when every id it needs is loaded already (by
+    `Context.prefetch`); None otherwise. A failed load raises its error."""
+    found: list[Entry] = []
+    for target_id in ids:
+        if len(found) >= wanted:
+            break
+        future = loader.load(target_id)
+        if not future.done():
+            return None
+        target = future.result()
+        if target is not None:
+            found.append(target)
+    return found
 
 
 async def _links(context: Context, entry: Entry, relation: str) -> tuple[str, ...]:
@@ -287,24 +417,35 @@ async def _links(context: Context, entry: Entry, relation: str) -> tuple[str, ..
 
 
 def to_one_relation(source_type: str, relation: str, target_type: str) -> Resolver:
-    async def resolve(entry: Entry, info: GraphQLResolveInfo) -> Entry | None:
+    def resolve(entry: Entry, info: GraphQLResolveInfo) -> Any:
         context = _context(info)
-        picked = context.pick(info, target_type, through_items=False)
-        loader = context.loader(target_type, picked)
+        loader = context.loader(target_type, context.pick(info, target_type, through_items=False))
+        ids = entry.links.get(relation)
+        if ids is not None:
+            ready = _loaded(loader, ids, 1)
+            if ready is not None:
+                return ready[0] if ready else None
+        return _to_one(context, info, loader, entry)
+
+    async def _to_one(
+        context: Context, info: GraphQLResolveInfo, loader: DataLoader, entry: Entry
+    ) -> Entry | None:
         ids = await _links(context, entry, relation)
         found = await _first_visible(loader, ids, 1)
+        if found:
+            await context.prefetch(info, target_type, found)
         return found[0] if found else None
 
     return resolve
 
 
 def to_many_relation(source_type: str, relation: str, target_type: str) -> Resolver:
-    async def resolve(
+    def resolve(
         entry: Entry,
         info: GraphQLResolveInfo,
         page: int | None = None,
         pageSize: int | None = None,  # noqa: N803
-    ) -> list[Entry]:
+    ) -> Any:
         context = _context(info)
         picked = context.pick(info, target_type, through_items=False)
         request = RelationRequest.parse(
@@ -317,13 +458,32 @@ def to_many_relation(source_type: str, relation: str, target_type: str) -> Resol
             page_size=_or(pageSize, DEFAULT_PAGE_SIZE),
             fields=picked.fields,
         )
+        loader = context.loader(target_type, picked)
+        if request.page == 1:
+            ids = entry.links.get(relation)
+            if ids is not None:
+                ready = _loaded(loader, ids, request.page_size)
+                if ready is not None:
+                    return ready
+        return _to_many(context, info, loader, entry, request)
+
+    async def _to_many(
+        context: Context,
+        info: GraphQLResolveInfo,
+        loader: DataLoader,
+        entry: Entry,
+        request: RelationRequest,
+    ) -> list[Entry]:
         if request.page > 1:
             # Spec 4.1: beyond the first page, the relations route's own call, one per row.
             related = await asyncio.to_thread(service.list_related, request)
-            return related.items
-        loader = context.loader(target_type, picked)
-        ids = await _links(context, entry, relation)
-        return await _first_visible(loader, ids, request.page_size)
+            found = related.items
+        else:
+            found = await _first_visible(
+                loader, await _links(context, entry, relation), request.page_size
+            )
+        await context.prefetch(info, target_type, found)
+        return found
 
     return resolve
 
