@@ -44,7 +44,7 @@ router = APIRouter(prefix="/api/v1/graphql", tags=["graphql"])
 
 PLAYGROUND_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "default-src 'self'; script-src 'self'; style-src 'self'; "
         "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
         "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     ),
