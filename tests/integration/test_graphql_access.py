@@ -321,3 +321,23 @@ def test_the_playground_is_absent_unless_the_api_reference_is_enabled(
     response = make_client().get(f"{PATH}/playground")
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
+
+
+def test_audience_gated_entries_follow_the_tokens_audiences(
+    new_workspace: NewWorkspace, admin: httpx.Client
+) -> None:
+    workspace = new_workspace(read_audiences=("vip",))
+    define(workspace.full, "offer", [{"name": "name", "type": "string"}], audienceGated=True)
+    admin.headers["X-Workspace-Id"] = workspace.id  # a signed-in user may set any audiences
+    for name, audiences in (("for vips", ["vip"]), ("for staff", ["staff"]), ("for all", [])):
+        made = create(admin, "offer", {"name": name}, audiences=audiences)
+        publish(admin, "offer", made["id"])
+    query = '{ offers(sort: "name") { total items { name audiences } } }'
+    seen = data(workspace.read, query)["offers"]
+    rest = workspace.read.get("/api/v1/content/offer", params={"sort": "name"}).json()
+    assert seen["total"] == rest["total"]
+    assert seen["items"] == [
+        {"name": e["values"]["name"], "audiences": e["audiences"]} for e in rest["items"]
+    ]
+    assert [e["name"] for e in seen["items"]] == ["for vips"]
+    assert "audiences: [String!]!" in workspace.read.get(PATH).text

@@ -235,3 +235,18 @@ def test_a_mutation_on_a_type_not_granted_is_a_validation_error(
         result = post(limited, CREATE, {"input": {"values": {"title": "x"}}})
     assert calls.calls == []
     assert {e["extensions"]["code"] for e in errors(result)} == {"GRAPHQL_VALIDATION_FAILED"}
+
+
+def test_a_full_token_without_content_write_cannot_write(
+    site: WorkspaceAccess, admin: httpx.Client, make_client: Any, storage: Storage
+) -> None:
+    response = admin.post(
+        "/api/v1/tokens",
+        json={"name": "r", "workspaceId": site.id, "access": "full", "scopes": ["content:read"]},
+    )
+    assert response.status_code == 201, response.text
+    no_write = make_client(response.json()["token"])
+    with storage.unchanged(site.id):
+        result = post(no_write, CREATE, {"input": {"values": {"title": "x"}}})
+    only_error(result, "FORBIDDEN", 403)
+    assert data(no_write, "{ articles { total } }") == {"articles": {"total": 0}}
