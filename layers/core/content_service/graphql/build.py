@@ -41,6 +41,7 @@ from typing import Any
 import graphene
 from graphene.types.definitions import GrapheneGraphQLType
 from graphql import (
+    GraphQLEnumType,
     GraphQLInputObjectType,
     GraphQLLeafType,
     GraphQLNonNull,
@@ -66,8 +67,8 @@ from content_service.graphql.scalars import (
 )
 
 VALIDATED_DOCUMENTS = 256
-LeafField = tuple[Callable[[Any], Any], GraphQLLeafType, bool]
-"""(getter of the entry's value, the leaf type that serializes it, whether it is non-null)."""
+LeafField = tuple[Callable[[Any], Any], Callable[[Any], Any], bool]
+"""(getter of the entry's value, its serializer, whether the field is non-null)."""
 TEXT_TYPES = frozenset({"string", "text", "richtext", "date", "datetime"})
 
 
@@ -485,6 +486,31 @@ class _Builder:
         )
 
 
+def _fast_serializer(leaf_type: GraphQLLeafType) -> Callable[[Any], Any]:
+    """`leaf_type.serialize`, with the common case answered without its checks: a str for
+    String and ID, a bool for Boolean, a float for Float, a known member for an enum."""
+    serialize = leaf_type.serialize
+    plain = {"String": str, "ID": str, "Boolean": bool, "Float": float}.get(leaf_type.name)
+    if isinstance(leaf_type, GraphQLEnumType):
+        names = {
+            getattr(member.value, "value", member.value): name
+            for name, member in leaf_type.values.items()
+        }
+
+        def enum_value(value: Any) -> Any:
+            found = names.get(value) if isinstance(value, str) else None
+            return found if found is not None else serialize(value)
+
+        return enum_value
+    if plain is not None:
+
+        def plain_value(value: Any) -> Any:
+            return value if type(value) is plain else serialize(value)
+
+        return plain_value
+    return serialize
+
+
 def _leaves(schema: GraphQLSchema, entry_types: list[str]) -> dict[tuple[str, str], LeafField]:
     found: dict[tuple[str, str], LeafField] = {}
     for type_name in entry_types:
@@ -496,7 +522,7 @@ def _leaves(schema: GraphQLSchema, entry_types: list[str]) -> dict[tuple[str, st
             non_null = isinstance(field_type, GraphQLNonNull)
             named = field_type.of_type if non_null else field_type
             if getter is not None and not definition.args and is_leaf_type(named):
-                found[(type_name, field_name)] = (getter, named, non_null)
+                found[(type_name, field_name)] = (getter, _fast_serializer(named), non_null)
     return found
 
 

@@ -273,12 +273,12 @@ class _Execution(ExecutionContext):
 
 
 def _read_leaf(leaf: Any, source: Any) -> Any:
-    getter, leaf_type, non_null = leaf
+    getter, serialize, non_null = leaf
     try:
         value = getter(source)
         if value is None:
             return _MISSING if non_null else None
-        serialized = leaf_type.serialize(value)
+        serialized = serialize(value)
     except Exception:
         return _MISSING  # graphql-core's path reports it
     if serialized is None or serialized is Undefined:

@@ -110,8 +110,13 @@ class Context:
 
     def pick(self, info: GraphQLResolveInfo, type_name: str, through_items: bool) -> Picked:
         """The value fields and relations the field's selection asks of `type_name`."""
-        object_type, nodes = _entry_nodes(info, through_items)
-        return self.pick_nodes(info, type_name, object_type, nodes)
+        key = (through_items, *map(id, info.field_nodes))
+        found = self.picks.get(key)
+        if found is None:
+            object_type, nodes = _entry_nodes(info, through_items)
+            found = self.pick_nodes(info, type_name, object_type, nodes)
+            self.picks[key] = found
+        return found
 
     def pick_nodes(
         self,
@@ -228,12 +233,29 @@ class _Plan:
     found: list[Entry] = field(default_factory=list)
 
     async def run(self) -> None:
-        results = await asyncio.gather(
-            *(_first_visible(self.loader, ids, self.wanted) for ids in self.links)
-        )
+        """`_first_visible` for every row at once: each round asks the loader for the next ids
+        of every row still short of `wanted` and awaits them together (one batch)."""
+        # (ids, [offset], visible targets found so far) per row
+        rows: list[tuple[tuple[str, ...], list[int], list[Entry]]] = [
+            (ids, [0], []) for ids in self.links if ids
+        ]
+        while True:
+            asks: list[tuple[list[Entry], list[str]]] = []
+            for ids, offset, found in rows:
+                need = self.wanted - len(found)
+                if need > 0 and offset[0] < len(ids):
+                    chunk = list(ids[offset[0] : offset[0] + need])
+                    offset[0] += len(chunk)
+                    asks.append((found, chunk))
+            if not asks:
+                break
+            futures = {i: self.loader.load(i) for _, chunk in asks for i in chunk}
+            await asyncio.gather(*futures.values())
+            for found, chunk in asks:
+                found.extend(e for e in (futures[i].result() for i in chunk) if e is not None)
         seen: dict[str, Entry] = {}
-        for targets in results:
-            for target in targets:
+        for _, _, found in rows:
+            for target in found[: self.wanted]:
                 seen.setdefault(target.id, target)
         self.found = list(seen.values())
 
