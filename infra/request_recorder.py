@@ -267,12 +267,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
                 answer = (502, (("Content-Type", "text/plain"),), f"recorder: {error}".encode())
             elapsed = time.perf_counter() - started
         status, headers, payload = answer
-        # Status line, headers and body in one write: one segment for small answers.
-        lines = [f"{self.protocol_version} {status} {self.responses.get(status, ('',))[0]}"]
-        lines.extend(f"{n}: {v}" for n, v in headers)
-        lines.append(f"Content-Length: {len(payload)}")
-        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-        self.wfile.write(head + payload)
+        # Recorded before the answer leaves: a caller that has its answer finds it captured.
         if self.owner.capturing:
             self.owner._record(
                 RecordedCall(
@@ -289,6 +284,12 @@ class _ProxyHandler(BaseHTTPRequestHandler):
                     replayed=replayed,
                 )
             )
+        # Status line, headers and body in one write: one segment for small answers.
+        lines = [f"{self.protocol_version} {status} {self.responses.get(status, ('',))[0]}"]
+        lines.extend(f"{n}: {v}" for n, v in headers)
+        lines.append(f"Content-Length: {len(payload)}")
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        self.wfile.write(head + payload)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
 

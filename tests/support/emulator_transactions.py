@@ -82,7 +82,7 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, A
             seen.add(unique)
             planned.append((op_type, op, key))
             current = self.get_item(op["TableName"], key)
-            condition = op.get("ConditionExpression")
+            condition: Any = op.get("ConditionExpression")
             if condition is not None and not get_filter_expression(
                 condition, op.get("ExpressionAttributeNames"), op.get("ExpressionAttributeValues")
             ).expr(current):
@@ -102,8 +102,9 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, A
         ]
         try:
             for op_type, op, key in planned:
-                names = op.get("ExpressionAttributeNames")
-                values = op.get("ExpressionAttributeValues")
+                # As moto's own implementation passes them: absent ones as None.
+                names: Any = op.get("ExpressionAttributeNames")
+                values: Any = op.get("ExpressionAttributeValues")
                 condition = op.get("ConditionExpression")
                 if op_type == "Put":
                     self.put_item(
