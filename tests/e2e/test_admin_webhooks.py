@@ -121,6 +121,8 @@ def test_create_shows_the_secret_once_then_edit(
     expect(page.get_by_label("Endpoint URL")).to_have_value(url)
     expect(page.get_by_label("entry.published")).to_be_checked()
     expect(page.get_by_label("Header 1 value")).to_have_value("Bearer receiver-token")
+    page.get_by_role("button", name="Save changes").click()
+    expect(page.get_by_role("status").filter(has_text="Nothing changed")).to_be_visible()
     page.get_by_label("entry.unpublished").check()
     page.get_by_role("button", name="Add header").click()
     page.get_by_label("Header 2 name").fill("X-Team")

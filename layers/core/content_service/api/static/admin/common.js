@@ -133,17 +133,19 @@ export function installSecretPanel() {
   window.addEventListener("pagehide", wipeSecret);
 }
 
-// A button that shows it is working and cannot be pressed twice.
+// A button that shows it is working and cannot be pressed twice. It stays focusable (a
+// disabled button would drop the keyboard focus to the top of the page).
 export async function busy(button, label, work) {
+  if (button.getAttribute("aria-busy") === "true") return undefined;
   const before = button.textContent;
-  button.disabled = true;
   button.setAttribute("aria-busy", "true");
+  button.setAttribute("aria-disabled", "true");
   button.textContent = label;
   try {
     return await work();
   } finally {
-    button.disabled = false;
     button.removeAttribute("aria-busy");
+    button.removeAttribute("aria-disabled");
     button.textContent = before;
   }
 }

@@ -3,7 +3,7 @@
 // fields that changed. Header rules are checked here before submit, from the same data the
 // service checks them with, and again by the service.
 
-import { api, describe, errorField, installSecretPanel, ready, setMessage, showSecret } from "./common.js";
+import { api, busy, describe, errorField, installSecretPanel, ready, setMessage, showSecret } from "./common.js";
 
 const form = document.getElementById("endpoint-form");
 const mode = form.dataset.mode;
@@ -17,6 +17,7 @@ const TYPE_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
 const alertBox = document.getElementById("form-alert");
 const statusBox = document.getElementById("form-status");
+const noticeBox = document.getElementById("form-notice");
 const rowsBox = document.getElementById("header-rows");
 const template = document.getElementById("header-row-template");
 const allWorkspaces = document.getElementById("allWorkspaces");
@@ -239,6 +240,7 @@ function collect() {
 
 function clearErrors() {
   setMessage(alertBox, "");
+  setMessage(noticeBox, "");
   for (const field of Object.values(FIELDS)) {
     setMessage(document.getElementById(field.error), "");
     const input = document.getElementById(field.input);
@@ -287,6 +289,7 @@ function changes(body) {
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
+  if (saveButton.getAttribute("aria-busy") === "true") return;
   clearErrors();
   const body = collect();
   const problems = checkLocally(body);
@@ -300,32 +303,27 @@ form.addEventListener("submit", async (event) => {
   }
   const payload = changes(body);
   if (mode === "edit" && Object.keys(payload).length === 0) {
-    setMessage(statusBox, "Nothing changed, so there is nothing to save.");
-    setMessage(alertBox, "");
+    setMessage(noticeBox, "Nothing changed, so there is nothing to save.");
     return;
   }
-  const label = saveButton.textContent;
-  saveButton.disabled = true;
-  saveButton.textContent = "Saving…";
-  try {
-    if (mode === "create") {
-      const created = await api("POST", "/api/webhooks", payload);
-      form.hidden = true;
-      setMessage(statusBox, "Endpoint created. Copy its signing secret now; it is shown only once.");
-      showSecret(created.secret, `/webhooks/${encodeURIComponent(created.id)}`);
-    } else {
-      await api("PATCH", `/api/webhooks/${encodeURIComponent(endpointId)}`, payload);
-      window.location.assign(`/webhooks/${encodeURIComponent(endpointId)}?done=saved`);
+  await busy(saveButton, "Saving…", async () => {
+    try {
+      if (mode === "create") {
+        const created = await api("POST", "/api/webhooks", payload);
+        form.hidden = true;
+        setMessage(noticeBox, "Endpoint created. Copy its signing secret now; it is shown only once.");
+        showSecret(created.secret, `/webhooks/${encodeURIComponent(created.id)}`);
+      } else {
+        await api("PATCH", `/api/webhooks/${encodeURIComponent(endpointId)}`, payload);
+        window.location.assign(`/webhooks/${encodeURIComponent(endpointId)}?done=saved`);
+      }
+    } catch (error) {
+      const field = errorField(error);
+      const input = field ? fieldError(field, describe(error)) : null;
+      setMessage(alertBox, `Not saved: ${describe(error)}`);
+      focusTarget(input || alertBox);
     }
-  } catch (error) {
-    const field = errorField(error);
-    const input = field ? fieldError(field, describe(error)) : null;
-    setMessage(alertBox, `Not saved: ${describe(error)}`);
-    focusTarget(input || alertBox);
-  } finally {
-    saveButton.disabled = false;
-    saveButton.textContent = label;
-  }
+  });
 });
 
 ready();
