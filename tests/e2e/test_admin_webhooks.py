@@ -47,6 +47,7 @@ def test_create_shows_the_secret_once_then_edit(
 ) -> None:
     shot = Shots(page, output_dir)
     workspace = new_workspace()
+    define(workspace.full, "blog_post", [{"name": "title", "type": "string"}])
     url = receiver.url(unique_path())
     admin_in(page, credentials)
     expect(page.get_by_role("heading", name="Webhooks", level=1)).to_be_visible()
@@ -71,12 +72,17 @@ def test_create_shows_the_secret_once_then_edit(
     page.get_by_label("Header 1 value").fill("forged")
     expect(page.locator("#header-error-1")).to_contain_text("X-Service-")
     page.get_by_role("button", name="Create endpoint").click()
-    expect(page.get_by_role("alert")).to_contain_text("Not saved")
+    expect(page.get_by_role("alert")).to_contain_text("a custom header breaks one of the rules")
+    expect(page.get_by_label("Header 1 name")).to_be_focused()
     shot("reserved-header")
     page.get_by_label("Header 1 name").fill("Authorization")
     page.get_by_label("Header 1 value").fill("Bearer receiver-token")
     expect(page.locator("#header-error-1")).to_be_hidden()
+    # The content types of the chosen workspace are offered; the field stays a free list.
+    page.get_by_role("button", name="Add content type blog_post").click()
+    expect(page.get_by_label("Content types")).to_have_value("blog_post")
     page.get_by_label("Content types").fill("blog_post, author")
+    shot("filled-in")
     page.get_by_role("button", name="Create endpoint").click()
 
     secret_box = page.get_by_label("Signing secret", exact=True)

@@ -33,6 +33,11 @@ class Shots:
     folder: Path
     taken: list[Path] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # A re-run starts clean, so the folder never mixes this run's steps with an older one's.
+        for old in self.folder.glob("[0-9][0-9]-*.png"):
+            old.unlink()
+
     def __call__(self, step: str, *, full_page: bool = True) -> Path:
         path = self.folder / f"{len(self.taken) + 1:02d}-{step}.png"
         self.page.screenshot(path=str(path), full_page=full_page)

@@ -131,7 +131,24 @@ rowsBox.addEventListener("click", (event) => {
   (next ? next.querySelector(".header-name") : document.getElementById("add-header")).focus();
   setMessage(statusBox, "Header row removed.");
 });
-rowsBox.addEventListener("input", () => checkHeaders());
+rowsBox.addEventListener("input", () => {
+  if (checkHeaders().ok) setMessage(document.getElementById("headers-error"), "");
+  clearSummaryWhenFixed();
+});
+
+// The summary above the form goes once no field is marked invalid any more.
+function clearSummaryWhenFixed() {
+  if (!form.querySelector('[aria-invalid="true"]')) setMessage(alertBox, "");
+}
+form.addEventListener("input", (event) => {
+  if (event.target.getAttribute("aria-invalid") === "true" && !rowsBox.contains(event.target)) {
+    event.target.removeAttribute("aria-invalid");
+    const field = Object.values(FIELDS).find((f) => f.input === event.target.id);
+    if (field) setMessage(document.getElementById(field.error), "");
+  }
+  setMessage(noticeBox, "");
+  clearSummaryWhenFixed();
+});
 document.getElementById("add-header").addEventListener("click", () => addRow(true));
 if (!headerRows().length) addRow(false);
 renumber();
@@ -265,14 +282,23 @@ function focusTarget(element) {
   (focusable || element).focus();
 }
 
+// [field, message next to the field, message in the summary above the form]
 function checkLocally(body) {
   const problems = [];
-  if (!body.url) problems.push(["url", "Enter the URL the service should POST to."]);
+  if (!body.url) {
+    problems.push(["url", "Enter the URL the service should POST to.", "the endpoint URL is missing."]);
+  }
   const badTypes = body.contentTypes.filter((t) => !TYPE_NAME.test(t));
   if (badTypes.length) {
-    problems.push(["contentTypes", `Not a content type name (snake_case, starting with a letter): ${badTypes.join(", ")}`]);
+    problems.push([
+      "contentTypes",
+      `Not a content type name (snake_case, starting with a letter): ${badTypes.join(", ")}`,
+      "a content type name is not valid.",
+    ]);
   }
-  if (!checkHeaders().ok) problems.push(["headers", "Fix the custom headers marked above."]);
+  if (!checkHeaders().ok) {
+    problems.push(["headers", "Fix the custom headers marked above.", "a custom header breaks one of the rules listed with the headers."]);
+  }
   return problems;
 }
 
@@ -296,7 +322,7 @@ form.addEventListener("submit", async (event) => {
   if (problems.length) {
     let first = null;
     for (const [field, message] of problems) first = first || fieldError(field, message);
-    setMessage(alertBox, `Not saved: ${problems.length === 1 ? problems[0][1] : "fix the fields marked below."}`);
+    setMessage(alertBox, `Not saved: ${problems.length === 1 ? problems[0][2] : "fix the fields marked below."}`);
     const firstBadHeader = rowsBox.querySelector('[aria-invalid="true"]');
     focusTarget(problems[0][0] === "headers" && firstBadHeader ? firstBadHeader : first);
     return;
