@@ -2,7 +2,7 @@
 
 The path is the real one: an outbox item in the events table (written by the content API, or
 by the test exactly as the content API writes it), the table's stream, the fan-out handler,
-the delivery queue, the delivery handler, the pinned sender, the receiver. `stack.drain()`
+the delivery queue, the delivery handler, the pinned sender, the receiver. `drain(stack)`
 runs the pollers in the test's thread, so nothing is waited for.
 """
 
@@ -20,7 +20,7 @@ from content_service.webhooks.signing import verify_signature
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.receiver import Answer, Received, Receiver
-from tests.support.webhooks import FakeClock, Hooks, row, write_event
+from tests.support.webhooks import FakeClock, Hooks, drain, row, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 
@@ -92,7 +92,7 @@ def test_outbox_event_reaches_a_receiver_signed(
         workspace_id=workspace.id, kind="entry.published", title="Grüße ✓", actor=actor
     )
 
-    stack.drain()
+    drain(stack)
 
     assert len(receiver.requests) == 1
     body = assert_headers_and_envelope(
@@ -127,7 +127,7 @@ def test_rotated_secret_signs_the_next_attempt(
     receiver.respond(Answer(503))
     write_event(workspace_id=workspace.id)
 
-    stack.drain()
+    drain(stack)
     assert len(receiver.requests) == 1
     first = receiver.requests[0]
     delivery_id = first.header("X-Service-Delivery")
@@ -144,7 +144,7 @@ def test_rotated_secret_signs_the_next_attempt(
     # Past the retry's window (at most 12 s) and the sweep's grace for a delayed message.
     clock.advance(12 + 61)
     stack.tick("Sweep")
-    stack.drain()
+    drain(stack)
 
     assert len(receiver.requests) == 2
     second = receiver.requests[1]
@@ -160,14 +160,6 @@ def test_rotated_secret_signs_the_next_attempt(
     assert row(delivery_id).status == "succeeded"
 
 
-@pytest.mark.xfail(
-    reason=(
-        "needs the content capability's routes (POST /api/v1/content-types and "
-        "/api/v1/content/{type}, writing the outbox event); being built in parallel. "
-        "Remove this marker when they land."
-    ),
-    strict=False,
-)
 def test_entry_write_through_the_content_api_reaches_a_receiver(
     stack: LocalStack,
     hooks: Hooks,
@@ -197,7 +189,7 @@ def test_entry_write_through_the_content_api_reaches_a_receiver(
     assert created.status_code == 201, created.text
     entry = created.json()
 
-    stack.drain()
+    drain(stack)
 
     assert len(receiver.requests) == 1
     body = assert_headers_and_envelope(

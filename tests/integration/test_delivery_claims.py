@@ -32,6 +32,7 @@ from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import (
     FakeClock,
     delete_rows,
+    drain,
     enqueue,
     function_runtime,
     make_worker,
@@ -76,7 +77,7 @@ def test_a_stream_record_delivered_twice_makes_one_delivery(
     # And twice within one batch.
     assert fanout.invoke(stream_event(item, item)) == {"batchItemFailures": []}
 
-    stack.drain()
+    drain(stack)
 
     rows = rows_for_endpoint(endpoint.id)
     assert len(rows) == 1
@@ -145,7 +146,7 @@ def test_an_sqs_message_delivered_twice_makes_one_attempt(
 ) -> None:
     (seeded,) = seed_rows(endpoint.id, clock)
     enqueue(seeded.id, seeded.id)
-    stack.drain()
+    drain(stack)
     assert len(receiver.requests) == 1
     current = row(seeded.id)
     assert current.status == "succeeded"
@@ -158,7 +159,7 @@ def test_a_repeated_message_after_a_failure_makes_no_early_attempt(
     receiver.always(Answer(500))
     (seeded,) = seed_rows(endpoint.id, clock)
     enqueue(seeded.id, seeded.id, seeded.id)
-    stack.drain()
+    drain(stack)
     assert len(receiver.requests) == 1
     current = row(seeded.id)
     assert current.status == "failed"
@@ -202,17 +203,17 @@ def test_a_worker_killed_after_its_claim_is_reclaimed_after_the_claim_timeout(
     assert isinstance(claim, Claim)
     assert row(seeded.id).status == "delivering"
 
-    stack.drain()  # the queued message finds the row claimed and is dropped
+    drain(stack)  # the queued message finds the row claimed and is dropped
     assert receiver.requests == []
 
     clock.advance(CLAIM_TIMEOUT_S - 1)
     stack.tick("Sweep")
-    stack.drain()
+    drain(stack)
     assert receiver.requests == []  # the claim still holds
 
     clock.advance(2)
     stack.tick("Sweep")
-    stack.drain()
+    drain(stack)
 
     assert attempts_seen(receiver) == {"2": 1}
     current = row(seeded.id)
@@ -250,7 +251,7 @@ def test_a_worker_killed_after_its_send_leaves_one_request_per_attempt(
 
     clock.advance(CLAIM_TIMEOUT_S + 1)
     stack.tick("Sweep")
-    stack.drain()
+    drain(stack)
 
     # At least once: the receiver saw attempt 1 (outcome unknown to us) and attempt 2.
     assert attempts_seen(receiver) == {"1": 1, "2": 1}
@@ -318,7 +319,7 @@ def test_the_sweep_hands_a_row_out_once_per_grace_period(
     stack.tick("Sweep")
     assert row(seeded.id).sweep_at == postponed  # handed out once in this grace period
 
-    stack.drain()
+    drain(stack)
     assert len(receiver.requests) == 1
     current = row(seeded.id)
     assert current.status == "succeeded"

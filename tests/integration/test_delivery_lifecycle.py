@@ -16,6 +16,7 @@ from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import (
     FakeClock,
     Hooks,
+    drain,
     drop_endpoint,
     endpoint,
     enqueue,
@@ -27,6 +28,7 @@ from tests.support.webhooks import (
     sender_for,
     sqs_event,
     store_endpoint,
+    stream_state,
     write_event,
 )
 
@@ -166,7 +168,8 @@ def test_redelivery_goes_through_the_pipeline_with_a_new_id_and_the_same_event_i
     workspace: WorkspaceAccess = new_workspace()
     created = hooks.create(receiver.url(), workspaces=[workspace.id])
     event = write_event(workspace_id=workspace.id, kind="entry.deleted")
-    stack.drain()
+    drain(stack)
+    assert len(receiver.requests) == 1, stream_state(stack, event["id"])
     (first,) = receiver.requests
     original_id = first.header("X-Service-Delivery")
     assert original_id is not None
@@ -175,7 +178,7 @@ def test_redelivery_goes_through_the_pipeline_with_a_new_id_and_the_same_event_i
         f"/api/webhooks/{created['id']}/deliveries/{original_id}/redeliver"
     )
     assert response.status_code == 202
-    stack.drain()
+    drain(stack)
 
     assert len(receiver.requests) == 2
     second = receiver.requests[1]
@@ -192,9 +195,9 @@ def test_new_endpoints_get_no_replay_of_earlier_events(
 ) -> None:
     workspace: WorkspaceAccess = new_workspace()
     write_event(workspace_id=workspace.id)
-    stack.drain()
+    drain(stack)
     created = hooks.create(receiver.url(), workspaces=[workspace.id])
-    stack.drain()
+    drain(stack)
     assert receiver.requests == []
     assert hooks.deliveries(created["id"]) == []
 
@@ -217,5 +220,5 @@ def test_delivery_interval_zero_queues_but_never_sends(
     assert row(seeded.id).status == "pending"
 
     enqueue(seeded.id)
-    stack.drain()
+    drain(stack)
     assert len(receiver.requests) == 1

@@ -24,6 +24,7 @@ from infra.local_stack import LocalStack
 from tests.support.receiver import Receiver
 from tests.support.webhooks import (
     FakeClock,
+    drain,
     function_runtime,
     purge_endpoint,
     row,
@@ -76,7 +77,7 @@ def test_fanout_sample(stack: LocalStack, stored: Endpoint, receiver: Receiver) 
         "id": "3f2e1d0c-9b8a-4765-a432-10fedcba9876",
         "email": "editor@example.com",
     }
-    stack.drain()  # the fan-out queued it; the delivery handler sends it
+    drain(stack)  # the fan-out queued it; the delivery handler sends it
     assert [r.header("X-Service-Event-Id") for r in receiver.requests] == [event_id]
 
 

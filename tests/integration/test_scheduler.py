@@ -17,6 +17,7 @@ from tests.conftest import webhook_options
 from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import (
     FakeClock,
+    drain,
     function_runtime,
     make_worker,
     purge_endpoint,
@@ -58,10 +59,10 @@ def test_a_failed_row_beyond_the_queue_delay_is_retried_by_the_sweep(
     assert failed.attempts == 4
     assert failed.sweep_at == failed.next_attempt_at  # no delayed message: the sweep's job
 
-    stack.drain()
+    drain(stack)
     assert len(receiver.requests) == 4  # nothing queued for it
     stack.tick("Sweep")
-    stack.drain()
+    drain(stack)
 
     assert receiver.requests[-1].header("X-Service-Attempt") == "5"
     assert row(seeded.id).status == "succeeded"
@@ -82,12 +83,12 @@ def test_a_failed_row_with_a_delayed_message_is_swept_only_after_a_grace(
 
     clock.t = parse_iso_utc(failed.next_attempt_at) + 1
     stack.tick("Sweep")
-    stack.drain()
+    drain(stack)
     assert len(receiver.requests) == 1  # the delayed message is expected to do it
 
     clock.advance(RETRY_SWEEP_GRACE_SECONDS)
     stack.tick("Sweep")
-    stack.drain()
+    drain(stack)
     assert len(receiver.requests) == 2  # it did not: the sweep did
     assert row(seeded.id).status == "succeeded"
 

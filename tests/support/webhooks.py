@@ -414,3 +414,40 @@ def sqs_event(*delivery_ids: str) -> dict[str, Any]:
 
 def enqueue(*delivery_ids: str) -> None:
     services.delivery_queue(settings()).enqueue(list(delivery_ids))
+
+
+def drain(stack: LocalStack) -> int:
+    """`stack.drain()` with room for a backlog other tests left on the stream or the queue."""
+    return stack.drain(max_rounds=10_000)
+
+
+def stream_state(stack: LocalStack, event_id: str) -> dict[str, Any]:
+    """Where the fan-out's stream poller is, and where an event is, for a failure message."""
+    assert stack.pollers is not None
+    poller = stack.pollers.streams[0]
+    shards = [(s.shard_id, s.checkpoint, s.pending is not None) for s in poller._shards or []]
+    records = stack.emulator.dynamodbstreams().get_records(
+        ShardIterator=stack.emulator.dynamodbstreams().get_shard_iterator(
+            StreamArn=poller.stream_arn,
+            ShardId=shards[0][0],
+            ShardIteratorType="TRIM_HORIZON",
+        )["ShardIterator"],
+        Limit=1000,
+    )["Records"]
+    mine = [
+        r["dynamodb"]["SequenceNumber"]
+        for r in records
+        if r["dynamodb"].get("Keys", {}).get("id", {}).get("S") == event_id
+    ]
+    failures = stack.emulator.sqs().get_queue_attributes(
+        QueueUrl=poller.failure_queue_url or "",
+        AttributeNames=["ApproximateNumberOfMessages"],
+    )["Attributes"]
+    return {
+        "shards": shards,
+        "event_sequence": mine,
+        "last_sequence": records[-1]["dynamodb"]["SequenceNumber"] if records else None,
+        "records": len(records),
+        "failure_queue": failures,
+        "settings": {"endpoint": settings().aws_endpoint_url, "events": settings().tables.events},
+    }
