@@ -25,6 +25,7 @@ from tests.conftest import WorkspaceAccess
 from tests.support.emulator_transactions import atomic_transactions
 
 _deserializer = TypeDeserializer()
+WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -133,9 +134,15 @@ class Storage:
 
     @contextmanager
     def unchanged(self, workspace_id: str) -> Iterator[None]:
-        """Asserts the block wrote nothing to the workspace's entries, claims or events."""
+        """Asserts the block wrote nothing: at the wire, no write request to DynamoDB succeeded
+        (a refused transaction answers 400 and writes nothing), and the workspace's events and
+        its entries and claims read back the same."""
         before = self.state(workspace_id)
-        yield
+        assert self.stack.recorder is not None
+        with self.stack.recorder.capture() as calls:
+            yield
+        succeeded = [c.operation for c in calls if c.operation in WRITES and c.status == 200]
+        assert succeeded == [], succeeded
         assert self.state(workspace_id) == before
 
 
