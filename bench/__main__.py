@@ -28,6 +28,7 @@ def main(selected: list[str]) -> int:
             moto_port=0,
             snapshots=False,
             start_pollers=False,
+            record_storage=True,
             time_scale=0.01,
             user_env={
                 "SESSION_KEY_FILE": str(ensure_session_key(local / "session.key")),

@@ -22,8 +22,7 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -42,7 +41,6 @@ from content_service.identity.tokens import TokenSpec, authenticate_token, creat
 from content_service.identity.workspaces import create_workspace
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall, RequestRecorder
-from tests.support.emulator_transactions import atomic_transactions
 
 BENCHMARK = "content_lists"
 RELATION_SIZES = (10, 50, 100)
@@ -57,21 +55,6 @@ FILTER = {
 }
 SORT = "-price,title"
 DYNAMODB_PAGE_BYTES = 1024 * 1024
-
-
-@contextmanager
-def recording(stack: LocalStack) -> Iterator[RequestRecorder]:
-    """The stack's recorder, or one put in front of the emulator for this run only."""
-    if stack.recorder is not None:
-        yield stack.recorder
-        return
-    before = runtime.settings()
-    with RequestRecorder(stack.emulator.endpoint_url) as recorder:
-        runtime.configure(dataclasses.replace(before, aws_endpoint_url=recorder.url))
-        try:
-            yield recorder
-        finally:
-            runtime.configure(before)
 
 
 def _dynamodb(calls: list[RecordedCall]) -> list[RecordedCall]:
@@ -392,10 +375,9 @@ def _progress(message: str, started: float) -> None:
 def run(stack: LocalStack) -> list[Row]:
     assert stack.base_url is not None, "the bench needs the API"
     started = time.perf_counter()
-    # Entry writes go through moto's TransactWriteItems, which copies whole tables per call;
-    # the faithful version (tests/support) keeps the seeding of the relation case quick.
-    with recording(stack) as recorder, atomic_transactions():
-        rows = relations_case(stack.base_url, recorder)
-        _progress("relations case done", started)
-        rows += filtered_case(stack.base_url, recorder, lambda m: _progress(m, started))
+    recorder = stack.recorder
+    assert recorder is not None, "the bench counts requests with the stack's recorder"
+    rows = relations_case(stack.base_url, recorder)
+    _progress("relations case done", started)
+    rows += filtered_case(stack.base_url, recorder, lambda m: _progress(m, started))
     return rows

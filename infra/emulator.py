@@ -16,6 +16,8 @@ import boto3
 from botocore.config import Config
 from moto.server import ThreadedMotoServer
 
+from infra import moto_transactions
+
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
@@ -57,6 +59,7 @@ class Emulator:
             return
         # Every request would otherwise be logged by werkzeug, pollers included.
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        moto_transactions.install()
         if self.requested_port:
             _check_port_free(self.host, self.requested_port)
         server = ThreadedMotoServer(ip_address=self.host, port=self.requested_port, verbose=False)

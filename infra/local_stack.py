@@ -356,7 +356,10 @@ class LocalStack:
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP given explicitly: asyncio sets TCP_NODELAY on accepted connections only for
+    # sockets whose protocol says TCP; without it every kept-alive request after the first
+    # waits ~40 ms for a delayed ACK.
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind((host, port))

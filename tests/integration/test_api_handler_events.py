@@ -10,6 +10,8 @@ import base64
 import json
 import time
 import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +25,16 @@ HANDLER = Path(__file__).parents[2] / "functions" / "api" / "handler.py"
 
 
 @pytest.fixture(scope="module")
-def api_handler(stack: LocalStack) -> Any:
+def api_handler(stack: LocalStack) -> Iterator[Callable[[dict[str, Any], LambdaContext], Any]]:
+    """The handler imported and called on one dedicated thread, as Lambda's runtime does (Mangum
+    sets up its event loop at import; Playwright's sync API leaves one running on the test
+    thread)."""
     assert stack.settings is not None
     assert stack.settings.session_key_parameter, "the template names the SSM parameter"
-    return load_handler(HANDLER, "handler", "api_handler_under_test")
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="lambda-runtime") as runtime:
+        handler = runtime.submit(load_handler, HANDLER, "handler", "api_handler_under_test")
+        loaded = handler.result()
+        yield lambda event, context: runtime.submit(loaded, event, context).result()
 
 
 def _event(name: str, **substitutions: str) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from tests.support.content import (
     assert_error,
     create,
     define,
-    faithful_transactions,  # noqa: F401  (autouse)
     shared_workspace,
 )
 

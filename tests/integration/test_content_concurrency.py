@@ -2,7 +2,7 @@
 per exclusive target, and exactly one event per successful write.
 
 These need the emulator's transactions atomic, as DynamoDB's are: moto's own are not between
-threads (tests/support/emulator_transactions.py), and the module's autouse fixture fixes that.
+threads; the emulator installs infra/moto_transactions.py, which makes them atomic.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from tests.support.content import (
     Storage,
     create,
     define,
-    faithful_transactions,  # noqa: F401  (autouse)
 )
 
 NewWorkspace = Callable[..., WorkspaceAccess]

@@ -16,7 +16,6 @@ from tests.support.content import (
     capture,
     create,
     define,
-    faithful_transactions,  # noqa: F401  (autouse)
     publish,
     shared_workspace,
 )

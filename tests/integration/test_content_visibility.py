@@ -14,7 +14,6 @@ from tests.support.content import (
     assert_error,
     create,
     define,
-    faithful_transactions,  # noqa: F401  (autouse)
     publish,
 )
 

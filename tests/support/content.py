@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import pytest
 from boto3.dynamodb.types import TypeDeserializer
 
 from content_service import runtime
@@ -22,18 +21,9 @@ from content_service.identity.workspaces import create_workspace
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall
 from tests.conftest import WorkspaceAccess
-from tests.support.emulator_transactions import atomic_transactions
 
 _deserializer = TypeDeserializer()
 WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})
-
-
-@pytest.fixture(scope="module", autouse=True)
-def faithful_transactions() -> Iterator[None]:
-    """Autouse in every module that imports it: moto's TransactWriteItems made atomic and
-    O(items) for the module (see tests/support/emulator_transactions.py)."""
-    with atomic_transactions():
-        yield
 
 
 def plain(item: dict[str, Any]) -> dict[str, Any]:

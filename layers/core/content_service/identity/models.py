@@ -11,6 +11,7 @@ The gsi1 index lists each kind (`gsi1pk` = `WORKSPACES`, `USERS`, `TOKENS`).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from pynamodb.attributes import (
@@ -121,6 +122,12 @@ def bind(settings: Settings) -> None:
     bind_models(((model, settings.tables.schema) for model in IDENTITY_MODELS), settings)
 
 
+@functools.cache
+def _connection(region: str, host: str | None) -> Connection:
+    return Connection(region=region, host=host)
+
+
 def connection(settings: Settings) -> Connection:
-    """A PynamoDB connection for transactions across identity records."""
-    return Connection(region=settings.region, host=settings.aws_endpoint_url)
+    """A PynamoDB connection for transactions across identity records, one per endpoint:
+    creating one costs a botocore client (~70 ms)."""
+    return _connection(settings.region, settings.aws_endpoint_url)

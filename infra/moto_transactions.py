@@ -7,22 +7,21 @@ moto 5.2's `DynamoDBBackend.transact_write_items`:
 - checks and applies item by item and, when a condition fails, restores that copy, undoing any
   transaction another thread committed meanwhile: a lost write DynamoDB never allows.
 
-`atomic_transactions()` swaps in a version that, under one lock, evaluates every condition
-against the current items first and refuses the whole transaction (nothing applied) if any
-fails, and only then applies the operations through moto's own put/update/delete. Only the
-items the transaction touches are copied, to put them back if applying raises (a malformed
-update expression, say), which never happens for a well-formed request.
+`install()` swaps in a version that, under one lock, evaluates every condition against the
+current items first and refuses the whole transaction (nothing applied) if any fails, and only
+then applies the operations through moto's own put/update/delete. Only the items the
+transaction touches are copied, to put them back if applying raises (a malformed update
+expression, say), which never happens for a well-formed request.
 
-It changes nothing the app can observe except what DynamoDB itself guarantees; the lead may
-want it in `infra/emulator.py` for the whole stack.
+It changes nothing the app can observe except what DynamoDB itself guarantees. The emulator
+installs it on start, so `make run`, the tests and the benchmarks all get DynamoDB's
+semantics.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from moto.dynamodb.comparisons import get_filter_expression
@@ -137,12 +136,6 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, A
             raise
 
 
-@contextmanager
-def atomic_transactions() -> Iterator[None]:
-    """Swaps the faithful TransactWriteItems in for the enclosed block."""
-    original = DynamoDBBackend.transact_write_items
+def install() -> None:
+    """Replaces moto's TransactWriteItems for this process (moto's backends are per process)."""
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        DynamoDBBackend.transact_write_items = original  # type: ignore[method-assign]
