@@ -478,6 +478,7 @@ def test_the_fast_path_for_scalar_fields_answers_as_graphql_core_does(
     entry: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from graphql import ExecutionContext, execute
 
@@ -501,7 +502,12 @@ def test_the_fast_path_for_scalar_fields_answers_as_graphql_core_does(
             context_value=context,
             execution_context_class=execution_class,
         )
-        result = asyncio.run(outcome) if asyncio.iscoroutine(outcome) else outcome
+        result = outcome
+        if asyncio.iscoroutine(outcome):
+            # A fresh loop in a thread of its own: another test may leave this thread's loop
+            # running (Playwright's sync API does).
+            with ThreadPoolExecutor(1) as pool:
+                result = pool.submit(asyncio.run, outcome).result()
         return result.data, [(e.message, e.path) for e in result.errors or []]
 
     fast = run(execution._execution_class(built))

@@ -17,11 +17,15 @@ cannot read it. The selection narrows the read exactly like REST `fields`: the v
 selected (fragments and inline fragments followed, `@skip`/`@include` honoured) become
 `fields`, the relation fields selected become `links` (their target ids are read, nothing else).
 
-Relation fields of one execution tick are batched: one DataLoader per (request, target type,
-selection) collects the ids every row asks for and makes one `load_entries_by_ids` call (one
-BatchGetItem per 100 ids). A to-many field takes the first `pageSize` visible targets in link
-order, asking for more ids only for rows whose first targets were invisible, exactly like REST's
-`expand`. The service's storage calls are synchronous, so they run in a worker thread.
+Relation reads are batched per level: one DataLoader per (request, target type, selection)
+collects the ids asked in one tick and makes one `load_entries_by_ids` call (one BatchGetItem
+per 100 ids). The resolver that produced a level of entries loads the levels below it ahead
+(`Context.prefetch`): every row's ids of a relation field in one round, so the relation
+resolvers find their targets loaded and answer without awaiting (and without a task per row);
+when they do not (a failed or skipped look-ahead), they await the same loaders. A to-many field
+takes the first `pageSize` visible targets in link order, asking for more ids only for rows
+whose first targets were invisible, exactly like REST's `expand`. The service's storage calls
+are synchronous, so they run in a worker thread.
 """
 
 from __future__ import annotations
