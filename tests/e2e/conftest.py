@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
@@ -25,13 +26,15 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: Playwright's sync API keeps an event loop running on the test
+# thread while it is open, which breaks later tests that run asyncio on that thread.
+@pytest.fixture(scope="package")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as running:
         yield running
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium package")
@@ -65,7 +68,7 @@ def page(browser: Browser, base_url: str, output_dir: Path) -> Iterator[Page]:
 
 
 def sign_in_page(page: Page, email: str, password: str, next_path: str = "/webhooks") -> None:
-    page.goto(f"/login?next={next_path}")
+    page.goto(f"/login?next={quote(next_path, safe='/')}")
     page.get_by_label("Email").fill(email)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Sign in").click()

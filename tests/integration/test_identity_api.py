@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import httpx
@@ -270,3 +271,22 @@ def test_correlation_id_is_echoed(make_client: ClientFactory) -> None:
     assert response.headers["x-correlation-id"] == "abc-123"
     generated = make_client().get("/healthz").headers["x-correlation-id"]
     assert len(generated) == 36
+
+
+def test_an_editor_lands_on_the_home_page_after_sign_in(make_client: ClientFactory) -> None:
+    from content_service import runtime
+    from content_service.identity.users import create_user
+
+    email = f"landing-{uuid.uuid4().hex[:8]}@example.com"
+    create_user(runtime.settings(), email, "editor", "editor-password-1")
+    response = make_client().post(
+        "/login", data={"email": email, "password": "editor-password-1"}, follow_redirects=False
+    )
+    assert response.status_code == 303
+    assert response.headers["location"] == "/"
+    asked = make_client().post(
+        "/login",
+        data={"email": email, "password": "editor-password-1", "next": "/api/v1/me"},
+        follow_redirects=False,
+    )
+    assert asked.headers["location"] == "/api/v1/me"

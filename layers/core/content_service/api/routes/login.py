@@ -11,8 +11,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from content_service.api.auth import SESSION_ID_KEY, OptionalCallerDep, SettingsDep
 from content_service.api.templating import templates
+from content_service.identity.principal import WEBHOOKS_READ
 from content_service.identity.sessions import end_session, start_session
-from content_service.identity.users import authenticate_user
+from content_service.identity.users import User, authenticate_user
 from content_service.observability import logger
 
 router = APIRouter(tags=["sign-in"], include_in_schema=False)
@@ -20,12 +21,21 @@ router = APIRouter(tags=["sign-in"], include_in_schema=False)
 # Added to every failed sign-in, on top of the scrypt check both halves already pay.
 FAILED_SIGN_IN_DELAY_SECONDS = 0.25
 DEFAULT_NEXT = "/webhooks"
+EDITOR_HOME = "/"
 
 
 def safe_next(target: str | None) -> str:
     """Only same-site paths: `//evil.example` and absolute URLs fall back to the default."""
     if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
         return DEFAULT_NEXT
+    return target
+
+
+def landing(target: str, user: User) -> str:
+    """Where a fresh session goes: the admin pages by default, the home page for an editor
+    (who may not read webhooks) unless a page was asked for."""
+    if target == DEFAULT_NEXT and not user.caller().has_permission(WEBHOOKS_READ):
+        return EDITOR_HOME
     return target
 
 
@@ -58,7 +68,7 @@ async def login(
     request.session.clear()
     request.session[SESSION_ID_KEY] = session_id
     logger.info("signed in", extra={"userId": user.id})
-    return RedirectResponse(safe_next(next), status_code=303)
+    return RedirectResponse(landing(safe_next(next), user), status_code=303)
 
 
 @router.post("/logout")
