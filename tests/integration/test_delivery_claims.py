@@ -169,7 +169,7 @@ def test_a_repeated_message_after_a_failure_makes_no_early_attempt(
 def test_two_workers_on_one_row_make_one_attempt(
     endpoint: Endpoint, receiver: Receiver, clock: FakeClock
 ) -> None:
-    receiver.always(Answer(200, delay_s=0.2))
+    receiver.always(Answer(200, delay_s=0.5))
     (seeded,) = seed_rows(endpoint.id, clock)
     reports: list[Any] = []
     barrier = threading.Barrier(2)
@@ -185,7 +185,10 @@ def test_two_workers_on_one_row_make_one_attempt(
         thread.start()
     for thread in threads:
         thread.join(30)
-    assert sorted(r.result for r in reports) == ["skipped_claimed", "succeeded"]
+    # The loser finds the row claimed (usually) or, if it was scheduled late, finished.
+    loser, winner = sorted(r.result for r in reports)
+    assert winner == "succeeded"
+    assert loser in ("skipped_claimed", "skipped_finished")
     assert len(receiver.requests) == 1
     assert row(seeded.id).attempts == 1
 
