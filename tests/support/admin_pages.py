@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 from playwright.sync_api import Page, ViewportSize, expect
 
@@ -56,7 +55,7 @@ class Shots:
 
 def signed_in(page: Page, email: str, password: str, next_path: str = "/webhooks") -> None:
     """Signs in through the form and lands on `next_path` (query string and all)."""
-    sign_in_page(page, email, password, next_path=quote(next_path, safe=""))
+    sign_in_page(page, email, password, next_path=next_path)
     expect(page.get_by_role("button", name="Sign out")).to_be_visible()
     page.wait_for_load_state("load")
 

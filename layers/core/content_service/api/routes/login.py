@@ -20,23 +20,24 @@ router = APIRouter(tags=["sign-in"], include_in_schema=False)
 
 # Added to every failed sign-in, on top of the scrypt check both halves already pay.
 FAILED_SIGN_IN_DELAY_SECONDS = 0.25
-DEFAULT_NEXT = "/webhooks"
+ADMIN_HOME = "/webhooks"
 EDITOR_HOME = "/"
 
 
 def safe_next(target: str | None) -> str:
-    """Only same-site paths: `//evil.example` and absolute URLs fall back to the default."""
+    """The page asked for, if it is a same-site path; "" otherwise (`//evil.example`, absolute
+    URLs and nothing at all), which leaves the choice to `landing`."""
     if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
-        return DEFAULT_NEXT
+        return ""
     return target
 
 
 def landing(target: str, user: User) -> str:
-    """Where a fresh session goes: the admin pages by default, the home page for an editor
-    (who may not read webhooks) unless a page was asked for."""
-    if target == DEFAULT_NEXT and not user.caller().has_permission(WEBHOOKS_READ):
-        return EDITOR_HOME
-    return target
+    """Where a fresh session goes: the page asked for, else the webhook pages for an admin and
+    the home page for an editor (who may not read webhooks)."""
+    if target:
+        return target
+    return ADMIN_HOME if user.caller().has_permission(WEBHOOKS_READ) else EDITOR_HOME
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -52,7 +53,7 @@ async def login(
     settings: SettingsDep,
     email: Annotated[str, Form(max_length=320)] = "",
     password: Annotated[str, Form(max_length=1024)] = "",
-    next: Annotated[str, Form(max_length=2048)] = DEFAULT_NEXT,
+    next: Annotated[str, Form(max_length=2048)] = "",
 ) -> Response:
     user = await run_in_threadpool(authenticate_user, email, password)
     if user is None:
