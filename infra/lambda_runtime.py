@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from content_service.observability import logger as service_logger
 from infra.provisioning import DEFAULT_ACCOUNT_ID
 from infra.template_model import FunctionSpec, Template, TemplateError
 
@@ -112,12 +113,21 @@ class FunctionRuntime:
         )
 
     def invoke(self, event: Any) -> Any:
-        """Calls the handler; its exceptions propagate to the poller, which logs them."""
+        """Calls the handler; its exceptions propagate to the poller, which logs them.
+
+        Each Lambda function runs in its own process; here they share one, so the log keys a
+        handler's Powertools Logger adds (function name, request id, cold start) are put back
+        afterwards instead of leaking onto the API's log lines.
+        """
         with self._lock:
             context = self.new_context()
+            keys_before = dict(service_logger.get_current_keys())
             try:
                 return self.handler(event, context)
             finally:
+                added = set(service_logger.get_current_keys()) - set(keys_before)
+                service_logger.remove_keys(added)
+                service_logger.append_keys(**keys_before)
                 if context.get_remaining_time_in_millis() == 0:
                     log.warning(
                         "%s ran past its %d s timeout; Lambda would have stopped it",

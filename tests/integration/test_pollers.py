@@ -450,3 +450,25 @@ def test_rate_expressions() -> None:
     assert parse_rate("rate(2 days)") == 172800
     with pytest.raises(TemplateError, match="rate"):
         parse_rate("cron(0 12 * * ? *)")
+
+
+def test_a_handler_s_log_keys_do_not_leak_past_its_invocation(tmp_path: Path) -> None:
+    """Lambda runs each function in its own process; the shared local process must not carry
+    one handler's Lambda context keys onto the next log line."""
+    from content_service.observability import logger as service_logger
+    from infra.lambda_runtime import load_handler
+
+    module = tmp_path / "keyed_handler.py"
+    module.write_text(
+        "from content_service.observability import logger\n"
+        "@logger.inject_lambda_context\n"
+        "def handler(event, context):\n"
+        "    return sorted(logger.get_current_keys())\n"
+    )
+    template = Template.load(Path(__file__).parents[2] / "template.yaml")
+    spec = template.functions["SchedulerFunction"]
+    runtime = FunctionRuntime(spec, load_handler(module, "handler", "keyed_h"), region="us-east-1")
+    before = dict(service_logger.get_current_keys())
+    inside = runtime.invoke({})
+    assert "function_name" in inside
+    assert service_logger.get_current_keys() == before
