@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 from content_service.content import dynamo
 from content_service.content.model import ContentType, FieldDef
+from content_service.content.names import ENTRY_SYSTEM_FIELDS
 
 Status = Literal["draft", "published"]
 ENTRY_SK = "ENTRY"
@@ -48,20 +49,7 @@ CLAIM_SK = "CLAIM"
 MAX_ITEM_BYTES = 380 * 1024
 
 # Attributes every read of an entry fetches (everything but values, links and summary).
-SYSTEM_ATTRIBUTES: tuple[str, ...] = (
-    "id",
-    "contentType",
-    "status",
-    "locale",
-    "localeGroupId",
-    "createdAt",
-    "updatedAt",
-    "publishedAt",
-    "audiences",
-    "deleted",
-    "version",
-    "title",
-)
+SYSTEM_ATTRIBUTES: tuple[str, ...] = (*ENTRY_SYSTEM_FIELDS, "deleted", "version", "title")
 
 
 def entry_pk(workspace_id: str, entry_id: str) -> str:

@@ -14,26 +14,23 @@ NAME_PATTERN = r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
 MAX_NAME_LENGTH = 64
 _NAME = re.compile(NAME_PATTERN)
 
+# The system fields of the entry JSON (CONTRACT.md), in the order entries show them.
+ENTRY_SYSTEM_FIELDS: tuple[str, ...] = (
+    "id",
+    "contentType",
+    "status",
+    "locale",
+    "localeGroupId",
+    "createdAt",
+    "updatedAt",
+    "publishedAt",
+    "audiences",
+)
 # System fields of an entry (and the envelope's own keys) cannot be content fields. `title` is
 # deliberately NOT reserved: CONTRACT.md's own example defines a `title` field (and the event's
 # `data.title` is a snapshot of the titleField, not an entry field), so reserving it would
 # refuse the contract's example body.
-RESERVED_FIELD_NAMES = frozenset(
-    {
-        "id",
-        "contentType",
-        "status",
-        "locale",
-        "localeGroupId",
-        "createdAt",
-        "updatedAt",
-        "publishedAt",
-        "audiences",
-        "values",
-        "relations",
-        "deleted",
-    }
-)
+RESERVED_FIELD_NAMES = frozenset({*ENTRY_SYSTEM_FIELDS, "values", "relations", "deleted"})
 # Object type names GraphQL or the adapter already owns; a content type deriving one of these
 # would shadow it.
 RESERVED_GRAPHQL_TYPE_NAMES = frozenset(

@@ -16,6 +16,7 @@ from typing import Any
 from content_service.content import values as value_rules
 from content_service.content.items import Summary
 from content_service.content.model import ContentType, FieldDef
+from content_service.content.names import ENTRY_SYSTEM_FIELDS
 from content_service.content.requests import (
     MAX_IN_VALUES,
     FilterGroup,
@@ -31,19 +32,7 @@ Predicate = Callable[[Summary], bool]
 
 SYSTEM_FILTER_FIELDS = ("id", "localeGroupId", "status", "createdAt", "updatedAt", "publishedAt")
 SYSTEM_SORT_FIELDS = ("id", "createdAt", "updatedAt", "publishedAt")
-SYSTEM_FIELD_NAMES = frozenset(
-    {
-        "id",
-        "contentType",
-        "status",
-        "locale",
-        "localeGroupId",
-        "createdAt",
-        "updatedAt",
-        "publishedAt",
-        "audiences",
-    }
-)
+SYSTEM_FIELD_NAMES = frozenset(ENTRY_SYSTEM_FIELDS)
 DEFAULT_SORT = (SortKey("createdAt", descending=True),)
 _ORDERED = frozenset({"string", "integer", "float", "datetime", "date", "id", "timestamp"})
 _TEXTUAL = frozenset({"string", "id"})
