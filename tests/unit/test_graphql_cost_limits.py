@@ -14,13 +14,15 @@ from content_service.graphql.cost_limits import (
     Cost,
     CostLimitExceeded,
     CostModel,
-    Limits,
     check_length,
     measure,
 )
+from content_service.settings import GraphQLLimits
 
 VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "graphql-cost.json").read_text())
-UNLIMITED = Limits(max_query_length=10**9, max_depth=10**9, max_fields=10**9, max_complexity=10**12)
+UNLIMITED = GraphQLLimits(
+    max_query_length=10**9, max_depth=10**9, max_fields=10**9, max_complexity=10**12
+)
 
 
 def _pascal(name: str) -> str:
@@ -84,9 +86,9 @@ def test_vector_figures(model: CostModel, vector: dict[str, Any]) -> None:
 def test_vector_verdict_under_default_limits(model: CostModel, vector: dict[str, Any]) -> None:
     if vector["refusedByDefaults"]:
         with pytest.raises(CostLimitExceeded):
-            measure(parse(vector["query"]), model, Limits())
+            measure(parse(vector["query"]), model, GraphQLLimits())
     else:
-        measure(parse(vector["query"]), model, Limits())
+        measure(parse(vector["query"]), model, GraphQLLimits())
 
 
 def _nested_sections(depth: int) -> str:
@@ -98,30 +100,30 @@ def _nested_sections(depth: int) -> str:
 
 def test_each_limit_accepts_at_and_refuses_just_over(model: CostModel) -> None:
     at_depth = parse(_nested_sections(8))
-    assert measure(at_depth, model, Limits()).depth == 8
+    assert measure(at_depth, model, GraphQLLimits()).depth == 8
     with pytest.raises(CostLimitExceeded) as too_deep:
-        measure(parse(_nested_sections(9)), model, Limits())
+        measure(parse(_nested_sections(9)), model, GraphQLLimits())
     assert too_deep.value.code == "TOO_DEEP"
 
     def aliases(count: int) -> str:
         return "{ " + " ".join(f"a{i}: __typename" for i in range(count)) + " }"
 
-    assert measure(parse(aliases(500)), model, Limits()).fields == 500
+    assert measure(parse(aliases(500)), model, GraphQLLimits()).fields == 500
     with pytest.raises(CostLimitExceeded) as too_many:
-        measure(parse(aliases(501)), model, Limits())
+        measure(parse(aliases(501)), model, GraphQLLimits())
     assert too_many.value.code == "TOO_MANY_FIELDS"
 
     def flat(page_size: int) -> str:
         return f"{{ authors(pageSize: {page_size}) {{ total }} }}"
 
-    assert measure(parse(flat(1000)), model, Limits()).complexity == 1000
+    assert measure(parse(flat(1000)), model, GraphQLLimits()).complexity == 1000
     with pytest.raises(CostLimitExceeded) as too_complex:
-        measure(parse(flat(1001)), model, Limits())
+        measure(parse(flat(1001)), model, GraphQLLimits())
     assert too_complex.value.code == "TOO_COMPLEX"
 
-    check_length("x" * 16384, Limits())
+    check_length("x" * 16384, GraphQLLimits())
     with pytest.raises(CostLimitExceeded) as too_long:
-        check_length("x" * 16385, Limits())
+        check_length("x" * 16385, GraphQLLimits())
     assert too_long.value.code == "QUERY_TOO_LONG"
 
 
@@ -162,7 +164,7 @@ def test_aliases_inside_a_fragment_multiply_by_its_spreads(model: CostModel) -> 
     query = "{ blogPosts(pageSize: 1) { items { " + spreads + " } } } " + fragment
     assert measure(parse(query), model, UNLIMITED).fields == 2 + 100
     with pytest.raises(CostLimitExceeded):
-        measure(parse(query), model, Limits(max_fields=101))
+        measure(parse(query), model, GraphQLLimits(max_fields=101))
 
 
 def test_fragment_bomb_is_refused_early_with_bounded_work(model: CostModel) -> None:
@@ -175,14 +177,14 @@ def test_fragment_bomb_is_refused_early_with_bounded_work(model: CostModel) -> N
     query = "{ blogPosts { items { ...F0 } } } " + " ".join(fragments)
     started = time.process_time()
     with pytest.raises(CostLimitExceeded) as refused:
-        measure(parse(query), model, Limits())
+        measure(parse(query), model, GraphQLLimits())
     assert refused.value.code == "TOO_MANY_FIELDS"
     assert time.process_time() - started < 1.0
 
 
 def test_one_operation_per_request(model: CostModel) -> None:
     with pytest.raises(CostLimitExceeded) as refused:
-        measure(parse("query A { __typename } query B { __typename }"), model, Limits())
+        measure(parse("query A { __typename } query B { __typename }"), model, GraphQLLimits())
     assert refused.value.code == "TOO_MANY_OPERATIONS"
 
 
@@ -191,13 +193,13 @@ def test_introspection_is_exempt_but_other_fields_beside_it_count(model: CostMod
         "{ __schema { types { fields { type { ofType { ofType { ofType { "
         "ofType { ofType { name } } } } } } } } } }"
     )
-    assert measure(parse(deep_introspection), model, Limits()) == Cost(0, 0, 0)
+    assert measure(parse(deep_introspection), model, GraphQLLimits()) == Cost(0, 0, 0)
     mixed = '{ __type(name: "BlogPost") { name } authors(pageSize: 3) { total } }'
-    assert measure(parse(mixed), model, Limits()) == Cost(2, 2, 3)
+    assert measure(parse(mixed), model, GraphQLLimits()) == Cost(2, 2, 3)
 
 
 def test_unknown_fields_count_as_fields_without_records(model: CostModel) -> None:
-    cost = measure(parse("{ nothing { here { at { all } } } }"), model, Limits())
+    cost = measure(parse("{ nothing { here { at { all } } } }"), model, GraphQLLimits())
     assert cost == Cost(4, 4, 0)
 
 

@@ -22,7 +22,7 @@ from graphql import (
 
 from content_service.content.model import ContentType, FieldDef
 from content_service.graphql.build import build_schema as build
-from content_service.graphql.cost_limits import Cost, CostModel, FieldKind, Limits, measure
+from content_service.graphql.cost_limits import Cost, CostModel, FieldKind, measure
 from content_service.graphql.errors import RequestError
 from content_service.graphql.execution import (
     MAX_VARIABLE_DEPTH,
@@ -33,8 +33,9 @@ from content_service.graphql.execution import (
 )
 from content_service.graphql.resolvers import plain
 from content_service.graphql.scalars import long_literal, long_serialize, long_value
+from content_service.settings import GraphQLLimits
 
-UNLIMITED = Limits(10**9, 10**9, 10**9, 10**12)
+UNLIMITED = GraphQLLimits(10**9, 10**9, 10**9, 10**12)
 
 
 def field(name: str, kind: str, *extra: Any) -> FieldDef:

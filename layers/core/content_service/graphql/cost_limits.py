@@ -43,6 +43,8 @@ from graphql import (
     value_from_ast_untyped,
 )
 
+from content_service.settings import GraphQLLimits
+
 DEFAULT_PAGE_SIZE = 25
 INTROSPECTION_ROOTS = frozenset({"__schema", "__type"})
 # graphql-js's MaxIntrospectionDepthRule: these lists nest at most twice in any real client's
@@ -59,14 +61,6 @@ class FieldKind(enum.Enum):
     LIST = "list"
     TO_MANY = "to_many"
     ONE = "one"
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_query_length: int = 16384
-    max_depth: int = 8
-    max_fields: int = 500
-    max_complexity: int = 1000
 
 
 @dataclass(frozen=True)
@@ -145,7 +139,7 @@ class CostModel:
         return FieldKind.SCALAR, named
 
 
-def check_length(query: str, limits: Limits) -> None:
+def check_length(query: str, limits: GraphQLLimits) -> None:
     if len(query) > limits.max_query_length:
         raise CostLimitExceeded(
             "QUERY_TOO_LONG",
@@ -166,7 +160,7 @@ def single_operation(document: DocumentNode) -> OperationDefinitionNode:
 def measure(
     document: DocumentNode,
     model: CostModel,
-    limits: Limits,
+    limits: GraphQLLimits,
     variables: Mapping[str, Any] | None = None,
 ) -> Cost:
     """Counts the document's single operation, refusing as soon as a limit is passed."""
@@ -183,7 +177,7 @@ class _Counter:
     def __init__(
         self,
         model: CostModel,
-        limits: Limits,
+        limits: GraphQLLimits,
         fragments: Mapping[str, FragmentDefinitionNode],
         variables: Mapping[str, Any],
     ) -> None:

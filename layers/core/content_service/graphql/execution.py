@@ -47,7 +47,6 @@ from graphql.pyutils import Path
 from content_service.graphql.build import BuiltSchema
 from content_service.graphql.cost_limits import (
     CostLimitExceeded,
-    Limits,
     check_introspection,
     check_length,
     measure,
@@ -144,16 +143,7 @@ class _Documents:
 documents = _Documents()
 
 
-def limits_of(settings: GraphQLLimits) -> Limits:
-    return Limits(
-        max_query_length=settings.max_query_length,
-        max_depth=settings.max_depth,
-        max_fields=settings.max_fields,
-        max_complexity=settings.max_complexity,
-    )
-
-
-def prepare(built: BuiltSchema, request: GraphQLRequest, limits: Limits) -> DocumentNode:
+def prepare(built: BuiltSchema, request: GraphQLRequest, limits: GraphQLLimits) -> DocumentNode:
     """Steps 3 to 7: the document, parsed, measured and validated, or a RequestError."""
     try:
         check_length(request.query, limits)
@@ -291,7 +281,7 @@ async def run(
     caller: Caller,
     workspace_id: str,
     request: GraphQLRequest,
-    limits: Limits,
+    limits: GraphQLLimits,
 ) -> dict[str, Any]:
     """The response body for one request: `{data?, errors?}`."""
     try:

@@ -85,9 +85,7 @@ async def graphql_post(request: Request) -> Response:
             caller, workspace_id, built = await asyncio.to_thread(_schema_for, request, settings)
         except ServiceError as error:
             return _GraphQLResponse({"errors": [service_error_json(error)]})
-        body = await execution.run(
-            built, caller, workspace_id, payload, execution.limits_of(settings.graphql)
-        )
+        body = await execution.run(built, caller, workspace_id, payload, settings.graphql)
         return _GraphQLResponse(body)
     except RequestError as error:
         return _GraphQLResponse({"errors": [error.to_json()]})
