@@ -20,9 +20,12 @@ from pynamodb.attributes import (
     UnicodeSetAttribute,
 )
 from pynamodb.connection import Connection
+from pynamodb.exceptions import TransactWriteError
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
+from pynamodb.transactions import TransactWrite
 
+from content_service.errors import Conflict
 from content_service.settings import Settings
 from content_service.storage.binding import bind_models
 
@@ -116,6 +119,22 @@ IDENTITY_MODELS: tuple[type[Model], ...] = (
     TokenRecord,
     SessionRecord,
 )
+
+
+def save_with_unique_claim(
+    settings: Settings, record: Model, claim_key: str, owner_id: str, conflict: str
+) -> None:
+    """Saves `record` and claims `claim_key` for it in one transaction; a taken claim (the
+    e-mail or slug already belongs to someone) refuses both with 409 `conflict`."""
+    claim = UniqueRecord(pk=claim_key, ownerId=owner_id)
+    try:
+        with TransactWrite(connection=connection(settings)) as transaction:
+            transaction.save(claim, condition=UniqueRecord.pk.does_not_exist())
+            transaction.save(record)
+    except TransactWriteError as error:
+        if error.cause_response_code == "TransactionCanceledException":
+            raise Conflict(conflict) from None
+        raise
 
 
 def bind(settings: Settings) -> None:

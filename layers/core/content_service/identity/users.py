@@ -6,12 +6,11 @@ import re
 import uuid
 from dataclasses import dataclass
 
-from pynamodb.exceptions import DoesNotExist, TransactWriteError
-from pynamodb.transactions import TransactWrite
+from pynamodb.exceptions import DoesNotExist
 
 from content_service.clock import Clock, SystemClock, iso_utc
-from content_service.errors import Conflict, NotFound, ValidationFailed
-from content_service.identity.models import UniqueRecord, UserRecord, connection
+from content_service.errors import NotFound, ValidationFailed
+from content_service.identity.models import UniqueRecord, UserRecord, save_with_unique_claim
 from content_service.identity.passwords import (
     MIN_PASSWORD_LENGTH,
     dummy_hash,
@@ -68,15 +67,9 @@ def create_user(
         passwordHash=hash_password(password),
         createdAt=iso_utc((clock or SystemClock()).now()),
     )
-    claim = UniqueRecord(pk=f"USER_EMAIL#{email}", ownerId=user_id)
-    try:
-        with TransactWrite(connection=connection(settings)) as transaction:
-            transaction.save(claim, condition=UniqueRecord.pk.does_not_exist())
-            transaction.save(record)
-    except TransactWriteError as error:
-        if error.cause_response_code == "TransactionCanceledException":
-            raise Conflict("a user with this email already exists") from None
-        raise
+    save_with_unique_claim(
+        settings, record, f"USER_EMAIL#{email}", user_id, "a user with this email already exists"
+    )
     return _from_record(record)
 
 

@@ -6,12 +6,11 @@ import re
 import uuid
 from dataclasses import dataclass
 
-from pynamodb.exceptions import DoesNotExist, TransactWriteError
-from pynamodb.transactions import TransactWrite
+from pynamodb.exceptions import DoesNotExist
 
 from content_service.clock import Clock, SystemClock, iso_utc
-from content_service.errors import Conflict, NotFound, ValidationFailed
-from content_service.identity.models import UniqueRecord, WorkspaceRecord, connection
+from content_service.errors import NotFound, ValidationFailed
+from content_service.identity.models import UniqueRecord, WorkspaceRecord, save_with_unique_claim
 from content_service.settings import Settings
 
 _SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
@@ -48,15 +47,13 @@ def create_workspace(
         slug=slug,
         createdAt=iso_utc((clock or SystemClock()).now()),
     )
-    claim = UniqueRecord(pk=f"WORKSPACE_SLUG#{slug}", ownerId=workspace_id)
-    try:
-        with TransactWrite(connection=connection(settings)) as transaction:
-            transaction.save(claim, condition=UniqueRecord.pk.does_not_exist())
-            transaction.save(record)
-    except TransactWriteError as error:
-        if error.cause_response_code == "TransactionCanceledException":
-            raise Conflict(f"a workspace with slug {slug!r} already exists") from None
-        raise
+    save_with_unique_claim(
+        settings,
+        record,
+        f"WORKSPACE_SLUG#{slug}",
+        workspace_id,
+        f"a workspace with slug {slug!r} already exists",
+    )
     return _from_record(record)
 
 
