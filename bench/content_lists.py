@@ -30,17 +30,17 @@ import httpx
 from bench.report import Row, median_seconds
 from content_service import runtime
 from content_service.clock import iso_utc
-from content_service.content import dynamo
-from content_service.content.items import StoredEntry, entry_item, title_of
+from content_service.content.items import StoredEntry
 from content_service.content.model import ContentType, FieldSpec, TypeDefinition
 from content_service.content.requests import RelationChange, WriteRequest
-from content_service.content.schema import create_type, get_type, type_key
+from content_service.content.schema import create_type, get_type
 from content_service.content.writes import create_entry
 from content_service.identity.principal import TokenCaller
 from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
 from content_service.identity.workspaces import create_workspace
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall, RequestRecorder
+from tests.support.seeding import bulk_put, stored_entry
 
 BENCHMARK = "content_lists"
 RELATION_SIZES = (10, 50, 100)
@@ -215,9 +215,8 @@ def _seed(workspace_id: str, content_type: ContentType, count: int) -> None:
     keeps the emulator's table (which every moto Query walks whole) half the size."""
     rng = random.Random(count)
     categories = ["news", "guide", "review", "opinion", "event"]
-    table = dynamo.tables().content
     keys = {f.name: f.key for f in content_type.fields}
-    requests: list[dict[str, Any]] = []
+    entries: list[StoredEntry] = []
     base = 1_700_000_000.0
     for i in range(count):
         entry_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
@@ -232,36 +231,17 @@ def _seed(workspace_id: str, content_type: ContentType, count: int) -> None:
             keys["body"]: RICH_TEXT,
         }
         published = rng.random() < 0.8
-        entry = StoredEntry(
-            id=entry_id,
-            workspace_id=workspace_id,
-            content_type=content_type.name,
-            status="published" if published else "draft",
-            locale="en",
-            locale_group_id=entry_id,
-            created_at=stamp,
-            updated_at=stamp,
-            published_at=stamp if published else None,
-            audiences=(),
-            deleted=False,
-            version=1,
-            title=title_of(content_type, values),
-            values=values,
-            links={},
+        entries.append(
+            stored_entry(
+                workspace_id,
+                content_type,
+                values,
+                entry_id=entry_id,
+                stamp=stamp,
+                published=published,
+            )
         )
-        requests.append({"PutRequest": {"Item": dynamo.encode(entry_item(content_type, entry))}})
-    client = dynamo.client()
-    for start in range(0, len(requests), 25):
-        pending: dict[str, Any] = {table: requests[start : start + 25]}
-        while pending:
-            response = client.batch_write_item(RequestItems=pending)
-            pending = response.get("UnprocessedItems") or {}
-    client.update_item(
-        TableName=dynamo.tables().schema,
-        Key=type_key(workspace_id, content_type.name),
-        UpdateExpression="SET entryCount = entryCount + :n",
-        ExpressionAttributeValues={":n": {"N": str(count)}},
-    )
+    bulk_put(workspace_id, content_type, entries)
 
 
 def filtered_case(

@@ -33,15 +33,13 @@ import httpx
 from bench.report import Row
 from content_service import runtime
 from content_service.api import auth
-from content_service.clock import iso_utc
-from content_service.content import dynamo, service
-from content_service.content.items import StoredEntry, entry_item, title_of
+from content_service.content import service
 from content_service.content.model import FieldSpec, TypeDefinition
-from content_service.content.schema import create_type, get_type, type_key
-from content_service.content.values import to_storage
+from content_service.content.schema import create_type
 from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
 from content_service.identity.workspaces import create_workspace
 from infra.local_stack import LocalStack
+from tests.support.seeding import seed_published
 
 BENCHMARK = "graphql_vs_rest"
 ROWS = 25
@@ -59,53 +57,6 @@ NESTED_QUERY = (
     + SYSTEM
     + " name } } } }"
 )
-
-
-def _seed(
-    workspace_id: str, type_name: str, rows: list[tuple[dict[str, Any], dict[str, Any]]]
-) -> list[str]:
-    content_type = get_type(workspace_id, type_name)
-    assert content_type is not None
-    fields = {f.name: f for f in content_type.fields}
-    base = time.time()
-    ids: list[str] = []
-    requests: list[dict[str, Any]] = []
-    for index, (values, links) in enumerate(rows):
-        entry_id = str(uuid.uuid4())
-        stamp = iso_utc(base + index / 1000)
-        stored = {fields[n].key: to_storage(fields[n], v) for n, v in values.items()}
-        entry = StoredEntry(
-            id=entry_id,
-            workspace_id=workspace_id,
-            content_type=type_name,
-            status="published",
-            locale="en",
-            locale_group_id=entry_id,
-            created_at=stamp,
-            updated_at=stamp,
-            published_at=stamp,
-            audiences=(),
-            deleted=False,
-            version=1,
-            title=title_of(content_type, stored),
-            values=stored,
-            links={fields[n].key: tuple(t) for n, t in links.items()},
-        )
-        requests.append({"PutRequest": {"Item": dynamo.encode(entry_item(content_type, entry))}})
-        ids.append(entry_id)
-    client = dynamo.client()
-    table = dynamo.tables().content
-    for offset in range(0, len(requests), 25):
-        pending: dict[str, Any] = {table: requests[offset : offset + 25]}
-        while pending:
-            pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-    client.update_item(
-        TableName=dynamo.tables().schema,
-        Key=type_key(workspace_id, type_name),
-        UpdateExpression="SET entryCount = entryCount + :n",
-        ExpressionAttributeValues={":n": {"N": str(len(rows))}},
-    )
-    return ids
 
 
 def _world() -> str:
@@ -131,8 +82,10 @@ def _world() -> str:
             ),
         ),
     )
-    authors = _seed(workspace.id, "author", [({"name": f"Author {i}"}, {}) for i in range(5)])
-    _seed(
+    authors = seed_published(
+        workspace.id, "author", [({"name": f"Author {i}"}, {}) for i in range(5)]
+    )
+    seed_published(
         workspace.id,
         "post",
         [

@@ -3,9 +3,7 @@ what the service did meanwhile."""
 
 from __future__ import annotations
 
-import time
-import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -13,14 +11,11 @@ from typing import Any
 import httpx
 import pytest
 
-from content_service.clock import iso_utc
-from content_service.content import dynamo, service
-from content_service.content.items import StoredEntry, entry_item, title_of
-from content_service.content.schema import get_type, type_key
-from content_service.content.values import to_storage
+from content_service.content import service
 from content_service.graphql.cache import schemas
 from tests.conftest import WorkspaceAccess
 from tests.support.content import create, define, publish
+from tests.support.seeding import seed_published
 
 PATH = "/api/v1/graphql"
 SERVICE_READS = ("list_entries", "get_entry", "list_related", "load_entries_by_ids")
@@ -239,55 +234,4 @@ def build_blog(access: WorkspaceAccess) -> Blog:
     return Blog(access, authors, tags, posts, settings)
 
 
-def seed(
-    workspace_id: str,
-    type_name: str,
-    rows: Sequence[tuple[dict[str, Any], dict[str, list[str]]]],
-    *,
-    start: float | None = None,
-) -> list[str]:
-    """Published entries of the stored shape written with BatchWriteItem (the service's own item
-    builder, as bench/content_lists.py seeds), far faster than one transaction per entry.
-    `rows` holds (values by field name, linked ids by relation field name); returns the ids."""
-    content_type = get_type(workspace_id, type_name)
-    assert content_type is not None
-    fields = {f.name: f for f in content_type.fields}
-    base = time.time() if start is None else start
-    ids: list[str] = []
-    requests: list[dict[str, Any]] = []
-    for index, (values, links) in enumerate(rows):
-        entry_id = str(uuid.uuid4())
-        stamp = iso_utc(base + index / 1000)
-        stored = {fields[n].key: to_storage(fields[n], v) for n, v in values.items()}
-        entry = StoredEntry(
-            id=entry_id,
-            workspace_id=workspace_id,
-            content_type=type_name,
-            status="published",
-            locale="en",
-            locale_group_id=entry_id,
-            created_at=stamp,
-            updated_at=stamp,
-            published_at=stamp,
-            audiences=(),
-            deleted=False,
-            version=1,
-            title=title_of(content_type, stored),
-            values=stored,
-            links={fields[n].key: tuple(targets) for n, targets in links.items()},
-        )
-        requests.append({"PutRequest": {"Item": dynamo.encode(entry_item(content_type, entry))}})
-        ids.append(entry_id)
-    client = dynamo.client()
-    table = dynamo.tables().content
-    for offset in range(0, len(requests), 25):
-        pending: dict[str, Any] = {table: requests[offset : offset + 25]}
-        while pending:
-            pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-    client.update_item(
-        TableName=dynamo.tables().schema,
-        Key=type_key(workspace_id, type_name),
-        UpdateExpression="SET entryCount = entryCount + :n",
-        ExpressionAttributeValues={":n": {"N": str(len(rows))}},
-    )
-    return ids
+seed = seed_published
