@@ -14,7 +14,14 @@ from pathlib import Path
 from bench.report import Row, render_table, write_results
 from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
 
-SUITES: tuple[str, ...] = ("webhooks_delivery", "content_lists", "graphql_vs_rest")
+# Cold start and memory first, while the machine is still quiet.
+SUITES: tuple[str, ...] = (
+    "cold_start",
+    "api_memory",
+    "content_lists",
+    "graphql_vs_rest",
+    "webhooks_delivery",
+)
 
 
 def main(selected: list[str]) -> int:

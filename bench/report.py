@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -61,8 +62,6 @@ def render_table(rows: Sequence[Row]) -> str:
 
 
 def machine() -> dict[str, str | int | None]:
-    import os
-
     cpu = ""
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.exists():
