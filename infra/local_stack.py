@@ -126,6 +126,11 @@ class LocalStack:
     def state_file(self) -> Path:
         return self.local_dir / "state.json"
 
+    @property
+    def app(self) -> Any:
+        """The ASGI app being served (None before the API starts or without it)."""
+        return self._server.config.app if self._server is not None else None
+
     def __enter__(self) -> LocalStack:
         self.start()
         return self

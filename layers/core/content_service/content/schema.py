@@ -136,9 +136,11 @@ def _require_read(caller: Caller) -> None:
         raise Forbidden("this token lacks the content:read scope")
 
 
-def _require_write(caller: Caller) -> None:
-    if not caller.can_write:
-        raise Forbidden("writing content needs a full token with content:write, or a sign-in")
+def _require_type_change(caller: Caller) -> None:
+    if not caller.can_change_types:
+        raise Forbidden(
+            "changing content types needs a full token with content:write, or the admin role"
+        )
 
 
 def require_type(caller: Caller, workspace_id: str, name: str) -> ContentType:
@@ -350,7 +352,7 @@ def _retrying(operation: Any) -> Any:
 def create_type(
     caller: Caller, workspace_id: str, definition: TypeDefinition, clock: Clock | None = None
 ) -> ContentType:
-    _require_write(caller)
+    _require_type_change(caller)
     if not caller.grants(definition.name):
         raise Forbidden(f"this token's grant set does not include {definition.name!r}")
     now = iso_utc((clock or SystemClock()).now())
@@ -403,7 +405,7 @@ def replace_type(
     Changing an existing field's type, target or cardinality is a 409, and so is changing
     `kind`, `localized` or `audienceGated` while the type has entries.
     """
-    _require_write(caller)
+    _require_type_change(caller)
     if definition.name != name:
         raise ValidationFailed(
             "renaming a content type is not supported",
@@ -480,7 +482,7 @@ def replace_type(
 
 def delete_type(caller: Caller, workspace_id: str, name: str) -> None:
     """Refused (409) while another type relates to it or it still has entries, trashed too."""
-    _require_write(caller)
+    _require_type_change(caller)
 
     def attempt() -> None:
         schema = get_schema(workspace_id)

@@ -49,6 +49,11 @@ class TokenCaller:
     def can_write(self) -> bool:
         return self.access == "full" and SCOPE_CONTENT_WRITE in self.scopes
 
+    @property
+    def can_change_types(self) -> bool:
+        """Content types are changed by a full token (CONTRACT.md "Content types")."""
+        return self.can_write
+
     def has_permission(self, permission: str) -> bool:
         """Tokens hold content scopes only; webhook permissions belong to admins."""
         return False
@@ -87,6 +92,11 @@ class UserCaller:
     @property
     def can_write(self) -> bool:
         return True
+
+    @property
+    def can_change_types(self) -> bool:
+        """Editors write entries; the content model is the admin's (CONTRACT.md)."""
+        return self.role == "admin"
 
     def has_permission(self, permission: str) -> bool:
         return permission in _ROLE_PERMISSIONS[self.role]

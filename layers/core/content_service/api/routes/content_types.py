@@ -1,7 +1,8 @@
 """`/api/v1/content-types`: the content types of the caller's workspace (CONTRACT.md).
 
 Reads answer any valid caller, narrowed to a token's grant set; writes need a full token with
-content:write or a signed-in user. The route translates HTTP to the content service and back.
+content:write or the admin role (decisions.md D25). The route translates HTTP to the content
+service and back.
 """
 
 from __future__ import annotations

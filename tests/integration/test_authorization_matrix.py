@@ -1,0 +1,741 @@
+"""The authorization matrix of docs/authorization.md, cell by cell over real HTTP.
+
+The expected answers live only in that document: this module parses its two tables (routes, and
+GraphQL root fields) and knows only how to make each request. The routes are listed from the
+served app (`app.routes`) and the root fields from the served GraphQL schema, so a route or root
+field without a row, a row without a recipe here, or a row for something gone fails
+`test_every_route_and_root_field_has_a_row`.
+
+Two workspaces hold recognisable content: every name, title, URL and e-mail of workspace A
+carries A's tag and every id of A is recorded (B likewise). No body answering a caller of A may
+contain anything of B's, nor one answering B's token anything of A's beyond what the request
+itself carried (the ids it asked for), except in the cells the document marks "(all
+workspaces)". Writes that succeed act on objects made for the cell, so cells do not depend on
+their order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import string
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.routing import iter_route_contexts
+from graphql import GraphQLObjectType, build_schema
+from starlette.routing import Mount
+
+from content_service import runtime
+from content_service.api.auth import SESSION_COOKIE
+from content_service.identity.tokens import TokenSpec, create_token, revoke_token
+from content_service.identity.users import create_user
+from content_service.identity.workspaces import create_workspace
+from infra.local_stack import LocalStack
+from tests.conftest import webhook_options
+from tests.support.receiver import Receiver
+from tests.support.webhooks import purge_endpoint
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "authorization.md"
+COLUMNS = ("none", "revoked", "read", "full", "other", "other→A", "editor", "admin")
+B_COLUMNS = frozenset({"other", "other→A"})
+SESSION_COLUMNS = frozenset({"editor", "admin"})
+PASSWORD = "matrix-password-1"
+GRAPHQL = "/api/v1/graphql"
+SHARED_TYPES = ("post", "site")
+"""The content types both workspaces hold: GraphQL rows run on these, so one document is valid in
+A's schema and in B's alike."""
+
+
+# -- the expected table (docs/authorization.md) ---------------------------------------------------
+
+_CELL = re.compile(
+    r"^(?P<status>\d{3})(?: (?P<outcome>data|[A-Z][A-Z_]+))?(?P<all> \(all workspaces\))?$"
+)
+
+
+@dataclass(frozen=True)
+class Expected:
+    status: int
+    outcome: str | None
+    """GraphQL only: `data` (no error) or the `extensions.code` of the one error."""
+    all_workspaces: bool
+    """The route is global by design: the answer may hold every workspace's objects."""
+
+
+def _table(section: str) -> dict[str, dict[str, Expected]]:
+    """The table under `## <section>`: row key (first cell, backticks removed) -> column -> cell."""
+    text = DOC.read_text(encoding="utf-8")
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in body.splitlines() if line.startswith("|")]
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    assert tuple(header[1:]) == COLUMNS, header
+    rows: dict[str, dict[str, Expected]] = {}
+    for line in lines[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        key = cells[0].strip("`")
+        assert key not in rows, f"two rows for {key}"
+        assert len(cells) == len(COLUMNS) + 1, line
+        parsed: dict[str, Expected] = {}
+        for column, cell in zip(COLUMNS, cells[1:], strict=True):
+            match = _CELL.match(cell)
+            assert match, f"{key} / {column}: cannot read {cell!r}"
+            parsed[column] = Expected(
+                int(match["status"]), match["outcome"], match["all"] is not None
+            )
+        rows[key] = parsed
+    return rows
+
+
+ROUTE_ROWS = _table("Routes")
+FIELD_ROWS = _table("GraphQL root fields")
+
+
+# -- the world: seeded workspaces, callers, fresh objects -----------------------------------------
+
+
+@dataclass
+class Side:
+    """One workspace: the tag every name in it carries, the ids it holds, its tokens."""
+
+    tag: str
+    id: str
+    full_token: str
+    read_token: str
+    ids: set[str] = field(default_factory=set)
+    published_post: str = ""
+    endpoint: str = ""
+    delivery: str = ""
+
+    @property
+    def markers(self) -> set[str]:
+        return {self.tag, *self.ids}
+
+
+@dataclass
+class Call:
+    path: str
+    json: Any = None
+    data: dict[str, str] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    graphql_field: str | None = None
+    """For a GraphQL request: the root field (response key) the cell is about."""
+
+
+@dataclass
+class World:
+    base_url: str
+    http: httpx.Client
+    """Sends every request with explicit headers and keeps no cookie between requests."""
+    a: Side
+    b: Side
+    empty: Side
+    receiver: Receiver
+    sessions: dict[str, str]
+    accounts: dict[str, tuple[str, str]]
+    revoked_token: str
+    _counter: Iterator[int] = field(default_factory=itertools.count)
+    _locales: Iterator[tuple[str, ...]] = field(
+        default_factory=lambda: itertools.product(string.ascii_lowercase, repeat=3)
+    )
+
+    def unique(self) -> int:
+        return next(self._counter)
+
+    def request(
+        self, method: str, path: str, headers: dict[str, str], **kwargs: Any
+    ) -> httpx.Response:
+        try:
+            return self.http.request(
+                method, path, headers=headers, follow_redirects=False, **kwargs
+            )
+        finally:
+            self.http.cookies.clear()
+
+    def headers(self, column: str, home: Side | None = None) -> dict[str, str]:
+        """What a caller sends; `home` is the workspace it acts in (A unless told)."""
+        home = home or self.a
+        headers = {"Origin": self.base_url}
+        bearer = {
+            "revoked": self.revoked_token,
+            "read": home.read_token,
+            "full": home.full_token,
+            "other": self.b.full_token,
+            "other→A": self.b.full_token,
+        }.get(column)
+        if bearer is not None:
+            headers["Authorization"] = f"Bearer {bearer}"
+        if column == "other→A" or column in SESSION_COLUMNS:
+            headers["X-Workspace-Id"] = home.id
+        if column in SESSION_COLUMNS:
+            headers["Cookie"] = f"{SESSION_COOKIE}={self.sessions[column]}"
+        return headers
+
+    def fresh_session(self, column: str) -> str:
+        return sign_in(self.http, *self.accounts[column])
+
+    def full_a(self, method: str, path: str, status: int, **kwargs: Any) -> Any:
+        return _ok(self.request(method, path, self.headers("full"), **kwargs), status)
+
+    # Fresh objects of A, one per cell that changes or removes what it names.
+
+    def fresh_entry(self, type_name: str, state: str = "draft") -> str:
+        body: dict[str, Any]
+        if type_name == "site":
+            body = {"values": {"name": f"site {self.a.tag}"}, "locale": self.fresh_locale()}
+        else:
+            body = {"values": {"title": f"{type_name} {self.a.tag} {self.unique()}"}}
+        entry_id = str(self.full_a("POST", f"/api/v1/content/{type_name}", 201, json=body)["id"])
+        self.a.ids.add(entry_id)
+        if state in ("published", "trashed"):
+            self.full_a("POST", f"/api/v1/content/{type_name}/{entry_id}/publish", 200)
+        if state == "trashed":
+            self.full_a("DELETE", f"/api/v1/content/{type_name}/{entry_id}", 204)
+        return entry_id
+
+    def fresh_locale(self) -> str:
+        """A locale no entry of the single type has yet (one record per locale)."""
+        return "".join(next(self._locales))
+
+    def fresh_type(self) -> str:
+        name = f"t{self.unique()}_{uuid.uuid4().hex[:8]}"
+        body = {"name": name, "fields": [{"name": "label", "type": "string"}]}
+        self.full_a("POST", "/api/v1/content-types", 201, json=body)
+        self.a.ids.add(name)
+        return name
+
+    def fresh_token(self) -> str:
+        spec = TokenSpec(name=f"spare {self.a.tag}", workspace_id=self.a.id, access="read")
+        _, info = create_token(spec)
+        self.a.ids.add(info.id)
+        return info.id
+
+    def fresh_endpoint(self) -> str:
+        body = {"url": self.receiver.url(f"/spare-{self.a.tag}"), "workspaces": [self.a.id]}
+        made = self.request("POST", "/api/webhooks", self.headers("admin"), json=body)
+        endpoint_id = str(_ok(made, 201)["id"])
+        self.a.ids.add(endpoint_id)
+        return endpoint_id
+
+
+def _ok(response: httpx.Response, status: int) -> Any:
+    assert response.status_code == status, response.text
+    return response.json() if response.content else None
+
+
+def sign_in(client: httpx.Client, email: str, password: str) -> str:
+    """Signs the user in anew: the session cookie's value (the client keeps no cookie)."""
+    try:
+        response = client.post(
+            "/login", data={"email": email, "password": password}, follow_redirects=False
+        )
+    finally:
+        cookie = client.cookies.get(SESSION_COOKIE)
+        client.cookies.clear()
+    assert response.status_code == 303, response.text
+    assert cookie is not None
+    return cookie
+
+
+def _workspace(tag: str) -> Side:
+    workspace = create_workspace(runtime.settings(), f"workspace {tag}", f"ws-{tag}")
+    full, full_info = create_token(
+        TokenSpec(name=f"full {tag}", workspace_id=workspace.id, access="full")
+    )
+    read, read_info = create_token(
+        TokenSpec(name=f"read {tag}", workspace_id=workspace.id, access="read")
+    )
+    side = Side(tag=tag, id=workspace.id, full_token=full, read_token=read)
+    side.ids |= {workspace.id, full_info.id, read_info.id}
+    return side
+
+
+def _seed(http: httpx.Client, side: Side, admin: dict[str, str], receiver: Receiver) -> None:
+    """Types, entries (one of them written by a user of this workspace's own), and a webhook
+    endpoint that receives their events."""
+    full = {"Authorization": f"Bearer {side.full_token}"}
+    tag = side.tag
+    body = {"url": receiver.url(f"/hook-{tag}"), "workspaces": [side.id]}
+    side.endpoint = _ok(http.post("/api/webhooks", json=body, headers=admin), 201)["id"]
+    side.ids.add(side.endpoint)
+    relation = {"type": "relation", "target": "post", "cardinality": "many-to-many"}
+    for definition in (
+        {
+            "name": "post",
+            "titleField": "title",
+            "fields": [
+                {"name": "title", "type": "string"},
+                {"name": f"note_{tag}", "type": "string"},
+                {"name": "related", **relation},
+            ],
+        },
+        {
+            "name": "site",
+            "kind": "single",
+            "localized": True,
+            "fields": [{"name": "name", "type": "string"}],
+        },
+        {"name": f"only_{tag}", "fields": [{"name": "label", "type": "string"}]},
+    ):
+        _ok(http.post("/api/v1/content-types", json=definition, headers=full), 201)
+
+    def entry(type_name: str, values: dict[str, Any], publish: bool = True, **more: Any) -> str:
+        path = f"/api/v1/content/{type_name}"
+        made = http.post(path, json={"values": values, **more}, headers=full)
+        entry_id = str(_ok(made, 201)["id"])
+        side.ids.add(entry_id)
+        if publish:
+            _ok(http.post(f"{path}/{entry_id}/publish", headers=full), 200)
+        return entry_id
+
+    target = entry("post", {"title": f"target {tag}", f"note_{tag}": f"note {tag}"})
+    side.published_post = entry(
+        "post", {"title": f"source {tag}"}, relations={"related": {"link": [target]}}
+    )
+    entry("post", {"title": f"draft {tag}"}, publish=False)
+    entry("site", {"name": f"site {tag}"})
+    entry(f"only_{tag}", {"label": f"label {tag}"})
+    # A user writing here: the events (and so the deliveries) carry the e-mail as the actor.
+    email = f"writer-{tag}@example.com"
+    create_user(runtime.settings(), email, "editor", PASSWORD)
+    writer = {
+        "Cookie": f"{SESSION_COOKIE}={sign_in(http, email, PASSWORD)}",
+        "Origin": str(http.base_url).rstrip("/"),
+        "X-Workspace-Id": side.id,
+    }
+    made = http.post(
+        "/api/v1/content/post", json={"values": {"title": f"by {tag}"}}, headers=writer
+    )
+    http.cookies.clear()
+    side.ids.add(_ok(made, 201)["id"])
+
+
+@pytest.fixture(scope="module")
+def world(stack: LocalStack, base_url: str, credentials: dict[str, Any]) -> Iterator[World]:
+    with ExitStack() as cleanup:
+        cleanup.enter_context(
+            webhook_options(allow_private_networks=True, allow_insecure_urls=True)
+        )
+        receiver = cleanup.enter_context(Receiver())
+        http = cleanup.enter_context(httpx.Client(base_url=base_url, timeout=30))
+        admin_account = (credentials["admin"]["email"], credentials["admin"]["password"])
+        editor_account = (f"editor-{uuid.uuid4().hex[:10]}@example.com", PASSWORD)
+        create_user(runtime.settings(), editor_account[0], "editor", PASSWORD)
+        sessions = {
+            "admin": sign_in(http, *admin_account),
+            "editor": sign_in(http, *editor_account),
+        }
+        admin = {"Cookie": f"{SESSION_COOKIE}={sessions['admin']}", "Origin": base_url}
+        a, b, empty = (_workspace(f"mx{side}{uuid.uuid4().hex[:8]}") for side in "abe")
+        revoked, revoked_info = create_token(
+            TokenSpec(name=f"revoked {a.tag}", workspace_id=a.id, access="full")
+        )
+        revoke_token(revoked_info.id)
+        a.ids.add(revoked_info.id)
+        try:
+            for side in (a, b):
+                _seed(http, side, admin, receiver)
+            stack.drain()  # fan the entries' events out to the two endpoints and deliver them
+            for side in (a, b):
+                log = http.get(f"/api/webhooks/{side.endpoint}/deliveries", headers=admin)
+                rows = _ok(log, 200)["items"]
+                assert rows, "the seeded entries' events reached no endpoint"
+                side.delivery = rows[0]["id"]
+                side.ids |= {row["id"] for row in rows}
+            yield World(
+                base_url=base_url,
+                http=http,
+                a=a,
+                b=b,
+                empty=empty,
+                receiver=receiver,
+                sessions=sessions,
+                accounts={"admin": admin_account, "editor": editor_account},
+                revoked_token=revoked,
+            )
+        finally:
+            # The matrix's endpoints go first, so the final drain fans the cells' writes out to
+            # nothing and finds the redeliveries' rows gone: no later test meets any of it.
+            listed = http.get("/api/webhooks", headers=admin).json()["items"]
+            for endpoint in listed:
+                if endpoint["url"].startswith(receiver.url("/")):
+                    purge_endpoint(endpoint["id"])
+            stack.drain()
+
+
+# -- how each row's request is made ---------------------------------------------------------------
+
+RouteRecipe = Callable[[World, str], Call]
+
+
+def _path(template: str) -> RouteRecipe:
+    """A fixed path; `{post}` is A's published post, `{endpoint}` and `{delivery}` A's."""
+
+    def recipe(w: World, _column: str) -> Call:
+        return Call(
+            template.format(post=w.a.published_post, endpoint=w.a.endpoint, delivery=w.a.delivery)
+        )
+
+    return recipe
+
+
+def _fresh_post(state: str, suffix: str = "", body: Any = None) -> RouteRecipe:
+    def recipe(w: World, _column: str) -> Call:
+        return Call(f"/api/v1/content/post/{w.fresh_entry('post', state)}{suffix}", json=body)
+
+    return recipe
+
+
+def _fresh_type(body: bool = False) -> RouteRecipe:
+    def recipe(w: World, _column: str) -> Call:
+        name = w.fresh_type()
+        fields = [{"name": "label", "type": "string"}, {"name": "extra", "type": "string"}]
+        return Call(
+            f"/api/v1/content-types/{name}",
+            json={"name": name, "fields": fields} if body else None,
+        )
+
+    return recipe
+
+
+def _fresh_token(body: Any = None) -> RouteRecipe:
+    return lambda w, _column: Call(f"/api/v1/tokens/{w.fresh_token()}", json=body)
+
+
+def _new_type(w: World, _column: str) -> Call:
+    name = f"n{w.unique()}_{uuid.uuid4().hex[:8]}"
+    return Call("/api/v1/content-types", json={"name": name, "fields": []})
+
+
+def _new_endpoint(w: World, _column: str) -> Call:
+    body = {"url": w.receiver.url("/made-by-the-matrix"), "workspaces": [w.a.id]}
+    return Call("/api/webhooks", json=body)
+
+
+def _sign_in(w: World, _column: str) -> Call:
+    email, password = w.accounts["editor"]
+    return Call("/login", data={"email": email, "password": password})
+
+
+def _sign_out(w: World, column: str) -> Call:
+    call = Call("/logout")
+    if column in SESSION_COLUMNS:  # signing out ends the session: this cell gets its own
+        call.headers["Cookie"] = f"{SESSION_COOKIE}={w.fresh_session(column)}"
+    return call
+
+
+ROUTE_RECIPES: dict[str, RouteRecipe] = {
+    "GET /healthz": _path("/healthz"),
+    "GET /api/v1/openapi.json": _path("/api/v1/openapi.json"),
+    "GET /static/{path}": _path("/static/app.css"),
+    "GET /": _path("/"),
+    "GET /login": _path("/login"),
+    "POST /login": _sign_in,
+    "POST /logout": _sign_out,
+    "GET /api/v1/me": _path("/api/v1/me"),
+    "GET /api/v1/tokens": _path("/api/v1/tokens"),
+    "POST /api/v1/tokens": lambda w, _column: Call(
+        "/api/v1/tokens",
+        json={"name": "made by the matrix", "workspaceId": w.a.id, "access": "read"},
+    ),
+    "PATCH /api/v1/tokens/{token_id}": _fresh_token({"contentTypes": ["post"]}),
+    "DELETE /api/v1/tokens/{token_id}": _fresh_token(),
+    "GET /api/v1/content-types": _path("/api/v1/content-types"),
+    "POST /api/v1/content-types": _new_type,
+    "GET /api/v1/content-types/{name}": _fresh_type(),
+    "PUT /api/v1/content-types/{name}": _fresh_type(body=True),
+    "DELETE /api/v1/content-types/{name}": _fresh_type(),
+    "GET /api/v1/content/{content_type}": _path("/api/v1/content/post"),
+    "GET /api/v1/content/{content_type}/{entry_id}": _path("/api/v1/content/post/{post}"),
+    "GET /api/v1/content/{content_type}/{entry_id}/relations/{field}": _path(
+        "/api/v1/content/post/{post}/relations/related"
+    ),
+    "POST /api/v1/content/{content_type}": lambda w, _column: Call(
+        "/api/v1/content/post", json={"values": {"title": "made by the matrix"}}
+    ),
+    "PATCH /api/v1/content/{content_type}/{entry_id}": _fresh_post(
+        "draft", body={"values": {"title": "patched by the matrix"}}
+    ),
+    "POST /api/v1/content/{content_type}/{entry_id}/publish": _fresh_post("draft", "/publish"),
+    "POST /api/v1/content/{content_type}/{entry_id}/unpublish": _fresh_post(
+        "published", "/unpublish"
+    ),
+    "DELETE /api/v1/content/{content_type}/{entry_id}": _fresh_post("draft"),
+    "POST /api/v1/content/{content_type}/{entry_id}/restore": _fresh_post("trashed", "/restore"),
+    "DELETE /api/v1/content/{content_type}/{entry_id}/purge": _fresh_post("trashed", "/purge"),
+    "POST /api/v1/graphql": lambda w, _column: Call(
+        GRAPHQL, json={"query": "{ __typename }"}, graphql_field="__typename"
+    ),
+    "GET /api/v1/graphql": _path(GRAPHQL),
+    "GET /api/v1/graphql/playground": _path(f"{GRAPHQL}/playground"),
+    "GET /api/webhook-events": _path("/api/webhook-events"),
+    "GET /api/webhooks": _path("/api/webhooks"),
+    "POST /api/webhooks": _new_endpoint,
+    "GET /api/webhooks/{endpoint_id}": _path("/api/webhooks/{endpoint}"),
+    "PATCH /api/webhooks/{endpoint_id}": lambda w, _column: Call(
+        f"/api/webhooks/{w.a.endpoint}", json={"enabled": True}
+    ),
+    "DELETE /api/webhooks/{endpoint_id}": lambda w, _column: Call(
+        f"/api/webhooks/{w.fresh_endpoint()}"
+    ),
+    "POST /api/webhooks/{endpoint_id}/rotate-secret": _path(
+        "/api/webhooks/{endpoint}/rotate-secret"
+    ),
+    "POST /api/webhooks/{endpoint_id}/test": _path("/api/webhooks/{endpoint}/test"),
+    "GET /api/webhooks/{endpoint_id}/deliveries": _path("/api/webhooks/{endpoint}/deliveries"),
+    "GET /api/webhooks/{endpoint_id}/deliveries/{delivery_id}": _path(
+        "/api/webhooks/{endpoint}/deliveries/{delivery}"
+    ),
+    "POST /api/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver": _path(
+        "/api/webhooks/{endpoint}/deliveries/{delivery}/redeliver"
+    ),
+    "GET /webhooks": _path("/webhooks"),
+    "GET /webhooks/new": _path("/webhooks/new"),
+    "GET /webhooks/{endpoint_id}/edit": _path("/webhooks/{endpoint}/edit"),
+    "GET /webhooks/{endpoint_id}": _path("/webhooks/{endpoint}"),
+}
+
+
+@dataclass(frozen=True)
+class TypeNames:
+    """A content type's GraphQL names, as `GET /api/v1/content-types` reports them."""
+
+    name: str
+    single: bool
+    object: str
+    single_field: str
+    list_field: str
+
+    @classmethod
+    def of(cls, described: dict[str, Any]) -> TypeNames:
+        names = described["graphql"]
+        return cls(
+            described["name"],
+            described["kind"] == "single",
+            names["typeName"],
+            names["singleField"],
+            names["listField"],
+        )
+
+
+FieldRecipe = Callable[[World, TypeNames], tuple[str, str]]
+"""One root field of one content type: (the field, a document selecting it), with fresh objects
+where it writes."""
+
+
+def _selection(t: TypeNames) -> str:
+    return "id name" if t.single else "id title"
+
+
+def _values(t: TypeNames) -> str:
+    value = "name" if t.single else "title"
+    return f'{{{value}: "made by the matrix"}}'
+
+
+def _by_id(verb: str, state: str, selection: bool = True) -> FieldRecipe:
+    def recipe(w: World, t: TypeNames) -> tuple[str, str]:
+        root = f"{verb}{t.object}"
+        picked = f" {{ {_selection(t)} }}" if selection else ""
+        return root, f'mutation {{ {root}(id: "{w.fresh_entry(t.name, state)}"){picked} }}'
+
+    return recipe
+
+
+def _create(w: World, t: TypeNames) -> tuple[str, str]:
+    root = f"create{t.object}"
+    locale = f'locale: "{w.fresh_locale()}", ' if t.single else ""
+    return root, f"mutation {{ {root}(input: {{{locale}values: {_values(t)}}}) {{ id }} }}"
+
+
+def _update(w: World, t: TypeNames) -> tuple[str, str]:
+    root = f"update{t.object}"
+    entry_id = w.fresh_entry(t.name, "draft")
+    return root, (
+        f'mutation {{ {root}(id: "{entry_id}", input: {{values: {_values(t)}}}) '
+        f"{{ {_selection(t)} }} }}"
+    )
+
+
+def _one(w: World, t: TypeNames) -> tuple[str, str]:
+    root = t.single_field
+    return root, f'{{ {root}(id: "{w.a.published_post}") {{ {_selection(t)} }} }}'
+
+
+def _list(w: World, t: TypeNames) -> tuple[str, str]:
+    return t.list_field, f"{{ {t.list_field} {{ total items {{ {_selection(t)} }} }} }}"
+
+
+def _single(w: World, t: TypeNames) -> tuple[str, str]:
+    return t.single_field, f"{{ {t.single_field} {{ {_selection(t)} }} }}"
+
+
+FIELD_RECIPES: dict[str, tuple[Callable[[TypeNames], bool], FieldRecipe]] = {
+    "Query.<type>(id)": (lambda t: not t.single, _one),
+    "Query.<types>(...)": (lambda t: not t.single, _list),
+    "Query.<singleType>(locale)": (lambda t: t.single, _single),
+    "Mutation.create<Type>": (lambda t: True, _create),
+    "Mutation.update<Type>": (lambda t: True, _update),
+    "Mutation.publish<Type>": (lambda t: True, _by_id("publish", "draft")),
+    "Mutation.unpublish<Type>": (lambda t: True, _by_id("unpublish", "published")),
+    "Mutation.delete<Type>": (lambda t: True, _by_id("delete", "draft", selection=False)),
+}
+EMPTY_FIELD = "Query._empty"
+"""Only in a schema with no visible type: run in a workspace without types."""
+
+
+# -- running a cell -------------------------------------------------------------------------------
+
+
+def _outcome(response: httpx.Response, graphql_field: str | None) -> str | None:
+    if graphql_field is None or response.status_code != 200:
+        return None
+    body = response.json()
+    if body.get("errors"):
+        return "+".join(sorted({e["extensions"]["code"] for e in body["errors"]}))
+    return "data" if graphql_field in body.get("data", {}) else "no data"
+
+
+def _shown(status: int, outcome: str | None) -> str:
+    return f"{status} {outcome}" if outcome else str(status)
+
+
+def _cell(
+    w: World, method: str, call: Call, column: str, expected: Expected, home: Side | None = None
+) -> list[str]:
+    """The problems of one cell: a status or outcome other than documented, or a leak."""
+    headers = {**w.headers(column, home), **call.headers}
+    response = w.request(method, call.path, headers, json=call.json, data=call.data)
+    got = (response.status_code, _outcome(response, call.graphql_field))
+    problems = []
+    if got != (expected.status, expected.outcome):
+        problems.append(
+            f"{column}: {_shown(*got)}, documented {_shown(expected.status, expected.outcome)}"
+            f" ({response.text[:160]!r})"
+        )
+    if not expected.all_workspaces:
+        foreign = w.a if column in B_COLUMNS else w.b
+        sent = json.dumps([call.path, call.json, call.data, headers])
+        leaked = sorted(m for m in foreign.markers if m not in sent and m in response.text)
+        if leaked:
+            problems.append(f"{column}: the answer holds the other workspace's {leaked}")
+    return problems
+
+
+@pytest.mark.parametrize("route", list(ROUTE_ROWS))
+def test_route(world: World, route: str) -> None:
+    recipe = ROUTE_RECIPES.get(route)
+    assert recipe is not None, f"no recipe for {route}: add one to ROUTE_RECIPES"
+    method = route.split(" ", 1)[0]
+    problems: list[str] = []
+    for column in COLUMNS:
+        problems += _cell(world, method, recipe(world, column), column, ROUTE_ROWS[route][column])
+    assert not problems, f"{route}:\n" + "\n".join(problems)
+
+
+def _types(world: World, home: Side) -> list[TypeNames]:
+    listed = world.request("GET", "/api/v1/content-types", world.headers("admin", home))
+    return [TypeNames.of(t) for t in _ok(listed, 200)["items"]]
+
+
+@pytest.mark.parametrize("row", list(FIELD_ROWS))
+def test_root_field(world: World, row: str) -> None:
+    problems: list[str] = []
+    if row == EMPTY_FIELD:
+        for column in COLUMNS:
+            call = Call(GRAPHQL, json={"query": "{ _empty }"}, graphql_field="_empty")
+            problems += _cell(world, "POST", call, column, FIELD_ROWS[row][column], world.empty)
+    else:
+        assert row in FIELD_RECIPES, f"no recipe for {row}: add one to FIELD_RECIPES"
+        applies, recipe = FIELD_RECIPES[row]
+        shared = [t for t in _types(world, world.a) if t.name in SHARED_TYPES and applies(t)]
+        assert shared, f"no shared content type has {row}"
+        for t in shared:
+            for column in COLUMNS:
+                root, document = recipe(world, t)
+                call = Call(GRAPHQL, json={"query": document}, graphql_field=root)
+                problems += [
+                    f"{t.name} {p}"
+                    for p in _cell(world, "POST", call, column, FIELD_ROWS[row][column])
+                ]
+    assert not problems, f"{row}:\n" + "\n".join(problems)
+
+
+def test_the_markers_show_where_they_belong(world: World) -> None:
+    """The leak check is not vacuous: answers do carry their own workspace's markers, so the
+    other workspace's would be seen."""
+    for side, column in ((world.a, "read"), (world.b, "other")):
+        posts = world.request("GET", "/api/v1/content/post", world.headers(column)).text
+        assert side.tag in posts
+        assert side.published_post in posts
+        assert f"note_{side.tag}" in world.request("GET", GRAPHQL, world.headers(column)).text
+    delivery = f"/api/webhooks/{world.a.endpoint}/deliveries/{world.a.delivery}"
+    assert world.a.tag in world.request("GET", delivery, world.headers("admin")).text
+    everything = world.request("GET", "/api/webhooks", world.headers("admin")).text
+    assert world.a.tag in everything
+    assert world.b.tag in everything
+
+
+# -- completeness ---------------------------------------------------------------------------------
+
+
+def _served_routes(app: Any) -> set[str]:
+    served: set[str] = set()
+    for route in iter_route_contexts(app.routes):
+        if isinstance(route.original_route, Mount):
+            served.add(f"GET {route.path}/{{path}}")
+            continue
+        served |= {f"{method} {route.path}" for method in (route.methods or set()) - {"HEAD"}}
+    return served
+
+
+def _row_of(operation: str, name: str, types: list[TypeNames]) -> str:
+    """The documented row a root field belongs to: per content type, by its derived names."""
+    for t in types:
+        if operation == "Query" and name == t.single_field:
+            return "Query.<singleType>(locale)" if t.single else "Query.<type>(id)"
+        if operation == "Query" and name == t.list_field and not t.single:
+            return "Query.<types>(...)"
+    if operation == "Mutation":
+        owners = [t for t in types if name.endswith(t.object) and name != t.object]
+        if owners:
+            owner = max(owners, key=lambda t: len(t.object))
+            return f"Mutation.{name.removesuffix(owner.object)}<Type>"
+    return f"{operation}.{name}"
+
+
+def _served_root_fields(world: World) -> set[str]:
+    rows: set[str] = set()
+    for home in (world.a, world.empty):
+        sdl = world.request("GET", GRAPHQL, world.headers("admin", home))
+        schema = build_schema(_ok_text(sdl))
+        types = _types(world, home)
+        for operation in ("Query", "Mutation"):
+            root = schema.get_type(operation)
+            if isinstance(root, GraphQLObjectType):
+                rows |= {_row_of(operation, name, types) for name in root.fields}
+    return rows
+
+
+def _ok_text(response: httpx.Response) -> str:
+    assert response.status_code == 200, response.text
+    return response.text
+
+
+def test_every_route_and_root_field_has_a_row(stack: LocalStack, world: World) -> None:
+    """A route or root field without a row fails here, and so does a row for nothing."""
+    assert stack.app is not None
+    served = _served_routes(stack.app)
+    assert served - set(ROUTE_ROWS) == set(), "routes without a row in docs/authorization.md"
+    assert set(ROUTE_ROWS) - served == set(), "rows for routes the app does not serve"
+    assert set(ROUTE_RECIPES) == set(ROUTE_ROWS)
+    fields = _served_root_fields(world)
+    assert fields - set(FIELD_ROWS) == set(), "root fields without a row"
+    assert set(FIELD_ROWS) - fields == set(), "rows for root fields no schema has"
+    assert set(FIELD_RECIPES) | {EMPTY_FIELD} == set(FIELD_ROWS)
