@@ -1,4 +1,5 @@
-"""The REST content routes in `/api/v1/openapi.json`, with schemas and the error shape."""
+"""The REST content routes in `/api/v1/openapi.json`, with schemas and the error shape (which
+every other operation documents too)."""
 
 from __future__ import annotations
 
@@ -83,3 +84,16 @@ def test_bodies_and_results_have_schemas(document: dict[str, Any]) -> None:
 
 def test_the_document_needs_no_credentials(make_client: ClientFactory) -> None:
     assert make_client().get("/api/v1/openapi.json").status_code == 200
+
+
+def test_every_operation_documents_its_refusals_in_the_error_shape(
+    document: dict[str, Any],
+) -> None:
+    # Any route (or the middleware in front of it) may refuse; none answers FastAPI's own 422.
+    assert "HTTPValidationError" not in document["components"]["schemas"]
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            refusals = operation["responses"]["4XX"]["content"]["application/json"]["schema"]
+            assert refusals["$ref"].endswith("/ErrorResponse"), (method, path)
+    for path in ("/api/v1/tokens", "/api/webhooks", "/api/v1/graphql"):
+        assert {"401", "403"} <= set(document["paths"][path]["get"]["responses"]), path

@@ -7,7 +7,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
 from content_service.api.auth import SESSION_COOKIE
-from content_service.api.error_handlers import install_error_handlers
+from content_service.api.error_handlers import ANY_REFUSAL, install_error_handlers
 from content_service.api.origin_guard import OriginGuardMiddleware
 from content_service.api.request_context import BodySizeLimitMiddleware, CorrelationIdMiddleware
 from content_service.api.routes import (
@@ -37,6 +37,7 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         openapi_url="/api/v1/openapi.json",
         docs_url=None,
         redoc_url=None,
+        responses=ANY_REFUSAL,
     )
     install_error_handlers(app)
     for router in (

@@ -3,7 +3,8 @@
 `{"error": {"status", "code", "message", "details?"}}`: ServiceError carries its own status and
 code; FastAPI's request validation becomes 400 for query, path and header problems and 422 for
 body values; unknown routes and methods keep 404/405; anything else is a 500 with a generic
-message and the exception in the log under the request's correlation id.
+message and the exception in the log under the request's correlation id. The OpenAPI document
+says the same: `ANY_REFUSAL` for every operation, `errors(...)` for the statuses a route names.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from content_service.errors import ServiceError
@@ -29,6 +31,43 @@ _HTTP_CODES = {
     413: "payload_too_large",
     415: "unsupported_media_type",
     422: "validation_failed",
+}
+
+
+_DESCRIPTIONS = {
+    400: "Malformed request (bad JSON, bad query parameter, unknown filter operator)",
+    401: "Missing or invalid credentials",
+    403: "Credentials that do not permit this action",
+    404: "Not found, or not visible to the caller",
+    409: "Conflicts with the current state",
+    413: "Request body too large",
+    422: "Well-formed input with refused values",
+}
+
+
+class ErrorDetail(BaseModel):
+    status: int
+    code: str
+    message: str
+    details: Any = None
+
+
+class ErrorResponse(BaseModel):
+    """The contract's error shape: `{"error": {"status", "code", "message", "details?"}}`."""
+
+    error: ErrorDetail
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` documenting the given error statuses with the error shape."""
+    return {s: {"model": ErrorResponse, "description": _DESCRIPTIONS[s]} for s in statuses}
+
+
+# Documented once for the whole app (`FastAPI(responses=...)`): any refusal has the error shape,
+# whichever route or middleware answers it. Declaring the range also keeps FastAPI from
+# documenting its own 422 body, which this API never sends.
+ANY_REFUSAL: dict[int | str, dict[str, Any]] = {
+    "4XX": {"model": ErrorResponse, "description": "Any refusal, in the error shape"}
 }
 
 

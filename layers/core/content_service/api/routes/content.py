@@ -14,7 +14,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
-from content_service.api.routes.content_types import ContentRoute, errors
+from content_service.api.error_handlers import errors
+from content_service.api.routes.content_types import ContentRoute
 from content_service.content import service
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,

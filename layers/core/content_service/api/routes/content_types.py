@@ -17,6 +17,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
+from content_service.api.error_handlers import errors
 from content_service.content import service
 from content_service.content.model import FieldSpec, TypeDefinition
 from content_service.errors import BadRequest
@@ -38,39 +39,6 @@ class ContentRoute(APIRoute):
                 raise
 
         return handle
-
-
-class ErrorDetail(BaseModel):
-    status: int
-    code: str
-    message: str
-    details: Any = None
-
-
-class ErrorResponse(BaseModel):
-    """The contract's error shape: `{"error": {"status", "code", "message", "details?"}}`."""
-
-    error: ErrorDetail
-
-
-def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI `responses=` documenting the given error statuses with the error shape."""
-    descriptions = {
-        400: "Malformed request (bad JSON, bad query parameter, unknown filter operator)",
-        401: "Missing or invalid credentials",
-        403: "Credentials that do not permit this action",
-        404: "Not found, or not visible to the caller",
-        409: "Conflicts with the current state",
-        413: "Request body too large",
-        422: "Well-formed input with refused values",
-    }
-    documented: dict[int | str, dict[str, Any]] = {
-        s: {"model": ErrorResponse, "description": descriptions[s]} for s in statuses
-    }
-    # Any other refusal has the same shape; declaring the range also keeps FastAPI from
-    # documenting its own 422 body, which this API never sends.
-    documented["4XX"] = {"model": ErrorResponse, "description": "Other refusals"}
-    return documented
 
 
 class FieldBody(BaseModel):

@@ -30,6 +30,7 @@ from content_service.api.auth import (
     caller_workspace_id,
     optional_caller,
 )
+from content_service.api.error_handlers import errors
 from content_service.api.templating import templates
 from content_service.errors import NotFound, ServiceError, Unauthorized
 from content_service.graphql import execution
@@ -105,8 +106,14 @@ async def graphql_post(request: Request) -> Response:
 
 @router.get(
     "",
-    response_class=PlainTextResponse,
+    # Documented by hand: `response_class=PlainTextResponse` would document the JSON refusals
+    # as text/plain too.
+    response_class=Response,
     summary="The GraphQL schema (SDL) of the caller's grant set",
+    responses={
+        200: {"description": "The SDL", "content": {"text/plain": {"schema": {"type": "string"}}}},
+        **errors(401, 403),
+    },
 )
 def graphql_sdl(caller: CallerDep, workspace_id: WorkspaceIdDep) -> PlainTextResponse:
     settings = runtime.settings()

@@ -5,8 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from content_service.api.auth import CallerDep
+from content_service.api.error_handlers import errors
 
-router = APIRouter(prefix="/api/v1", tags=["identity"])
+router = APIRouter(prefix="/api/v1", tags=["identity"], responses=errors(401))
 
 
 @router.get("/me")

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_service.api.auth import AdminDep
+from content_service.api.error_handlers import errors
 from content_service.identity.principal import ALL_TYPES
 from content_service.identity.tokens import (
     TokenSpec,
@@ -16,7 +17,7 @@ from content_service.identity.tokens import (
 )
 from content_service.identity.workspaces import resolve_workspace
 
-router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"])
+router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"], responses=errors(401, 403))
 
 
 class TokenCreate(BaseModel):

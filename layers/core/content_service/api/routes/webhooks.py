@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from content_service import runtime
 from content_service.api.auth import require_permission
+from content_service.api.error_handlers import errors
 from content_service.errors import ValidationFailed
 from content_service.identity.principal import (
     WEBHOOKS_MANAGE,
@@ -30,7 +31,7 @@ from content_service.webhooks.endpoints import (
     EndpointRegistry,
 )
 
-router = APIRouter(tags=["webhooks"])
+router = APIRouter(tags=["webhooks"], responses=errors(401, 403))
 
 ReadCaller = Annotated[Caller, require_permission(WEBHOOKS_READ)]
 ManageCaller = Annotated[Caller, require_permission(WEBHOOKS_MANAGE)]
