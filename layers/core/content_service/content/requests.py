@@ -78,6 +78,16 @@ class FilterGroup:
 FilterNode = FilterLeaf | FilterGroup
 
 
+# A refusal quotes only this much of the caller's input, so its message stays readable.
+_QUOTED_LENGTH = 34
+_QUOTED_KEYS = 3
+
+
+def _quoted(text: str) -> str:
+    quoted = repr(text)
+    return quoted if len(quoted) <= _QUOTED_LENGTH else quoted[: _QUOTED_LENGTH - 3] + "..."
+
+
 def _parse_node(raw: Any, depth: int, leaves: list[int], where: str) -> FilterNode:
     if not isinstance(raw, Mapping):
         raise BadRequest(f"filter: {where} must be an object")
@@ -99,14 +109,17 @@ def _parse_node(raw: Any, depth: int, leaves: list[int], where: str) -> FilterNo
     if "field" in keys or "op" in keys:
         extra = keys - {"field", "op", "value"}
         if extra:
-            raise BadRequest(f"filter: {where} has unknown keys {sorted(map(str, extra))}")
+            named = sorted(map(str, extra))
+            listed = ", ".join(_quoted(key) for key in named[:_QUOTED_KEYS])
+            more = f" and {len(named) - _QUOTED_KEYS} more" if len(named) > _QUOTED_KEYS else ""
+            raise BadRequest(f"filter: {where} has unknown keys {listed}{more}")
         name, op = raw.get("field"), raw.get("op")
         if not isinstance(name, str) or not _NAME_TOKEN.match(name):
             raise BadRequest(f"filter: {where}.field must name a field")
         if op not in FILTER_OPS:
-            shown = op if isinstance(op, str) and len(op) <= 32 else "?"
+            shown = _quoted(op if isinstance(op, str) else "?")
             raise BadRequest(
-                f"filter: unknown operator {shown!r} at {where}; use one of {', '.join(FILTER_OPS)}"
+                f"filter: unknown operator {shown} at {where}; use one of {', '.join(FILTER_OPS)}"
             )
         if "value" not in raw and op != "isNull":
             raise BadRequest(f"filter: {where} needs a value for {op}")
