@@ -57,8 +57,9 @@ sam-check: $(SAM)
 	$(SAM) validate --lint --region us-east-1
 	$(SAM) build --build-dir .aws-sam/build --cache-dir .aws-sam/cache
 
+# Two workers, each with its own local stack; a test file stays on one worker (module fixtures).
 test: $(VENV)/.dev-installed browsers lint sam-check
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadfile
 
 bench: $(VENV)/.dev-installed
 	$(PY) -m bench
