@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from bench.report import Row, render_table, write_results
+from content_service.observability import logger as service_logger
 from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
 
 # Cold start and memory first, while the machine is still quiet.
@@ -25,6 +26,9 @@ SUITES: tuple[str, ...] = (
 
 
 def main(selected: list[str]) -> int:
+    # The service's logger was built on import, before the stack's LOG_LEVEL; requests the
+    # suites send through this process's API would otherwise print one INFO line each.
+    service_logger.setLevel("WARNING")
     suites = [s for s in SUITES if not selected or s in selected]
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
