@@ -1,4 +1,4 @@
-"""Makes moto's TransactWriteItems keep DynamoDB's promises: atomic, and O(items) not O(tables).
+"""Makes moto's writes keep DynamoDB's promises: atomic, and transactions O(items) not O(tables).
 
 moto 5.2's `DynamoDBBackend.transact_write_items`:
 - deep-copies every table the transaction touches, on every call, so a write costs O(table
@@ -13,6 +13,12 @@ then applies the operations through moto's own put/update/delete. Only the items
 transaction touches are copied, to put them back if applying raises (a malformed update
 expression, say), which never happens for a well-formed request.
 
+moto's single-item PutItem, UpdateItem and DeleteItem are not atomic between threads either:
+the request handler reads the old item (for `ReturnValues`), then the backend checks the
+condition and writes, each step unlocked. Two workers claiming one row at the same moment could
+both pass `status = pending` (seen at 4 in 300 concurrent claims). `install()` runs each of them
+under the same lock, so a condition and its write, and the old item returned, are one step.
+
 It changes nothing the app can observe except what DynamoDB itself guarantees. The emulator
 installs it on start, so `make run`, the tests and the benchmarks all get DynamoDB's
 semantics.
@@ -21,7 +27,9 @@ semantics.
 from __future__ import annotations
 
 import copy
+import functools
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from moto.dynamodb.comparisons import get_filter_expression
@@ -33,9 +41,11 @@ from moto.dynamodb.exceptions import (
     TransactWriteSingleOpException,
 )
 from moto.dynamodb.models import DynamoDBBackend
+from moto.dynamodb.responses import DynamoHandler
 
 _LOCK = threading.Lock()
 _OPERATIONS = frozenset({"ConditionCheck", "Put", "Delete", "Update"})
+_SINGLE_ITEM_WRITES = ("put_item", "update_item", "delete_item")
 
 
 def _key(backend: DynamoDBBackend, op_type: str, op: dict[str, Any]) -> dict[str, Any]:
@@ -136,6 +146,21 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, A
             raise
 
 
+def _serialised(write: Callable[[DynamoHandler], Any]) -> Callable[[DynamoHandler], Any]:
+    @functools.wraps(write)
+    def locked(self: DynamoHandler) -> Any:
+        with _LOCK:
+            return write(self)
+
+    locked.serialised = True  # type: ignore[attr-defined]
+    return locked
+
+
 def install() -> None:
-    """Replaces moto's TransactWriteItems for this process (moto's backends are per process)."""
+    """Replaces moto's TransactWriteItems and serialises its single-item writes, for this
+    process (moto's backends are per process); calling it again changes nothing."""
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+    for name in _SINGLE_ITEM_WRITES:
+        write = getattr(DynamoHandler, name)
+        if not getattr(write, "serialised", False):
+            setattr(DynamoHandler, name, _serialised(write))

@@ -347,7 +347,8 @@ def endpoint(endpoint_id: str) -> Endpoint:
 def function_runtime(stack: LocalStack, logical_id: str) -> FunctionRuntime:
     """The local stack's runtime of one template function (its handler, Lambda-like context)."""
     assert stack.pollers is not None
-    candidates = [p.runtime for p in (*stack.pollers.streams, *stack.pollers.queues)]
+    candidates = [p.runtime for p in stack.pollers.streams]
+    candidates += [p.runtime for p in stack.pollers.queues]
     if stack.pollers.schedules is not None:
         candidates += [s.runtime for s in stack.pollers.schedules.schedules.values()]
     for runtime_ in candidates:
