@@ -39,7 +39,7 @@ from content_service.identity.tokens import TokenSpec, create_token, revoke_toke
 from content_service.identity.users import create_user
 from content_service.identity.workspaces import create_workspace
 from infra.local_stack import LocalStack
-from tests.conftest import webhook_options
+from tests.conftest import sign_in, webhook_options
 from tests.support.receiver import Receiver
 from tests.support.webhooks import purge_endpoint
 
@@ -179,7 +179,7 @@ class World:
         return headers
 
     def fresh_session(self, column: str) -> str:
-        return sign_in(self.http, *self.accounts[column])
+        return session_cookie(self.http, *self.accounts[column])
 
     def full_a(self, method: str, path: str, status: int, **kwargs: Any) -> Any:
         return _ok(self.request(method, path, self.headers("full"), **kwargs), status)
@@ -230,16 +230,13 @@ def _ok(response: httpx.Response, status: int) -> Any:
     return response.json() if response.content else None
 
 
-def sign_in(client: httpx.Client, email: str, password: str) -> str:
+def session_cookie(client: httpx.Client, email: str, password: str) -> str:
     """Signs the user in anew: the session cookie's value (the client keeps no cookie)."""
     try:
-        response = client.post(
-            "/login", data={"email": email, "password": password}, follow_redirects=False
-        )
-    finally:
+        sign_in(client, email, password)
         cookie = client.cookies.get(SESSION_COOKIE)
+    finally:
         client.cookies.clear()
-    assert response.status_code == 303, response.text
     assert cookie is not None
     return cookie
 
@@ -306,7 +303,7 @@ def _seed(http: httpx.Client, side: Side, admin: dict[str, str], receiver: Recei
     email = f"writer-{tag}@example.com"
     create_user(runtime.settings(), email, "editor", PASSWORD)
     writer = {
-        "Cookie": f"{SESSION_COOKIE}={sign_in(http, email, PASSWORD)}",
+        "Cookie": f"{SESSION_COOKIE}={session_cookie(http, email, PASSWORD)}",
         "Origin": str(http.base_url).rstrip("/"),
         "X-Workspace-Id": side.id,
     }
@@ -329,8 +326,8 @@ def world(stack: LocalStack, base_url: str, credentials: dict[str, Any]) -> Iter
         editor_account = (f"editor-{uuid.uuid4().hex[:10]}@example.com", PASSWORD)
         create_user(runtime.settings(), editor_account[0], "editor", PASSWORD)
         sessions = {
-            "admin": sign_in(http, *admin_account),
-            "editor": sign_in(http, *editor_account),
+            "admin": session_cookie(http, *admin_account),
+            "editor": session_cookie(http, *editor_account),
         }
         admin = {"Cookie": f"{SESSION_COOKIE}={sessions['admin']}", "Origin": base_url}
         a, b, empty = (_workspace(f"mx{side}{uuid.uuid4().hex[:8]}") for side in "abe")
