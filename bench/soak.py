@@ -73,7 +73,7 @@ from content_service.storage import aws
 from content_service.webhooks import services, wiring
 from content_service.webhooks.deliveries import DeliveryRow, fanout_delivery_id
 from content_service.webhooks.delivery import RETRY_SWEEP_GRACE_SECONDS
-from content_service.webhooks.dynamo import from_item
+from content_service.webhooks.outbox import plain
 from content_service.webhooks.retry_ladder import JITTER, LADDER_SECONDS
 from content_service.webhooks.signing import SignatureVerificationError, verify_signature
 from infra.emulator import Emulator, EmulatorError
@@ -327,20 +327,13 @@ class Soak:
     # -- the checks ----------------------------------------------------------------------
 
     def _rows(self) -> dict[str, DeliveryRow]:
-        """Every expected row that exists, read by id 100 at a time."""
-        client, table = aws.dynamodb(self.settings), self.settings.tables.deliveries
+        """Every expected row that exists, read by id."""
         ids = [fanout_delivery_id(p, e) for e in self.events for p in self.endpoint_ids]
-        rows: dict[str, DeliveryRow] = {}
-        for start in range(0, len(ids), 100):
-            keys: Any = [{"id": {"S": i}} for i in ids[start : start + 100]]
-            pending: Any = {table: {"Keys": keys, "ConsistentRead": True}}
-            while pending:
-                answer = client.batch_get_item(RequestItems=pending)
-                for item in answer["Responses"].get(table, []):
-                    row = DeliveryRow.from_values(from_item(item))
-                    rows[row.id] = row
-                pending = answer.get("UnprocessedKeys")
-        return rows
+        items = content_dynamo.batch_get(
+            self.settings.tables.deliveries, [{"id": {"S": i}} for i in ids]
+        )
+        rows = (DeliveryRow.from_values({k: plain(v) for k, v in item.items()}) for item in items)
+        return {row.id: row for row in rows}
 
     def _check(self, receivers: Sequence[Receiver], violations: list[str]) -> list[Tally]:
         rows = self._rows()

@@ -12,6 +12,7 @@ TransactWriteItems spanning the content, schema and events tables.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import time
@@ -135,7 +136,7 @@ def batch_get(
     backoff and jitter; a key still unprocessed after that raises, never silently drops.
     """
     found: list[Item] = []
-    unique = list({(k["pk"]["S"], k["sk"]["S"]): k for k in keys}.values())
+    unique = list({json.dumps(k, sort_keys=True): k for k in keys}.values())
     for start in range(0, len(unique), BATCH_GET_LIMIT):
         chunk = unique[start : start + BATCH_GET_LIMIT]
         request: dict[str, Any] = {"Keys": chunk, "ConsistentRead": consistent}
