@@ -446,20 +446,9 @@ def run_soak(
 # -- the command ----------------------------------------------------------------------------
 
 _MOTO = """
-import os, sys, time
-from moto.sqs import models
+import os, sys
 from infra.emulator import Emulator
 
-def retained(backend, queue_name, message):
-    period = backend.get_queue(queue_name).message_retention_period
-    return period + message.sent_timestamp / 1000 > time.time()
-
-# moto's SQS walks every message of the queue, several times per message sent or received
-# (to compute all the queue's attributes, each message's visibility asking for the time
-# through datetime arithmetic): the same values, cheaply.
-models.unix_time = time.time
-models.unix_time_millis = lambda: time.time() * 1000
-models.SQSBackend.is_message_valid_based_on_retention_period = retained
 emulator = Emulator()
 emulator.start()
 print(emulator.port, flush=True)

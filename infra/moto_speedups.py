@@ -1,0 +1,275 @@
+"""Makes moto's server answer the same things with less CPU: each patch caches a pure result.
+
+Measured with the soak's delivery pattern, moto 5.2 spends about 27 ms of CPU per delivery (a
+claim UpdateItem ~9.7 ms, an outcome UpdateItem ~10.4 ms, the endpoint GetItem ~3.7 ms, the
+queue's share), which bounds every webhook load test on one core. Profiling its server shows
+work repeated per request whose result cannot change between requests:
+
+- routing: every request lists moto's package directory (a `stat` per sub-package) and matches
+  the host against a few hundred URL regexes to find its backend, and inspects the response
+  class's members to find its action; both are fixed per host and per class;
+- werkzeug formats an access-log line for every request before its logger drops it;
+- the response serializer builds, for every member of every value (ten per DynamoDB attribute
+  value), the list of names it might be stored under; for a plain dict that list depends only on
+  the botocore shape;
+- DynamoDB expressions: the UpdateExpression is parsed twice per request and the condition
+  lexed twice, both pure functions of the expression string; the validator deep-copies the
+  parsed tree (a pickle round trip is the same copy at a tenth of the time), and each of its ten
+  passes rebuilds its dispatch table at every node and checks node classes through `ABCMeta`;
+  its three structural passes (duplicate clauses, overlapping paths, key attributes updated)
+  depend only on the expression, the attribute names and the table's keys;
+- SQS computes every attribute of a queue (each a walk over all its messages, asking for the
+  time through datetime arithmetic per message) for every message sent or received.
+
+What it rules out: any change a client can see. A cached result is only ever the result moto
+itself computed for the same inputs, a request that moto refuses is refused again the same way
+(nothing is cached for it), and the test suite runs on it. `install()` runs in the emulator's
+process before it serves (`infra.emulator`), so `make run`, the tests, the benchmarks and the
+soak all get it.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import pickle
+import time
+from collections import deque
+from typing import Any
+
+from moto import backends
+from moto.core import responses as core_responses
+from moto.core import serialize
+from moto.core import utils as core_utils
+from moto.core.constants import MISSING
+from moto.dynamodb import comparisons
+from moto.dynamodb.parsing import ast_nodes as _ast_nodes
+from moto.dynamodb.parsing import expressions as _expressions
+from moto.dynamodb.parsing import validators
+from moto.moto_server import werkzeug_app
+from moto.sqs import models as sqs_models
+
+_INSTALLED = False
+# moto marks these two modules `type: ignore`, so mypy sees nothing in them.
+ast_nodes: Any = _ast_nodes
+expressions: Any = _expressions
+# The passes of UpdateExpressionValidator that only look at the expression's structure.
+_STRUCTURAL_PASSES = (
+    validators.ActionCountValidator,
+    validators.OverlappingPathsValidator,
+    validators.UpdateHashRangeKeyValidator,
+)
+
+
+# -- routing and logging -------------------------------------------------------------------
+
+
+def _backend_for_host(original: Any) -> Any:
+    found: dict[str | None, Any] = {}
+
+    def get_backend_for_host(self: Any, host: str | None) -> Any:
+        if host not in found:
+            found[host] = original(self, host)
+        return found[host]
+
+    return get_backend_for_host
+
+
+def _no_access_log(self: Any, code: int | str = "-", size: int | str = "-") -> None:
+    """The emulator sets werkzeug's logger to WARNING; the line would be dropped anyway."""
+
+
+# -- response serialization ----------------------------------------------------------------
+
+
+def _picker_call(original: Any) -> Any:
+    keys_for: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+    def pick(self: Any, context: Any) -> Any:
+        obj = context.obj
+        if type(obj) is not dict:  # aliases may depend on an object's class and Meta
+            return original(self, context)
+        shape = context.shape
+        cache_key = (
+            type(self),
+            tuple(self.alias_providers),
+            shape,
+            getattr(shape, "parent", None),  # set by the serializer as it walks
+            context.key,
+        )
+        keys = keys_for.get(cache_key)
+        if keys is None:
+            keys = keys_for[cache_key] = tuple(self.get_possible_keys(context))
+        value = None
+        for possible_key in keys:
+            found = core_utils.get_value(obj, possible_key, MISSING)
+            if found is not MISSING:
+                value = found
+                break
+        key_path = f"{context.key_path}.{context.key}"
+        for transform_path, transform in self.response_transformers.items():
+            if key_path.endswith(transform_path):
+                return transform(value)
+        return value
+
+    return pick
+
+
+# -- DynamoDB expressions ------------------------------------------------------------------
+
+
+def _clone(value: Any) -> Any:
+    """`copy.deepcopy`'s result through pickle's C implementation; deepcopy if it cannot."""
+    try:
+        # Bytes this line just made from moto's own tree: nothing untrusted is unpickled.
+        return pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))  # noqa: S301
+    except Exception:
+        return copy.deepcopy(value)
+
+
+def _cached_lexer(original: Any) -> Any:
+    lexed: dict[str, tuple[Any, ...]] = {}
+
+    def lex(self: Any) -> deque[Any]:
+        expression = self.condition_expression
+        if expression not in lexed:
+            lexed[expression] = tuple(original(self))  # raises, uncached, on a bad one
+        return deque(lexed[expression])  # the parser consumes it; its nodes are tuples
+
+    return lex
+
+
+_IS_NODE: dict[type, bool] = {}
+_DESCENDS: dict[type, bool] = {}
+# (traverser class, node class) -> the key of its `_processing_map` that applies, or None;
+# each traverser class builds its map from the same literal classes.
+_MATCH: dict[tuple[type, type], Any] = {}
+
+
+def _traverse(self: Any, root: Any) -> Any:
+    """moto's depth-first pass, with its processing map built once per pass instead of twice
+    per node, and the class checks (through `ABCMeta`) answered once per class."""
+    processing = self._processing_map()
+    traverser_class = type(self)
+    before_child = self.pre_processing_of_child
+
+    def visit(node: Any, child_id: int) -> Any:
+        node_class = type(node)
+        if node_class not in _IS_NODE:
+            _IS_NODE[node_class] = issubclass(node_class, ast_nodes.Node)
+        if not _IS_NODE[node_class]:
+            return node
+        parent_node = node.parent
+        if node.children is not None:
+            for i, child_node in enumerate(node.children):
+                before_child(node, i)
+                visit(child_node, i)
+        key = (traverser_class, node_class)
+        if key not in _MATCH:
+            _MATCH[key] = next((k for k in processing if issubclass(node_class, k)), None)
+        if _MATCH[key] is not None:
+            node = processing[_MATCH[key]](node)
+            node.parent = parent_node
+            if parent_node:
+                parent_node.children[child_id] = node
+        return node
+
+    return visit(root, -1)
+
+
+def _find_clauses(self: Any, clause_types: Any) -> list[Any]:
+    clauses: list[Any] = []
+    for child in self.children or []:
+        child_class = type(child)
+        if child_class in clause_types:
+            clauses.append(child)
+            continue
+        if child_class not in _DESCENDS:
+            _DESCENDS[child_class] = issubclass(
+                child_class, (ast_nodes.Expression, ast_nodes.UpdateExpressionFunction)
+            )
+        if _DESCENDS[child_class]:
+            clauses.extend(child.find_clauses(clause_types))
+    return clauses
+
+
+def _cached(parse: Any) -> Any:
+    """The tree for an expression string, parsed once; moto's callers only read it (the
+    validator works on its own copy)."""
+    return functools.lru_cache(maxsize=512)(parse)
+
+
+def _remembering_validator(original_init: Any) -> tuple[Any, Any]:
+    passed: set[tuple[Any, ...]] = set()
+
+    def init(self: Any, expression: Any, *args: Any, **kwargs: Any) -> None:
+        original_init(self, expression, *args, **kwargs)
+        names = self.expression_attribute_names or {}
+        # The parsed tree is cached per expression string, so it names the expression.
+        self._structure_key = (
+            expression,
+            tuple(sorted(names.items())),
+            tuple(self.table.table_key_attrs),
+        )
+
+    def validate(self: Any) -> Any:
+        node = self.node_to_validate
+        checked = self._structure_key in passed
+        for processor in self.processors:
+            if checked and isinstance(processor, _STRUCTURAL_PASSES):
+                continue
+            node = processor.traverse(node)
+        passed.add(self._structure_key)  # only reached when every pass accepted it
+        return node
+
+    return init, validate
+
+
+# -- SQS -----------------------------------------------------------------------------------
+
+
+def _retained(backend: Any, queue_name: str, message: Any) -> bool:
+    period = backend.get_queue(queue_name).message_retention_period
+    return bool(period + message.sent_timestamp / 1000 > time.time())
+
+
+def _now(original: Any) -> Any:
+    def now(dt: Any = None) -> float:
+        return time.time() if dt is None else float(original(dt))  # the same, without datetime
+
+    return now
+
+
+def _patch(owner: Any, name: str, make: Any) -> None:
+    """Sets `owner.name` to `make(current value)`."""
+    setattr(owner, name, make(getattr(owner, name)))
+
+
+def install() -> None:
+    """Patches this process's moto; calling it again changes nothing."""
+    global _INSTALLED
+    if _INSTALLED:
+        return
+    _INSTALLED = True
+    modules = tuple(backends.list_of_moto_modules())
+    _patch(backends, "list_of_moto_modules", lambda _: lambda: modules)
+    _patch(werkzeug_app.DomainDispatcherApplication, "get_backend_for_host", _backend_for_host)
+    _patch(core_responses, "method_names_from_class", functools.cache)
+    _patch(werkzeug_app.MotoRequestHandler, "log_request", lambda _: _no_access_log)
+    _patch(serialize.AttributePicker, "__call__", _picker_call)
+
+    _patch(
+        expressions.UpdateExpressionParser, "make", lambda make: classmethod(_cached(make.__func__))
+    )
+    _patch(comparisons.ConditionExpressionParser, "_lex_condition_expression", _cached_lexer)
+    _patch(validators, "deepcopy", lambda _: _clone)
+    traverser = ast_nodes.DepthFirstTraverser
+    _patch(traverser, "traverse", lambda _: _traverse)
+    _patch(ast_nodes.Node, "find_clauses", lambda _: _find_clauses)
+    init, validate = _remembering_validator(validators.UpdateExpressionValidator.__init__)
+    _patch(validators.UpdateExpressionValidator, "__init__", lambda _: init)
+    _patch(validators.UpdateExpressionValidator, "validate", lambda _: validate)
+
+    _patch(sqs_models, "unix_time", _now)
+    _patch(sqs_models, "unix_time_millis", lambda _: lambda: time.time() * 1000)
+    _patch(sqs_models.SQSBackend, "is_message_valid_based_on_retention_period", lambda _: _retained)
