@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import email.utils
+import functools
 import http.client
 import io
 import math
@@ -257,6 +258,16 @@ class _Exchange:
     reusable: bool
 
 
+@functools.cache
+def tls_context(ca_bundle: str | None) -> ssl.SSLContext:
+    """One verifying client context per CA bundle and process, built at the first https send:
+    loading the trusted certificates costs about 20 ms, too much to pay per batch, and an
+    `SSLContext` is safe to share between connections and threads."""
+    context = ssl.create_default_context(cafile=ca_bundle)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    return context
+
+
 class Sender:
     """Sends POSTs for a batch of deliveries, reusing keep-alive connections.
 
@@ -283,8 +294,7 @@ class Sender:
         self._timeout_ms = timeout_ms
         self._snippet_bytes = snippet_bytes
         self._wall_clock = wall_clock
-        self._tls_context = ssl.create_default_context(cafile=ca_bundle)
-        self._tls_context.minimum_version = ssl.TLSVersion.TLSv1_2
+        self._ca_bundle = ca_bundle
         self._idle: dict[_Key, _PinnedHTTPConnection] = {}
 
     def __enter__(self) -> Sender:
@@ -405,7 +415,9 @@ class Sender:
         for address in checked.addresses:
             conn: _PinnedHTTPConnection
             if target.scheme == "https":
-                conn = _PinnedHTTPSConnection(target.host, target.port, address, self._tls_context)
+                conn = _PinnedHTTPSConnection(
+                    target.host, target.port, address, tls_context(self._ca_bundle)
+                )
             else:
                 conn = _PinnedHTTPConnection(target.host, target.port, address)
             conn.timeout = _remaining(deadline)

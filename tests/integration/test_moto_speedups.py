@@ -1,0 +1,166 @@
+"""The emulator's moto answers as moto does: infra/moto_speedups.py caches only pure results.
+
+Each test drives the session's moto server over HTTP at a cache the module adds: the same
+expression string used again with other names and values, a refused request sent twice, and
+every DynamoDB attribute type through the cached response serializer.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from infra import moto_speedups
+from infra.local_stack import LocalStack
+
+EVERY_TYPE: dict[str, Any] = {
+    "s": {"S": "text"},
+    "n": {"N": "12.5"},
+    "b": {"B": b"\x00\x01binary"},
+    "ss": {"SS": ["a", "b"]},
+    "ns": {"NS": ["1", "2"]},
+    "bs": {"BS": [b"x", b"y"]},
+    "m": {"M": {"inner": {"L": [{"S": "deep"}, {"NULL": True}]}}},
+    "l": {"L": [{"N": "1"}, {"BOOL": False}, {"M": {}}]},
+    "null": {"NULL": True},
+    "bool": {"BOOL": True},
+}
+
+
+@pytest.fixture(scope="module")
+def table(stack: LocalStack) -> Iterator[tuple[Any, str]]:
+    client = stack.emulator.dynamodb()
+    name = f"speedups-{uuid.uuid4().hex[:8]}"
+    client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    yield client, name
+    client.delete_table(TableName=name)
+
+
+def _refusal(call: Any, **kwargs: Any) -> str:
+    with pytest.raises(ClientError) as refused:
+        call(**kwargs)
+    return (
+        f"{refused.value.response['Error']['Code']}: {refused.value.response['Error']['Message']}"
+    )
+
+
+def test_every_attribute_type_reads_back_as_written(table: tuple[Any, str]) -> None:
+    client, name = table
+    item = {"id": {"S": "every-type"}, **EVERY_TYPE}
+    client.put_item(TableName=name, Item=item)
+    for _ in range(2):  # the second read goes through the serializer's cached key lists
+        assert client.get_item(TableName=name, Key={"id": item["id"]})["Item"] == item
+    updated = client.update_item(
+        TableName=name,
+        Key={"id": item["id"]},
+        UpdateExpression="SET s = :s",
+        ExpressionAttributeValues={":s": {"S": "changed"}},
+        ReturnValues="ALL_NEW",
+    )
+    assert updated["Attributes"] == {**item, "s": {"S": "changed"}}
+
+
+def test_one_expression_string_applies_each_call_its_own_values(table: tuple[Any, str]) -> None:
+    client, name = table
+    key = {"id": {"S": f"log-{uuid.uuid4()}"}}
+    expression = "SET #log = list_append(if_not_exists(#log, :empty), :entry), tries = :n"
+    for n in range(1, 4):
+        client.update_item(
+            TableName=name,
+            Key=key,
+            UpdateExpression=expression,
+            ConditionExpression="attribute_not_exists(tries) OR tries < :n",
+            ExpressionAttributeNames={"#log": "log"},
+            ExpressionAttributeValues={
+                ":empty": {"L": []},
+                ":entry": {"L": [{"N": str(n)}]},
+                ":n": {"N": str(n)},
+            },
+        )
+    got = client.get_item(TableName=name, Key=key)["Item"]
+    assert got["log"] == {"L": [{"N": "1"}, {"N": "2"}, {"N": "3"}]}
+    assert got["tries"] == {"N": "3"}
+
+
+def test_a_condition_string_is_judged_against_each_calls_values(table: tuple[Any, str]) -> None:
+    client, name = table
+    key = {"id": {"S": f"cond-{uuid.uuid4()}"}}
+    client.put_item(TableName=name, Item={**key, "status": {"S": "pending"}})
+    condition = "#status = :expected"
+    for expected, passes in (("pending", True), ("delivering", False), ("pending", True)):
+        kwargs: dict[str, Any] = {
+            "TableName": name,
+            "Key": key,
+            "UpdateExpression": "SET seen = :expected",
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": {"#status": "status"},
+            "ExpressionAttributeValues": {":expected": {"S": expected}},
+        }
+        if passes:
+            client.update_item(**kwargs)
+        else:
+            assert _refusal(client.update_item, **kwargs).startswith(
+                "ConditionalCheckFailedException"
+            )
+
+
+def test_a_refused_update_is_refused_every_time(table: tuple[Any, str]) -> None:
+    client, name = table
+    key = {"id": {"S": "refusals"}}
+    values = {":x": {"S": "x"}, ":y": {"S": "y"}}
+    same_path = {
+        "TableName": name,
+        "Key": key,
+        "UpdateExpression": "SET #a = :x, #b = :y",
+        "ExpressionAttributeNames": {"#a": "same", "#b": "same"},
+        "ExpressionAttributeValues": values,
+    }
+    first = _refusal(client.update_item, **same_path)
+    assert first.startswith("ValidationException")
+    assert _refusal(client.update_item, **same_path) == first
+    # The same string with other names is another expression: accepted, and it changes
+    # nothing for the refused one.
+    client.update_item(**{**same_path, "ExpressionAttributeNames": {"#a": "one", "#b": "two"}})
+    assert _refusal(client.update_item, **same_path) == first
+
+    key_update = {
+        "TableName": name,
+        "Key": key,
+        "UpdateExpression": "SET id = :x",
+        "ExpressionAttributeValues": {":x": {"S": "x"}},
+    }
+    refused = _refusal(client.update_item, **key_update)
+    assert refused.startswith("ValidationException")
+    assert _refusal(client.update_item, **key_update) == refused
+
+
+def test_a_refused_condition_is_refused_every_time(table: tuple[Any, str]) -> None:
+    client, name = table
+    request = {
+        "TableName": name,
+        "Key": {"id": {"S": "reserved"}},
+        "UpdateExpression": "SET a = :x",
+        "ConditionExpression": "status = :x",  # a reserved word, found after lexing
+        "ExpressionAttributeValues": {":x": {"S": "x"}},
+    }
+    first = _refusal(client.update_item, **request)
+    assert first.startswith("ValidationException")
+    assert _refusal(client.update_item, **request) == first
+    assert "Item" not in client.get_item(TableName=name, Key=request["Key"])
+
+
+def test_installing_twice_changes_nothing() -> None:
+    from moto.dynamodb.parsing.expressions import UpdateExpressionParser
+
+    make = UpdateExpressionParser.make
+    moto_speedups.install()
+    assert UpdateExpressionParser.make == make
