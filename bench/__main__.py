@@ -54,7 +54,7 @@ def main(selected: list[str]) -> int:
                 print(f"running {name} ...", file=sys.stderr, flush=True)
                 rows.extend(module.run(stack))
     print(render_table(rows))
-    print(f"\nwritten to {write_results(rows)}")
+    print(f"\nwritten to {write_results(rows, complete=len(suites) == len(SUITES))}")
     return 0
 
 

@@ -77,7 +77,9 @@ def machine() -> dict[str, str | int | None]:
     }
 
 
-def write_results(rows: Sequence[Row]) -> Path:
+def write_results(rows: Sequence[Row], *, complete: bool = True) -> Path:
+    """Writes a timestamped copy; a run of every suite (`complete`) is also `latest.json`,
+    the figures the README quotes, so a run of one suite never replaces them."""
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     try:
         commit = subprocess.run(
@@ -94,5 +96,6 @@ def write_results(rows: Sequence[Row]) -> Path:
     }
     path = RESULTS_DIR / f"{at.replace(':', '')}-{commit or 'nocommit'}.json"
     path.write_text(json.dumps(document, indent=2))
-    (RESULTS_DIR / "latest.json").write_text(json.dumps(document, indent=2))
+    if complete:
+        (RESULTS_DIR / "latest.json").write_text(json.dumps(document, indent=2))
     return path
