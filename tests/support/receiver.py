@@ -10,12 +10,14 @@ connection reuse is visible in `connections`.
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,15 @@ class Received:
 
     def header_names(self) -> set[str]:
         return {key.lower() for key, _ in self.headers}
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A sender may drop a connection at any time (a timeout, a response it read only in
+    part): for a receiver that is a normal end of the conversation, not a traceback on stderr."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 @dataclass
@@ -155,7 +166,7 @@ class Receiver:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server = _QuietServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
         self._server = server
         self._thread = threading.Thread(
