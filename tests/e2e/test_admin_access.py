@@ -203,6 +203,7 @@ def test_keyboard_reaches_every_main_action_and_controls_are_labelled(
     shot("list-focus", full_page=False)
     page.keyboard.press("Enter")
     expect(page).to_have_url(f"/webhooks/{endpoint['id']}")
+    page.wait_for_load_state("load")  # the URL changes before the new page can take focus
 
     # The endpoint page: every action is a real button in the Tab order.
     assert page.evaluate(UNLABELLED) == []
