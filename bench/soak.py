@@ -79,7 +79,7 @@ from content_service.webhooks.signing import SignatureVerificationError, verify_
 from infra.emulator import Emulator, EmulatorError
 from infra.lambda_runtime import FunctionRuntime, load_handler
 from infra.local_stack import LocalStack, LocalStackOptions
-from infra.pollers import SqsPoller
+from infra.pollers import PollerOptions, SqsPoller, build_pollers
 from tests.support.receiver import Answer, Received, Receiver
 from tests.support.webhooks import FakeClock, store_endpoint
 
@@ -169,27 +169,26 @@ def _receiver(behaviour: Behaviour, config: SoakConfig, timeout_s: float) -> Rec
 
 
 def delivery_containers(stack: LocalStack, count: int) -> list[SqsPoller]:
-    """`count` instances of the delivery function, each its own module with its own poller."""
+    """`count` instances of the delivery function, each its own module with its own poller,
+    built as the stack builds its own (`build_pollers`)."""
     assert stack.provisioned is not None
     spec = stack.template.functions["DeliveryFunction"]
-    (event,) = [e for e in spec.events.values() if e.type == "SQS"]
     path, attribute = spec.handler_location(stack.template.root)
-    return [
-        SqsPoller(
-            runtime=FunctionRuntime(
-                spec,
-                load_handler(path, attribute, f"lambda_soak_delivery_{uuid.uuid4().hex}"),
-                region=stack.emulator.region,
-                prefix=stack.options.prefix,
-            ),
-            event=event,
-            provisioned=stack.provisioned,
-            sqs=stack.emulator.sqs(),
-            interval_s=0.02,
-            time_scale=stack.options.time_scale,
+    options = PollerOptions(delivery_interval_s=0.02, time_scale=stack.options.time_scale)
+    containers = []
+    for _ in range(count):
+        runtime = FunctionRuntime(
+            spec,
+            load_handler(path, attribute, f"lambda_soak_delivery_{uuid.uuid4().hex}"),
+            region=stack.emulator.region,
+            prefix=stack.options.prefix,
         )
-        for _ in range(count)
-    ]
+        pollers = build_pollers(
+            stack.provisioned, stack.emulator, {spec.logical_id: runtime}, options
+        )
+        (container,) = pollers.queues
+        containers.append(container)
+    return containers
 
 
 def work_together(containers: Sequence[SqsPoller], feed: Callable[[], None] = lambda: None) -> None:
