@@ -233,11 +233,17 @@ def _retained(backend: Any, queue_name: str, message: Any) -> bool:
     return bool(period + message.sent_timestamp / 1000 > time.time())
 
 
-def _now(original: Any) -> Any:
-    def now(dt: Any = None) -> float:
-        return time.time() if dt is None else float(original(dt))  # the same, without datetime
+def _now(factor: float) -> Any:
+    """moto's `unix_time` (factor 1) or `unix_time_millis` (1000): "now" read from
+    `time.time()` instead of datetime arithmetic; a given datetime still goes to moto's."""
 
-    return now
+    def make(original: Any) -> Any:
+        def now(dt: Any = None) -> float:
+            return time.time() * factor if dt is None else float(original(dt))
+
+        return now
+
+    return make
 
 
 def _patch(owner: Any, name: str, make: Any) -> None:
@@ -263,13 +269,12 @@ def install() -> None:
     )
     _patch(comparisons.ConditionExpressionParser, "_lex_condition_expression", _cached_lexer)
     _patch(validators, "deepcopy", lambda _: _clone)
-    traverser = ast_nodes.DepthFirstTraverser
-    _patch(traverser, "traverse", lambda _: _traverse)
+    _patch(ast_nodes.DepthFirstTraverser, "traverse", lambda _: _traverse)
     _patch(ast_nodes.Node, "find_clauses", lambda _: _find_clauses)
     init, validate = _remembering_validator(validators.UpdateExpressionValidator.__init__)
     _patch(validators.UpdateExpressionValidator, "__init__", lambda _: init)
     _patch(validators.UpdateExpressionValidator, "validate", lambda _: validate)
 
-    _patch(sqs_models, "unix_time", _now)
-    _patch(sqs_models, "unix_time_millis", lambda _: lambda: time.time() * 1000)
+    _patch(sqs_models, "unix_time", _now(1))
+    _patch(sqs_models, "unix_time_millis", _now(1000))
     _patch(sqs_models.SQSBackend, "is_message_valid_based_on_retention_period", lambda _: _retained)
