@@ -493,7 +493,7 @@ class ProcessEmulator(Emulator):
                 process.kill()
                 process.wait()
 
-    def compact(self) -> None:
+    def compact(self, keep: int = 0) -> None:
         """moto's state lives in the other process; a soak is short enough not to need it."""
 
 

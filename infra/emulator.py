@@ -135,12 +135,12 @@ class Emulator:
     def ssm(self) -> SSMClient:
         return self.session().client("ssm", endpoint_url=self.endpoint_url, config=self._config())
 
-    def compact(self) -> None:
+    def compact(self, keep: int = _KEPT_STREAM_ITERATORS) -> None:
         """Forgets old stream shard iterators that moto would otherwise keep forever.
 
-        Only possible because the server runs in this process. The newest iterators (those the
-        pollers hold) are kept; a poller whose iterator vanished anyway re-acquires one from its
-        checkpoint.
+        Only possible because the server runs in this process, and moto's state is the whole
+        process's (every emulator in it). The newest `keep` iterators (those the pollers hold)
+        are kept; a poller whose iterator vanished anyway re-acquires one from its checkpoint.
         """
         try:
             from moto.dynamodbstreams.models import dynamodbstreams_backends
@@ -150,7 +150,7 @@ class Emulator:
             for backend in list(account.values()):
                 iterators = backend.shard_iterators
                 keys = list(iterators)
-                for key in keys[: max(0, len(keys) - _KEPT_STREAM_ITERATORS)]:
+                for key in keys[: max(0, len(keys) - keep)]:
                     iterators.pop(key, None)
 
 
