@@ -37,7 +37,6 @@ def main(selected: list[str]) -> int:
             local_dir=local,
             port=0,
             moto_port=0,
-            snapshots=False,
             start_pollers=False,
             record_storage=True,
             time_scale=0.01,

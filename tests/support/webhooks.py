@@ -28,9 +28,8 @@ from content_service.webhooks.delivery import DeliveryWorker
 from content_service.webhooks.dynamo import to_item
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.fanout import FanOut
 from content_service.webhooks.http_sender import Sender
-from content_service.webhooks.outbox import OutboxEvent
+from content_service.webhooks.outbox import OutboxEvent, fanout_shard
 from content_service.webhooks.queue import message_body
 from content_service.webhooks.url_policy import UnresolvableHost
 from infra.lambda_runtime import FunctionRuntime
@@ -122,8 +121,9 @@ def outbox_event(
     occurred_at: str | None = None,
 ) -> dict[str, Any]:
     """An outbox event in the shape the content capability writes (ARCHITECTURE.md)."""
+    event_id = event_id or str(uuid.uuid4())
     return {
-        "id": event_id or str(uuid.uuid4()),
+        "id": event_id,
         "kind": kind,
         "occurredAt": occurred_at or iso_utc(time.time()),
         "workspaceId": workspace_id,
@@ -134,6 +134,7 @@ def outbox_event(
             "contentType": content_type,
             "title": title,
         },
+        "fanoutShard": fanout_shard(event_id),
     }
 
 
@@ -203,7 +204,7 @@ def seed_rows(
     current = settings()
     endpoint = services.endpoint_store(current).get(endpoint_id)
     assert endpoint is not None
-    fanout = FanOut(services.delivery_store(current), services.delivery_queue(current), clock)
+    fanout = services.fan_out(current, clock)
     created: list[DeliveryRow] = []
     for _ in range(count):
         event = OutboxEvent.from_item(

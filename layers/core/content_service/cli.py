@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from content_service.clock import SystemClock
 from content_service.errors import ServiceError
 from content_service.settings import Settings, SettingsError
 
@@ -26,6 +27,8 @@ _TABLE_OUTPUTS = {
     "EndpointsTableName": "ENDPOINTS_TABLE",
     "DeliveriesTableName": "DELIVERIES_TABLE",
     "DeliveryQueueUrl": "DELIVERY_QUEUE_URL",
+    "FanoutFailureQueueUrl": "FANOUT_FAILURE_QUEUE_URL",
+    "DeliveryDeadLetterQueueUrl": "DELIVERY_DLQ_URL",
 }
 
 
@@ -124,6 +127,39 @@ def _bootstrap(args: argparse.Namespace, settings: Settings) -> None:
     _print(created)
 
 
+def _replay_fanout_failures(args: argparse.Namespace, settings: Settings) -> None:
+    from content_service.storage import aws
+    from content_service.webhooks import services
+    from content_service.webhooks.replay import FailureQueue, FanoutFailureReplay
+
+    replay = FanoutFailureReplay(
+        queue=FailureQueue(
+            aws.sqs(settings), settings.tables.fanout_failure_queue_url, execute=args.execute
+        ),
+        streams=aws.dynamodbstreams(settings),
+        fanout=services.fan_out(settings, SystemClock()),
+        endpoints=services.endpoint_store(settings),
+        execute=args.execute,
+    )
+    _print(replay.run(args.limit).to_json())
+
+
+def _replay_delivery_dlq(args: argparse.Namespace, settings: Settings) -> None:
+    from content_service.storage import aws
+    from content_service.webhooks import services
+    from content_service.webhooks.replay import DeliveryDlqReplay, FailureQueue
+
+    replay = DeliveryDlqReplay(
+        queue=FailureQueue(
+            aws.sqs(settings), settings.tables.delivery_dlq_url, execute=args.execute
+        ),
+        deliveries=services.delivery_store(settings),
+        delivery_queue=services.delivery_queue(settings),
+        execute=args.execute,
+    )
+    _print(replay.run(args.limit).to_json())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="content-service", description=__doc__)
     parser.add_argument("--stack", help="a deployed CloudFormation stack to act on")
@@ -164,6 +200,20 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "bootstrap", help="create the first workspace, admin and tokens of a fresh stack"
     ).set_defaults(run=_bootstrap)
+
+    replay = commands.add_parser(
+        "replay", help="drive a failure queue's messages through the webhook code again"
+    ).add_subparsers(dest="action", required=True)
+    for name, run, what in (
+        ("fanout-failures", _replay_fanout_failures, "stream batches the fan-out gave up on"),
+        ("delivery-dlq", _replay_delivery_dlq, "delivery messages in the dead-letter queue"),
+    ):
+        queue = replay.add_parser(name, help=f"replay {what} (a dry run unless --execute)")
+        queue.add_argument(
+            "--execute", action="store_true", help="do it and delete each handled message"
+        )
+        queue.add_argument("--limit", type=int, default=1000, help="messages to read at most")
+        queue.set_defaults(run=run)
     return parser
 
 

@@ -565,6 +565,23 @@ class DeliveryStore:
                 return
             kwargs["ExclusiveStartKey"] = last
 
+    def unfinished(self, shard: str) -> Iterator[str]:
+        """Ids of the shard's non-terminal rows, whatever their `sweepAt`."""
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": BY_SWEEP,
+            "KeyConditionExpression": "sweepShard = :shard",
+            "ExpressionAttributeValues": values(shard=shard),
+        }
+        while True:
+            response = self._client.query(**kwargs)
+            for item in response.get("Items", []):
+                yield item["id"]["S"]
+            last = response.get("LastEvaluatedKey")
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
+
     def postpone_sweep(self, delivery_id: str, seen_iso: str, next_iso: str) -> bool:
         """Moves `sweepAt` on if nobody changed it since it was read (a claim, an outcome)."""
         try:
