@@ -457,6 +457,10 @@ def main() -> int:
     except ValueError as error:
         log.error("PORT and MOTO_PORT must be integers (%s)", error)
         return 2
+    journal = os.environ.get("LOCAL_JOURNAL", "on").strip().lower()
+    if journal not in ("on", "off"):
+        log.error("LOCAL_JOURNAL must be on (keep every write) or off (keep nothing)")
+        return 2
     local_dir = Path(os.environ.get("LOCAL_DIR", ".local")).resolve()
     # An empty value (as the template's default leaves it) means "not set" here too.
     if port and not os.environ.get("PUBLIC_BASE_URL"):
@@ -465,7 +469,9 @@ def main() -> int:
         os.environ["SESSION_KEY_FILE"] = str(ensure_session_key(local_dir / "session.key"))
 
     stack = LocalStack(
-        LocalStackOptions(local_dir=local_dir, host=host, port=port, moto_port=moto_port)
+        LocalStackOptions(
+            local_dir=local_dir, host=host, port=port, moto_port=moto_port, durable=journal == "on"
+        )
     )
     stack_file = local_dir / "stack.json"
     try:

@@ -15,7 +15,7 @@ or an outcome made meanwhile wins. The row's own claim condition decides what ha
 
 Recover (run by the local stack after a restore, and by hand on AWS after a queue was purged):
 every event still marked is fanned out now, whatever its age, and every unfinished row is queued
-again; the row's claim decides what happens, as for any message.
+again with the delay its state implies; the row's claim decides what happens, as for any message.
 
 Prune: terminal rows sit in the sparse `byFinish` index; those finished more than
 `retentionDays` ago are deleted (0 keeps them forever). A control item makes the prune run at
@@ -24,17 +24,18 @@ most once per clock hour however often it is invoked.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from content_service.clock import Clock, iso_utc
+from content_service.clock import Clock, iso_utc, parse_iso_utc
 from content_service.settings import WebhookOptions
 
-from .deliveries import SHARDS, DeliveryStore
+from .deliveries import SHARDS, TERMINAL, DeliveryRow, DeliveryStore
 from .endpoint_store import Endpoint, EndpointStore
 from .fanout import ENQUEUE_GRACE_SECONDS, FanOut
 from .outbox_store import OutboxStore
-from .queue import DeliveryQueue
+from .queue import MAX_DELAY_SECONDS, DeliveryQueue
 
 SWEEP_GRACE_SECONDS = ENQUEUE_GRACE_SECONDS
 # Normally the stream's fan-out marks an event within seconds; on AWS a failing batch is
@@ -118,18 +119,37 @@ class Sweeper:
         )
 
     def recover(self) -> SweepReport:
-        """After the queue lost its messages: fan out every marked event, queue every row."""
+        """After the queue lost its messages: fan out every marked event, queue every row.
+
+        Each unfinished row is queued with the delay its state implies, as the lost message
+        had: a pending row now, a failed row at its `nextAttemptAt`, a claimed row when its
+        claim expires (its worker is gone). A wait longer than SQS allows stays the sweep's.
+        """
         reconciled = self.reconcile_outbox(0, _no_deadline)
         if self.options.delivery_interval_ms == 0:
             return SweepReport(
                 0, reconciled.fanned_out, skipped="deliveryIntervalMs is 0", job="recover"
             )
-        unfinished = [
-            i for shard in range(SHARDS) for i in self.deliveries.unfinished(f"{shard:02d}")
-        ]
-        if unfinished:
-            self.queue.enqueue(unfinished)
-        return SweepReport(len(unfinished), reconciled.fanned_out, job="recover")
+        now = self.clock.now()
+        queued: list[tuple[str, int]] = []
+        for shard in range(SHARDS):
+            for delivery_id in self.deliveries.unfinished(f"{shard:02d}"):
+                row = self.deliveries.get(delivery_id)
+                if row is None or row.status in TERMINAL:
+                    continue
+                wait = max(0.0, self._due_at(row) - now)
+                if wait <= MAX_DELAY_SECONDS:
+                    queued.append((delivery_id, math.ceil(wait)))
+        if queued:
+            self.queue.enqueue_delayed(queued)
+        return SweepReport(len(queued), reconciled.fanned_out, job="recover")
+
+    def _due_at(self, row: DeliveryRow) -> float:
+        if row.status == "failed" and row.next_attempt_at:
+            return parse_iso_utc(row.next_attempt_at)
+        if row.status == "delivering" and row.claimed_at:
+            return parse_iso_utc(row.claimed_at) + self.options.claim_timeout_ms / 1000
+        return self.clock.now()
 
     def reconcile_outbox(
         self, grace_seconds: float, out_of_time: Callable[[], bool]
