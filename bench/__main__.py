@@ -19,6 +19,7 @@ from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
 SUITES: tuple[str, ...] = (
     "cold_start",
     "api_memory",
+    "durability",
     "content_lists",
     "graphql_vs_rest",
     "webhooks_delivery",

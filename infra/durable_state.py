@@ -83,8 +83,13 @@ class DurableState:
         if self._journal is not None:
             self._journal.sync(sequence)
 
+    @property
+    def journal_bytes(self) -> int:
+        """Bytes in the segment being appended to."""
+        return self._journal.segment_bytes if self._journal is not None else 0
+
     def needs_compaction(self) -> bool:
-        return self._journal is not None and self._journal.segment_bytes >= COMPACT_AT_BYTES
+        return self.journal_bytes >= COMPACT_AT_BYTES
 
     def compact(self) -> int:
         """Folds every closed segment into a new snapshot; returns the items it holds."""
