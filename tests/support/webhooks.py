@@ -296,9 +296,10 @@ def store_endpoint(url: str, **fields: Any) -> Endpoint:
 
     For a URL that "turned hostile after creation" (a DNS change, a record from before a policy
     change) and for receivers the current options would refuse on create. Each gets a workspace
-    of its own unless told otherwise, so no other test's events reach it.
+    of its own unless told otherwise, so no other test's events reach it. Its `createdAt` is
+    the injected clock's, as the API's would be: it takes only events that occur after it.
     """
-    now = iso_utc(time.time())
+    now = iso_utc(wiring.dependencies().clock.now())
     endpoint = Endpoint(
         id=str(uuid.uuid4()),
         url=url,
