@@ -7,8 +7,8 @@ closes the current segment under the write lock and folds the closed segments in
 snapshot, so a snapshot is always one point in time across every table. A `kill -9` at any
 moment loses no acknowledged write: the next start replays it.
 
-SQS messages are not kept: the delivery rows are the truth (docs/decisions.md D18), and the
-local stack re-queues every unfinished row after a restore (see `LocalStack._recover_queues`).
+SQS messages are not kept: the delivery rows are the truth (docs/decisions.md D18), and after a
+restore the local stack runs the scheduler's `resume` job, which re-queues every unfinished row.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from infra.template_model import Template, TemplateError
 
 AppFactory = Callable[[Settings], Any]
 Bootstrapper = Callable[[Settings, str, Path], Any]
-Recoverer = Callable[[Settings], Any]
+Resumer = Callable[[Settings], Any]
 
 log = logging.getLogger("infra.local_stack")
 
@@ -54,11 +54,11 @@ def default_bootstrapper(settings: Settings, base_url: str, local_dir: Path) -> 
     return module.ensure_bootstrap(settings, base_url, local_dir)
 
 
-def default_recoverer(settings: Settings) -> Any:
-    """`content_service.webhooks.recovery:recover_after_restart`, with storage bound first."""
+def default_resumer(settings: Settings) -> Any:
+    """`content_service.webhooks.resume:resume_after_restart`, with storage bound first."""
     importlib.import_module("content_service.runtime").configure(settings)
-    module = importlib.import_module("content_service.webhooks.recovery")
-    return module.recover_after_restart(settings)
+    module = importlib.import_module("content_service.webhooks.resume")
+    return module.resume_after_restart(settings)
 
 
 @dataclass
@@ -72,7 +72,7 @@ class LocalStackOptions:
     into `os.environ` for the life of the stack (restored on stop), which is what the API and
     the handlers read. `durable` keeps the tables under `local_dir` (snapshot and journal);
     `journal_fsync` False skips the fsync (a killed process still loses nothing, a power cut
-    may). `recoverer` runs after a restore, before the pollers start (None: nothing runs).
+    may). `resumer` runs after a restore, before the pollers start (None: nothing runs).
     """
 
     local_dir: Path = field(default_factory=lambda: Path(".local").resolve())
@@ -99,7 +99,7 @@ class LocalStackOptions:
     emulator: Emulator | None = None
     app_factory: AppFactory = default_app_factory
     bootstrapper: Bootstrapper = default_bootstrapper
-    recoverer: Recoverer | None = default_recoverer
+    resumer: Resumer | None = default_resumer
 
 
 class LocalStack:
@@ -158,7 +158,7 @@ class LocalStack:
         2. Saved state restored (snapshot plus journal) before any poller exists, and
            journaling on from then; stream pollers then take their iterators at once, at the
            stream's end when something was restored, so the restore itself is never fed to
-           the fan-out. The recoverer then fans out the restored events whose fan-out never
+           the fan-out. The resumer then fans out the restored events whose fan-out never
            completed and re-queues unfinished deliveries (the emulator's queues start empty).
         3. The API socket is bound before bootstrapping so the bootstrap knows the base URL,
            even for port 0; the API serves only once the bootstrap is done.
@@ -222,8 +222,8 @@ class LocalStack:
                 ),
             )
             self.pollers.prepare()
-            if restored and options.recoverer is not None:
-                log.info("after the restore: %s", options.recoverer(settings))
+            if restored and options.resumer is not None:
+                log.info("after the restore: %s", options.resumer(settings))
 
         listener = self._listener = _bind(options.host, options.port) if options.api else None
         if listener is not None:

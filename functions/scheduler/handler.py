@@ -1,8 +1,8 @@
-"""EventBridge schedules -> the sweep (every minute) and pruning (every hour); recovery by hand.
+"""EventBridge schedules -> the sweep (every minute) and pruning (every hour); resuming by hand.
 
 The template's schedules pass a constant input, `{"job": "sweep"}` or `{"job": "prune"}`. Both
 jobs stop early when the invocation is close to its timeout and finish on the next run.
-`{"job": "recover"}` is never scheduled: an operator invokes it after purging the delivery
+`{"job": "resume"}` is never scheduled: an operator invokes it after purging the delivery
 queue, and the local stack runs the same core after restoring its state.
 """
 
@@ -33,8 +33,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, object]:
 
     job = event.get("job") if isinstance(event, dict) else None
     metrics.add_metric(name="ScheduledJobs", unit=MetricUnit.Count, value=1)
-    if job in ("sweep", "recover"):
-        sweep = sweeper.sweep(out_of_time) if job == "sweep" else sweeper.recover()
+    if job in ("sweep", "resume"):
+        sweep = sweeper.sweep(out_of_time) if job == "sweep" else sweeper.resume()
         metrics.add_metric(name="SweepRequeued", unit=MetricUnit.Count, value=sweep.requeued)
         metrics.add_metric(name="OutboxReconciled", unit=MetricUnit.Count, value=sweep.fanned_out)
         result = sweep.to_json()
@@ -43,6 +43,6 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, object]:
         metrics.add_metric(name="DeliveriesPruned", unit=MetricUnit.Count, value=prune.deleted)
         result = prune.to_json()
     else:
-        raise ValueError(f"unknown job {job!r}: expected 'sweep', 'prune' or 'recover'")
+        raise ValueError(f"unknown job {job!r}: expected 'sweep', 'prune' or 'resume'")
     logger.info("scheduled job done", extra=result)
     return result

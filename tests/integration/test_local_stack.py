@@ -75,7 +75,7 @@ def _options(
             "DeliveryFunction": _ignore,
             "SchedulerFunction": _ignore,
         },
-        recoverer=None,
+        resumer=None,
     )
 
 

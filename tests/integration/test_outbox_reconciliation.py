@@ -2,7 +2,7 @@
 
 Every event carries a fan-out marker until its rows exist and are queued. The minute sweep fans
 out again what is still marked after the grace period, exactly as the stream would have; the
-`recover` job (the local stack after a restore, an operator after a purged queue) does it at
+`resume` job (the local stack after a restore, an operator after a purged queue) does it at
 once. Either way a repeat creates no second row and an endpoint never gets an event that
 occurred before it was created (spec 6.4.4).
 """
@@ -98,19 +98,19 @@ def test_a_late_fan_out_gives_an_endpoint_created_since_nothing(
     assert len(receiver.requests) == 1
 
 
-def test_recover_sample_fans_out_at_once_and_queues_unfinished_rows(
+def test_resume_sample_fans_out_at_once_and_queues_unfinished_rows(
     stack: LocalStack, hooks: Hooks, receiver: Receiver, new_workspace: Any
 ) -> None:
     workspace: WorkspaceAccess = new_workspace()
     created = hooks.create(receiver.url(), workspaces=[workspace.id])
     event = write_event(workspace_id=workspace.id)
-    job = json.loads((EVENTS / "scheduler-recover.json").read_text())
+    job = json.loads((EVENTS / "scheduler-resume.json").read_text())
 
     result = function_runtime(stack, "SchedulerFunction").invoke(job)
 
-    assert result["job"] == "recover"
+    assert result["job"] == "resume"
     assert result["fannedOut"] >= 1
-    assert result["requeued"] >= 1  # this event's row, at least: recover queues every one
+    assert result["requeued"] >= 1  # this event's row, at least: resume queues every one
     (made,) = rows_for_endpoint(created["id"])
     assert made.event_id == event["id"]
     assert "fanoutShard" not in stored_event(event["id"])

@@ -1,4 +1,4 @@
-"""The scheduler's jobs: the minute sweep, the hourly prune, and the recovery after a lost queue.
+"""The scheduler's jobs: the minute sweep, the hourly prune, and resuming after a lost queue.
 
 Sweep, first the outbox: every event whose fan-out has not completed `OUTBOX_GRACE_SECONDS`
 after it occurred (still in the sparse `byPendingFanout` index: a stream batch that failed for
@@ -13,7 +13,7 @@ The sweep queues every row whose `sweepAt` has come and moves `sweepAt` on by th
 condition on the value it read, so each row is queued at most once per grace period and a claim
 or an outcome made meanwhile wins. The row's own claim condition decides what happens next.
 
-Recover (run by the local stack after a restore, and by hand on AWS after a queue was purged):
+Resume (run by the local stack after a restore, and by hand on AWS after a queue was purged):
 every event still marked is fanned out now, whatever its age, and every unfinished row is queued
 again with the delay its state implies; the row's claim decides what happens, as for any message.
 
@@ -118,7 +118,7 @@ class Sweeper:
             truncated=reconciled.truncated or requeued.truncated,
         )
 
-    def recover(self) -> SweepReport:
+    def resume(self) -> SweepReport:
         """After the queue lost its messages: fan out every marked event, queue every row.
 
         Each unfinished row is queued with the delay its state implies, as the lost message
@@ -128,7 +128,7 @@ class Sweeper:
         reconciled = self.reconcile_outbox(0, _no_deadline)
         if self.options.delivery_interval_ms == 0:
             return SweepReport(
-                0, reconciled.fanned_out, skipped="deliveryIntervalMs is 0", job="recover"
+                0, reconciled.fanned_out, skipped="deliveryIntervalMs is 0", job="resume"
             )
         now = self.clock.now()
         queued: list[tuple[str, int]] = []
@@ -142,7 +142,7 @@ class Sweeper:
                     queued.append((delivery_id, math.ceil(wait)))
         if queued:
             self.queue.enqueue_delayed(queued)
-        return SweepReport(len(queued), reconciled.fanned_out, job="recover")
+        return SweepReport(len(queued), reconciled.fanned_out, job="resume")
 
     def _due_at(self, row: DeliveryRow) -> float:
         if row.status == "failed" and row.next_attempt_at:
