@@ -4,7 +4,9 @@ Attributes (CONTRACT.md's delivery JSON names where they exist):
 - `id`, `endpointId`, `eventId`, `event`, `workspaceId`, `status`, `attempts`, `nextAttemptAt`,
   `createdAt`, `updatedAt`, `requestBody` (the frozen envelope, exact UTF-8 JSON text),
   `lastStatusCode`, `lastDurationMs`, `responseSnippet`, `lastError`, `attemptLog` (one map per
-  attempt: attempt, at, statusCode, durationMs, error)
+  attempt: attempt, at, statusCode, durationMs, error, responseHeaders, responseSnippet; every
+  receiver text bounded by `bounds.py`), `redeliveryOf` and `recoveryId` (a redelivery's
+  origin), `recoveredBy` (the redelivery a recovery made of this row)
 - `claimToken`, `claimedAt`: the current claim (spec 3.1, ARCHITECTURE.md principle 4)
 - `createdKey` = createdAt#id: the `byEndpoint` index's sort key (the log, newest first)
 - `sweepShard` + `sweepAt`: the sparse `bySweep` index; present while the row is not terminal,
@@ -30,6 +32,7 @@ from botocore.exceptions import ClientError
 
 from content_service.errors import BadRequest
 
+from .bounds import Headers
 from .dynamo import (
     error_code,
     failed_item,
@@ -79,6 +82,8 @@ class AttemptRecord:
     status_code: int | None
     duration_ms: int | None
     error: str | None
+    response_headers: Headers = ()
+    response_snippet: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,16 +92,21 @@ class AttemptRecord:
             "statusCode": self.status_code,
             "durationMs": self.duration_ms,
             "error": self.error,
+            "responseHeaders": [list(pair) for pair in self.response_headers],
+            "responseSnippet": self.response_snippet,
         }
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> AttemptRecord:
+        headers = value.get("responseHeaders") or ()
         return cls(
             attempt=int(value.get("attempt") or 0),
             at=str(value.get("at") or ""),
             status_code=value.get("statusCode"),
             duration_ms=value.get("durationMs"),
             error=value.get("error"),
+            response_headers=tuple((str(n), str(v)) for n, v in headers),
+            response_snippet=value.get("responseSnippet"),
         )
 
 
