@@ -40,6 +40,7 @@ Result = Literal[
     "skipped_not_due",
     "skipped_claimed",
     "claim_lost",
+    "handed_over",
 ]
 
 
@@ -115,6 +116,8 @@ class DeliveryWorker:
                 else f"endpoint disabled: {endpoint.disabled_reason or 'no reason given'}"
             )
             return self._give_up(claim, lost, why, count_dead=False)
+        if endpoint.pull:
+            return self._hand_over(claim, lost, endpoint)
         if claim.attempt > self.options.max_attempts:
             # Only after a reclaim: the last allowed attempt's worker died without an outcome.
             return self._give_up(
@@ -208,6 +211,31 @@ class DeliveryWorker:
             return self.sender.post(endpoint.url, body, headers)
         except ValueError as error:  # a stored header the sender cannot send
             return SendResult(None, 0, "", f"request not sent: {error}", None)
+
+    def _hand_over(
+        self, claim: Claim, lost: tuple[AttemptRecord, ...], endpoint: Endpoint
+    ) -> Report:
+        """A pull endpoint's row is not sent: its listener fetches it over the API. While the
+        lease lasts the row is done (succeeded, no request); once the listener has stopped
+        renewing it, the endpoint is disabled and the row given up, not counted."""
+        now = self.clock.now()
+        now_iso = iso_utc(now)
+        if endpoint.lease_expires_at is None or endpoint.lease_expires_at < now_iso:
+            why = f"the listener stopped fetching (lease ended {endpoint.lease_expires_at})"
+            self.endpoints.disable(endpoint.id, why, now_iso)
+            return self._give_up(claim, lost, f"endpoint disabled: {why}", count_dead=False)
+        entry = AttemptRecord(claim.attempt, now_iso, None, None, None)
+        outcome = Outcome(
+            status="succeeded",
+            now_iso=now_iso,
+            log=(*lost, entry),
+            expires_at=self._expires_at(now),
+            sent=False,
+        )
+        row = claim.row
+        if not self.deliveries.finish(claim, outcome):
+            return Report(row.id, "claim_lost", endpoint_id=row.endpoint_id)
+        return Report(row.id, "handed_over", claim.attempt, endpoint_id=row.endpoint_id)
 
     def _give_up(
         self,

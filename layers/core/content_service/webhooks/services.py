@@ -8,6 +8,7 @@ from content_service.storage import aws
 from .deliveries import DeliveryStore
 from .endpoint_store import EndpointStore
 from .queue import DeliveryQueue
+from .recovery import RecoveryStore
 
 
 def endpoint_store(settings: Settings) -> EndpointStore:
@@ -20,3 +21,7 @@ def delivery_store(settings: Settings) -> DeliveryStore:
 
 def delivery_queue(settings: Settings) -> DeliveryQueue:
     return DeliveryQueue(aws.sqs(settings), settings.tables.delivery_queue_url)
+
+
+def recovery_store(settings: Settings) -> RecoveryStore:
+    return RecoveryStore(aws.dynamodb(settings), settings.tables.deliveries)
