@@ -146,7 +146,7 @@ export function renderRow(template, d, options) {
   badge.textContent = STATUS_LABEL[d.status] || d.status;
   item.querySelector(".t-event").textContent = d.event;
   item.querySelector(".log-title").textContent = titleOf(d.requestBody);
-  item.querySelector(".t-redelivery").hidden = !d.redeliveryOf;
+  if (!d.redeliveryOf) item.querySelector(".t-redelivery").remove();
   item.querySelector(".t-code").textContent =
     d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : d.attempts ? "no response" : "not sent yet";
   item.querySelector(".t-duration").textContent = d.lastDurationMs !== null ? `${d.lastDurationMs} ms` : "";
