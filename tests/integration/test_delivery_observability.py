@@ -8,7 +8,11 @@ DeliveryFunction) on the samples under events/; its standard output is read as C
 
 from __future__ import annotations
 
+import io
 import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,27 @@ EVENTS = Path(__file__).resolve().parents[2] / "events"
 
 def sample(name: str) -> Any:
     return json.loads((EVENTS / name).read_text(encoding="utf-8"))
+
+
+@contextmanager
+def printed(capsys: pytest.CaptureFixture[str]) -> Iterator[list[str]]:
+    """What the handler prints: its log lines (the Powertools logger's stream, swapped for a
+    buffer) and its metrics (EMF, printed to standard output)."""
+    buffer = io.StringIO()
+    handlers = [
+        h
+        for h in logging.getLogger("content-service").handlers
+        if isinstance(h, logging.StreamHandler)
+    ]
+    before = [h.setStream(buffer) for h in handlers]
+    capsys.readouterr()
+    out: list[str] = []
+    try:
+        yield out
+    finally:
+        for handler, stream in zip(handlers, before, strict=True):
+            handler.setStream(stream)
+        out.append(buffer.getvalue() + capsys.readouterr().out)
 
 
 def _output(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -68,7 +93,7 @@ def _metrics(blobs: list[dict[str, Any]]) -> dict[str, tuple[str, list[float], l
 
 
 def test_each_attempt_logs_one_line_and_the_verdicts_are_metrics(
-    stack: LocalStack, receiver: Receiver, clock: FakeClock, capfd: pytest.CaptureFixture[str]
+    stack: LocalStack, receiver: Receiver, clock: FakeClock, capsys: pytest.CaptureFixture[str]
 ) -> None:
     endpoint = store_endpoint(receiver.url())
     try:
@@ -78,10 +103,10 @@ def test_each_attempt_logs_one_line_and_the_verdicts_are_metrics(
             event = sample("delivery-sqs-batch.json")
             for record, seeded in zip(event["Records"], rows, strict=True):
                 record["body"] = message_body(seeded.id)
-            capfd.readouterr()
-            response = function_runtime(stack, "DeliveryFunction").invoke(event)
+            with printed(capsys) as out:
+                response = function_runtime(stack, "DeliveryFunction").invoke(event)
         assert response == {"batchItemFailures": []}
-        logs, blobs = _output(capfd.readouterr().out)
+        logs, blobs = _output(out[0])
         attempts = [line for line in logs if line["message"] == "delivery attempt"]
         assert sorted((a["deliveryId"], a["verdict"]) for a in attempts) == sorted(
             zip([r.id for r in rows], ["succeeded", "dead"], strict=True)
@@ -104,7 +129,7 @@ def test_each_attempt_logs_one_line_and_the_verdicts_are_metrics(
 
 
 def test_a_recovery_message_runs_a_step_and_counts_it(
-    stack: LocalStack, receiver: Receiver, capfd: pytest.CaptureFixture[str]
+    stack: LocalStack, receiver: Receiver, capsys: pytest.CaptureFixture[str]
 ) -> None:
     endpoint = store_endpoint(receiver.url())
     try:
@@ -113,10 +138,10 @@ def test_a_recovery_message_runs_a_step_and_counts_it(
         )
         event = sample("delivery-sqs-recovery.json")
         event["Records"][0]["body"] = message_body(recovery_key(recovery.id))
-        capfd.readouterr()
-        response = function_runtime(stack, "DeliveryFunction").invoke(event)
+        with printed(capsys) as out:
+            response = function_runtime(stack, "DeliveryFunction").invoke(event)
         assert response == {"batchItemFailures": []}
-        logs, blobs = _output(capfd.readouterr().out)
+        logs, blobs = _output(out[0])
         (step,) = [line for line in logs if line["message"] == "recovery step"]
         assert (step["recoveryId"], step["result"]) == (recovery.id, "completed")
         metrics = _metrics(blobs)

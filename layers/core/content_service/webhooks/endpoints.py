@@ -452,5 +452,12 @@ class EndpointRegistry:
             if rows or time.monotonic() >= deadline:
                 break
             time.sleep(0.25)
+            if not self._still_listening(endpoint.id):
+                break
         cursor = f"{rows[-1].created_at}#{rows[-1].id}" if rows else after
         return renewed, rows, cursor
+
+    def _still_listening(self, endpoint_id: str) -> bool:
+        """A long poll ends early once its endpoint is deleted or disabled (the CLI stopped)."""
+        current = self._endpoints.get(endpoint_id)
+        return current is not None and current.enabled
