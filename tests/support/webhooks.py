@@ -218,6 +218,23 @@ def seed_rows(
     return created
 
 
+def mark_failed(delivery_id: str, next_attempt_at: str | None = None) -> None:
+    """Turns a seeded row into a `failed` one after a first attempt, its retry not yet due."""
+    current = settings()
+    when = next_attempt_at or iso_utc(time.time() + 3600)
+    aws.dynamodb(current).update_item(
+        TableName=current.tables.deliveries,
+        Key={"id": {"S": delivery_id}},
+        UpdateExpression="SET #s = :failed, attempts = :one, nextAttemptAt = :when",
+        ExpressionAttributeNames={"#s": "status"},
+        ExpressionAttributeValues={
+            ":failed": {"S": "failed"},
+            ":one": {"N": "1"},
+            ":when": {"S": when},
+        },
+    )
+
+
 def _first(values: tuple[str, ...]) -> str | None:
     return values[0] if values else None
 

@@ -7,8 +7,8 @@
   none. Records past the stream's 24-hour retention cannot be read back; their events still
   carry the fan-out marker, so the minute sweep's reconciliation fans them out.
 - The delivery DLQ holds `{"deliveryId"}` messages a consumer failed on five times. The replay
-  queues each unfinished delivery again on the delivery queue; the row's claim decides, so a
-  finished row is never sent twice.
+  queues each unfinished delivery (or recovery job) again on the delivery queue; the row's claim
+  decides, so a finished row is never sent twice.
 
 Both run as a dry run unless `execute` is set: they report what they would do and leave every
 message in its queue (received with no visibility timeout, so nothing is hidden from others).
@@ -29,6 +29,7 @@ from .endpoint_store import Endpoint, EndpointStore
 from .fanout import FanOut
 from .outbox import MalformedEvent, OutboxEvent
 from .queue import DeliveryQueue, MalformedMessage, parse_message
+from .recovery import is_recovery_key
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
@@ -176,18 +177,25 @@ class DeliveryDlqReplay:
                 report.items.append(_item(message, "drop: names no delivery", why=str(error)))
                 self.queue.done(message)
                 continue
-            row = self.deliveries.get(delivery_id)
-            if row is None:
-                action, status = "drop: no such delivery", None
-            elif row.status in TERMINAL:
-                action, status = f"drop: already {row.status}", row.status
-            else:
-                action, status = "requeue", row.status
-                if self.execute:
-                    self.delivery_queue.enqueue([delivery_id])
+            action, status = self._decide(delivery_id)
             report.items.append(_item(message, action, deliveryId=delivery_id, status=status))
             self.queue.done(message)
         return report
+
+    def _decide(self, delivery_id: str) -> tuple[str, str | None]:
+        """What to do with a dead-lettered id; queues it again when that is the answer."""
+        if is_recovery_key(delivery_id):  # a recovery job's step: the job decides
+            status: str | None = "recovery"
+        else:
+            row = self.deliveries.get(delivery_id)
+            if row is None:
+                return "drop: no such delivery", None
+            if row.status in TERMINAL:
+                return f"drop: already {row.status}", row.status
+            status = row.status
+        if self.execute:
+            self.delivery_queue.enqueue([delivery_id])
+        return "requeue", status
 
 
 def _item(message: dict[str, Any], action: str, **details: Any) -> dict[str, Any]:

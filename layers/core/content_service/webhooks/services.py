@@ -11,6 +11,7 @@ from .endpoint_store import EndpointStore
 from .fanout import FanOut
 from .outbox_store import OutboxStore
 from .queue import DeliveryQueue
+from .recovery import RecoveryStore
 from .sweeper import Sweeper
 
 
@@ -44,3 +45,7 @@ def sweeper(settings: Settings, clock: Clock) -> Sweeper:
         endpoints=endpoint_store(settings),
         fanout=fan_out(settings, clock),
     )
+
+
+def recovery_store(settings: Settings) -> RecoveryStore:
+    return RecoveryStore(aws.dynamodb(settings), settings.tables.deliveries)

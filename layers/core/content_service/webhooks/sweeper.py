@@ -36,6 +36,7 @@ from .endpoint_store import Endpoint, EndpointStore
 from .fanout import ENQUEUE_GRACE_SECONDS, FanOut
 from .outbox_store import OutboxStore
 from .queue import MAX_DELAY_SECONDS, DeliveryQueue
+from .recovery import is_recovery_key
 
 SWEEP_GRACE_SECONDS = ENQUEUE_GRACE_SECONDS
 # Normally the stream's fan-out marks an event within seconds; on AWS a failing batch is
@@ -134,6 +135,9 @@ class Sweeper:
         queued: list[tuple[str, int]] = []
         for shard in range(SHARDS):
             for delivery_id in self.deliveries.unfinished(f"{shard:02d}"):
+                if is_recovery_key(delivery_id):  # a recovery job: its next step, now
+                    queued.append((delivery_id, 0))
+                    continue
                 row = self.deliveries.get(delivery_id)
                 if row is None or row.status in TERMINAL:
                     continue
