@@ -44,16 +44,34 @@ INTERNAL_MESSAGE = "internal error; the field was not resolved"
 
 
 class RequestError(Exception):
-    """A refusal of the whole request, before any resolver runs."""
+    """A refusal of the whole request, before any resolver runs; `locations` point into the
+    document (a syntax error), `details` say where in the body."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        status: int = 400,
+        *,
+        locations: list[dict[str, int]] | None = None,
+        details: Any = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
         self.message = message
+        self.locations = locations
+        self.details = details
 
     def to_json(self) -> dict[str, Any]:
-        return {"message": self.message, "extensions": {"status": self.status, "code": self.code}}
+        body: dict[str, Any] = {"message": self.message}
+        if self.locations:
+            body["locations"] = self.locations
+        extensions: dict[str, Any] = {"status": self.status, "code": self.code}
+        if self.details is not None:
+            extensions["details"] = self.details
+        body["extensions"] = extensions
+        return body
 
 
 def service_error_json(error: ServiceError) -> dict[str, Any]:
