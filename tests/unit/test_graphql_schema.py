@@ -28,8 +28,10 @@ from content_service.graphql.execution import (
     MAX_VARIABLE_DEPTH,
     MAX_VARIABLE_NODES,
     VALIDATION_RULES,
+    GraphQLRequest,
     check_variables,
     parse_body,
+    prepare,
 )
 from content_service.graphql.resolvers import plain
 from content_service.graphql.scalars import long_literal, long_serialize, long_value
@@ -347,6 +349,21 @@ def test_no_visible_type_still_gives_a_valid_schema() -> None:
     mutation = object_type(bare.schema, "Mutation")
     assert "updateThing" not in mutation.fields  # nothing an update could change
     assert set(input_type(bare.schema, "ThingCreateInput").fields) == {"locale", "localeGroupId"}
+
+
+def test_only_a_writer_gets_mutations_and_a_reader_s_mutation_is_forbidden() -> None:
+    reader = build("ws", 1, BLOG, writable=False)
+    assert reader.schema.mutation_type is None
+    assert "Mutation" not in reader.sdl
+    assert build("ws", 1, BLOG, writable=True).schema.mutation_type is not None
+    mutation = GraphQLRequest('mutation { deleteBlogPost(id: "x") }', None, None)
+    with pytest.raises(RequestError) as forbidden:
+        prepare(reader, mutation, GraphQLLimits())
+    assert (forbidden.value.code, forbidden.value.status) == ("FORBIDDEN", 403)
+    # A writer without any visible type has no Mutation either: that is a wrong document.
+    with pytest.raises(RequestError) as invalid:
+        prepare(build("ws", 1, {}, writable=True), mutation, GraphQLLimits())
+    assert (invalid.value.code, invalid.value.status) == ("GRAPHQL_VALIDATION_FAILED", 400)
 
 
 def test_the_cost_model_classifies_the_built_schema() -> None:

@@ -88,7 +88,7 @@ class BuiltSchema:
     relations: Mapping[str, Mapping[str, FieldDef]]
     names: SchemaNames
     writable: bool
-    """Whether the schema has mutations (built for a caller who may write)."""
+    """Built for a caller who may write: only then are there mutations (if any type is visible)."""
     introspection_limit: int
     """The most values introspection may answer (`introspection_bound`)."""
     graphene_schema: Any = field(repr=False)
@@ -417,7 +417,7 @@ class _Builder:
             types=dict(self.types),
             relations=self.relations,
             names=self.names,
-            writable=mutation_type is not None,
+            writable=self.writable,
             introspection_limit=INTROSPECTION_FACTOR * standard_size(schema),
             graphene_schema=graphene_schema,
         )
