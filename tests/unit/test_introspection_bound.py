@@ -11,9 +11,10 @@ from graphql import build_schema, get_introspection_query, graphql_sync, parse, 
 from content_service.graphql.cost_limits import CostLimitExceeded
 from content_service.graphql.introspection_bound import (
     INTROSPECTION_FACTOR,
-    STANDARD_QUERY,
     answer_size,
     check_answer_size,
+    mentions_introspection,
+    standard_query,
     standard_size,
 )
 
@@ -48,7 +49,7 @@ def values_in(answer: Any) -> int:
 
 
 DOCUMENTS = {
-    "standard": print_ast(STANDARD_QUERY),
+    "standard": print_ast(standard_query()),
     "graphiql": get_introspection_query(descriptions=True),
     "aliased types": "{ __schema { a: types { name } b: types { name fields { name } } } }",
     "type by name": '{ __type(name: "Post") { name fields { name args { name } } } }',
@@ -82,16 +83,16 @@ def test_variables_name_the_type() -> None:
 
 def test_three_standard_introspections_fit_and_a_fourth_does_not() -> None:
     limit = INTROSPECTION_FACTOR * standard_size(SCHEMA)
-    operation, *fragments = STANDARD_QUERY.definitions
+    operation, *fragments = standard_query().definitions
     schema_field = print_ast(operation.selection_set.selections[0])  # type: ignore[attr-defined]
 
     def copies(count: int) -> Any:
         aliased = " ".join(f"c{i}: {schema_field}" for i in range(count))
         return parse("{ " + aliased + " } " + " ".join(print_ast(f) for f in fragments))
 
-    check_answer_size(copies(3), SCHEMA, {}, limit)
+    check_answer_size(copies(3), SCHEMA, {}, lambda: limit)
     with pytest.raises(CostLimitExceeded) as refused:
-        check_answer_size(copies(4), SCHEMA, {}, limit)
+        check_answer_size(copies(4), SCHEMA, {}, lambda: limit)
     assert refused.value.code == "INTROSPECTION_TOO_LARGE"
 
 
@@ -103,9 +104,8 @@ def test_the_count_stops_at_the_limit() -> None:
         + " }"
     )
     assert answer_size(bomb, SCHEMA, {}, None) > 10_000
-    counter_limit = 100
     with pytest.raises(CostLimitExceeded):
-        check_answer_size(bomb, SCHEMA, {}, counter_limit)
+        check_answer_size(bomb, SCHEMA, {}, lambda: 100)
 
 
 def test_fragment_cycles_and_type_conditions_do_not_loop() -> None:
@@ -115,3 +115,15 @@ def test_fragment_cycles_and_type_conditions_do_not_loop() -> None:
         "fragment B on __Type { fields { name } ...A }"
     )
     assert answer_size(document, SCHEMA, {}, None) > 0
+
+
+def test_the_limit_is_only_asked_for_documents_that_introspect() -> None:
+    def never() -> int:
+        raise AssertionError("the limit was computed for a document without introspection")
+
+    check_answer_size(parse("{ posts { id } }"), SCHEMA, {}, never)
+    assert not mentions_introspection(parse("{ posts { id } } fragment F on Post { id }"))
+    assert mentions_introspection(
+        parse('{ ...F } fragment F on Query { __type(name: "P") { name } }')
+    )
+    assert mentions_introspection(parse("{ posts { ... on Post { __schema { description } } } }"))

@@ -21,6 +21,7 @@ by a connection reset (`infra/http_protocol.py` answers anything longer).
 from __future__ import annotations
 
 from email.message import Message as MimeMessage
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -32,6 +33,9 @@ MAX_URL_BYTES = 64 * 1024
 MAX_HEADER_BYTES = 64 * 1024
 SERVER_HEAD_BYTES = 256 * 1024
 """What the local server buffers of a request line and headers: above both limits together."""
+
+Refusal = tuple[int, str, str, Any]
+"""(status, code, message, details) for `api.refusals.send_refusal`."""
 
 
 def url_bytes(scope: Scope) -> int:
@@ -84,39 +88,52 @@ class RequestLimitsMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if url_bytes(scope) > self.max_url_bytes:
-            await send_refusal(
-                scope, send, 414, "uri_too_long", f"the URL exceeds {self.max_url_bytes} bytes"
-            )
+        body = b""
+        refused = self._head_refusal(scope)
+        if refused is None:
+            try:
+                body, refused = await self._body(scope, receive)
+            except _ClientLeft:
+                return  # nobody is there to answer, and a cut body must not reach a route
+        if refused is not None:
+            await send_refusal(scope, send, *refused)
             return
+        await self.app(scope, _replay(body, receive), send)
+
+    def _head_refusal(self, scope: Scope) -> Refusal | None:
+        if url_bytes(scope) > self.max_url_bytes:
+            return 414, "uri_too_long", f"the URL exceeds {self.max_url_bytes} bytes", None
         if header_bytes(scope) > self.max_header_bytes:
             message = f"the request headers exceed {self.max_header_bytes} bytes"
-            await send_refusal(scope, send, 431, "headers_too_large", message)
-            return
-        declared = declared_length(scope)
-        try:
-            body = None if (declared or 0) > self.max_body_bytes else await _read(receive, self)
-        except _ClientLeft:
-            return  # nobody is there to answer, and a cut body must not reach a route
+            return 431, "headers_too_large", message, None
+        return None
+
+    async def _body(self, scope: Scope, receive: Receive) -> tuple[bytes, Refusal | None]:
+        too_large = (
+            413,
+            "payload_too_large",
+            f"the request body exceeds {self.max_body_bytes} bytes",
+            None,
+        )
+        if (declared_length(scope) or 0) > self.max_body_bytes:
+            return b"", too_large
+        body = await _read(receive, self.max_body_bytes)
         if body is None:
-            message = f"the request body exceeds {self.max_body_bytes} bytes"
-            await send_refusal(scope, send, 413, "payload_too_large", message)
-            return
+            return b"", too_large
         if body and is_json(scope) and not is_graphql_post(scope["method"], scope["path"]):
             try:
                 strict_json.loads(body)
             except strict_json.JsonRefused as refused:
                 message = f"the request body is refused: {refused}"
-                await send_refusal(scope, send, 400, "bad_request", message, refused.details())
-                return
-        await self.app(scope, _replay(body, receive), send)
+                return body, (400, "bad_request", message, refused.details())
+        return body, None
 
 
 class _ClientLeft(Exception):
     pass
 
 
-async def _read(receive: Receive, limits: RequestLimitsMiddleware) -> bytes | None:
+async def _read(receive: Receive, limit: int) -> bytes | None:
     """The whole body, or None as soon as it passes the limit (the rest is not read here: the
     server drains it after the answer, as for any body a route leaves unread)."""
     chunks: list[bytes] = []
@@ -127,7 +144,7 @@ async def _read(receive: Receive, limits: RequestLimitsMiddleware) -> bytes | No
             raise _ClientLeft
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > limits.max_body_bytes:
+        if size > limit:
             return None
         chunks.append(chunk)
         if not message.get("more_body", False):

@@ -35,6 +35,7 @@ cache key, never per request.
 from __future__ import annotations
 
 import enum
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -89,14 +90,18 @@ class BuiltSchema:
     names: SchemaNames
     writable: bool
     """Built for a caller who may write: only then are there mutations (if any type is visible)."""
-    introspection_limit: int
-    """The most values introspection may answer (`introspection_bound`)."""
     graphene_schema: Any = field(repr=False)
     leaves: Mapping[tuple[str, str], LeafField] = field(default_factory=dict, repr=False)
     """Scalar fields of entry objects read straight from the entry (the executor's fast path)."""
     validated: OrderedDict[str, None] = field(default_factory=OrderedDict, repr=False)
     _sdl: str | None = field(default=None, repr=False)
     execution_class: Any = field(default=None, repr=False)
+
+    @functools.cached_property
+    def introspection_limit(self) -> int:
+        """The most values introspection may answer (`introspection_bound`), counted on the first
+        document that introspects."""
+        return INTROSPECTION_FACTOR * standard_size(self.schema)
 
     @property
     def sdl(self) -> str:
@@ -418,7 +423,6 @@ class _Builder:
             relations=self.relations,
             names=self.names,
             writable=self.writable,
-            introspection_limit=INTROSPECTION_FACTOR * standard_size(schema),
             graphene_schema=graphene_schema,
         )
 

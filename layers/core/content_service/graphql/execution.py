@@ -163,7 +163,7 @@ def prepare(built: BuiltSchema, request: GraphQLRequest, limits: GraphQLLimits) 
         measure(document, built.cost_model, limits, request.variables)
         check_introspection(document)
         check_answer_size(
-            document, built.schema, request.variables or {}, built.introspection_limit
+            document, built.schema, request.variables or {}, lambda: built.introspection_limit
         )
         operation = single_operation(document)
     except CostLimitExceeded as error:

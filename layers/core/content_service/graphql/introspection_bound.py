@@ -11,7 +11,8 @@ document.
 
 The limit is INTROSPECTION_FACTOR times the answer of the standard introspection query on the
 same schema (graphql-core's `get_introspection_query` with every option on, which asks for at
-least what GraphiQL, Apollo or `gql` ask), computed once per built schema. So a client's own
+least what GraphiQL, Apollo or `gql` ask), counted once per built schema, when a first
+document introspects (`BuiltSchema.introspection_limit`). So a client's own
 introspection always fits, and no document can answer more than a few times it, however the
 schema grows.
 
@@ -22,7 +23,8 @@ conditions and `includeDeprecated` are not looked at (both can only lower the re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from graphql import (
@@ -48,15 +50,6 @@ from graphql import (
 from content_service.graphql.cost_limits import INTROSPECTION_ROOTS, CostLimitExceeded
 
 INTROSPECTION_FACTOR = 3
-STANDARD_QUERY = parse(
-    get_introspection_query(
-        descriptions=True,
-        specified_by_url=True,
-        directive_is_repeatable=True,
-        schema_description=True,
-        input_value_deprecation=True,
-    )
-)
 
 # What an introspection object is, by the kind of value behind it.
 _SCHEMA, _TYPE, _FIELD, _INPUT, _ENUM, _DIRECTIVE = "schema", "type", "field", "in", "enum", "dir"
@@ -66,16 +59,53 @@ _Pending = tuple[SelectionSetNode, str, Any, tuple[str, ...]]
 """The kind of the values a field answers, and those values (one, several, or none for null)."""
 
 
+@functools.cache
+def standard_query() -> DocumentNode:
+    """graphql-core's introspection query with every option on (parsed once, when first used:
+    not at import, which Lambda's cold start pays)."""
+    return parse(
+        get_introspection_query(
+            descriptions=True,
+            specified_by_url=True,
+            directive_is_repeatable=True,
+            schema_description=True,
+            input_value_deprecation=True,
+        )
+    )
+
+
 def standard_size(schema: GraphQLSchema) -> int:
     """What the standard introspection query answers on `schema`, counted like any document."""
-    return answer_size(STANDARD_QUERY, schema, {}, limit=None)
+    return answer_size(standard_query(), schema, {}, limit=None)
 
 
 def check_answer_size(
-    document: DocumentNode, schema: GraphQLSchema, variables: Mapping[str, Any], limit: int
+    document: DocumentNode,
+    schema: GraphQLSchema,
+    variables: Mapping[str, Any],
+    limit: Callable[[], int],
 ) -> None:
-    """Refuses a document whose introspection would answer more than `limit` values."""
-    answer_size(document, schema, variables, limit)
+    """Refuses a document whose introspection would answer more than `limit()` values; `limit`
+    is asked only when the document names `__schema` or `__type` (it may cost a count of the
+    standard query)."""
+    if mentions_introspection(document):
+        answer_size(document, schema, variables, limit())
+
+
+def mentions_introspection(document: DocumentNode) -> bool:
+    stack: list[SelectionSetNode] = [
+        d.selection_set
+        for d in document.definitions
+        if isinstance(d, OperationDefinitionNode | FragmentDefinitionNode)
+    ]
+    while stack:
+        for selection in stack.pop().selections:
+            if isinstance(selection, FieldNode) and selection.name.value in INTROSPECTION_ROOTS:
+                return True
+            below = getattr(selection, "selection_set", None)
+            if below is not None:
+                stack.append(below)
+    return False
 
 
 def answer_size(
