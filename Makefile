@@ -12,13 +12,14 @@ SAM_CLI_VERSION := 1.170.0
 export SAM_CLI_TELEMETRY := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help run test lint typecheck unit sam-check browsers bench soak fuzz clean
+.PHONY: help run test lint typecheck unit sam-check browsers bench soak crash fuzz clean
 
 help:
 	@echo "make run    - start the local stack (API, GraphQL, admin pages, webhook delivery)"
 	@echo "make test   - install everything the tests need and run them all"
 	@echo "make bench  - run the benchmarks and print the table"
 	@echo "make soak   - run the bounded soak test"
+	@echo "make crash  - kill the local stack at random moments and prove nothing is lost"
 	@echo "make fuzz   - run the fuzzers long (200 examples per operation; make test runs them short)"
 	@echo "make lint   - ruff and mypy only"
 
@@ -66,6 +67,9 @@ bench: $(VENV)/.dev-installed
 
 soak: $(VENV)/.dev-installed
 	$(PY) -m bench.soak
+
+crash: $(VENV)/.dev-installed
+	$(PY) -m bench.crash
 
 fuzz: $(VENV)/.dev-installed
 	FUZZ_EXAMPLES=200 $(PY) -m pytest tests/fuzz

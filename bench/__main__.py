@@ -19,6 +19,7 @@ from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
 SUITES: tuple[str, ...] = (
     "cold_start",
     "api_memory",
+    "durability",
     "content_lists",
     "graphql_vs_rest",
     "webhooks_delivery",
@@ -37,7 +38,6 @@ def main(selected: list[str]) -> int:
             local_dir=local,
             port=0,
             moto_port=0,
-            snapshots=False,
             start_pollers=False,
             record_storage=True,
             time_scale=0.01,

@@ -524,7 +524,9 @@ def main(argv: Sequence[str]) -> int:
                 port=0,
                 api=False,
                 bootstrap=False,
-                snapshots=False,
+                # moto runs in its own process, out of reach of this process's journal;
+                # `make crash` is what proves durability.
+                durable=False,
                 start_pollers=False,
                 time_scale=0.01,
                 emulator=emulator,

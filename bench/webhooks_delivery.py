@@ -38,7 +38,6 @@ from content_service.webhooks.delivery import DeliveryWorker
 from content_service.webhooks.dynamo import to_item
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.fanout import FanOut
 from content_service.webhooks.outbox import OutboxEvent
 from content_service.webhooks.outgoing import request_headers
 from infra.local_stack import LocalStack
@@ -98,9 +97,7 @@ def _event(workspace: str) -> OutboxEvent:
 
 
 def _seed(settings: Settings, endpoint: Endpoint, count: int) -> list[DeliveryRow]:
-    fanout = FanOut(
-        services.delivery_store(settings), services.delivery_queue(settings), SystemClock()
-    )
+    fanout = services.fan_out(settings, SystemClock())
     rows = [
         row
         for _ in range(count)

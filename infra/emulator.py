@@ -16,7 +16,7 @@ import boto3
 from botocore.config import Config
 from moto.server import ThreadedMotoServer
 
-from infra import moto_speedups, moto_transactions
+from infra import moto_journal, moto_speedups, moto_transactions
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -60,6 +60,7 @@ class Emulator:
         # Every request would otherwise be logged by werkzeug, pollers included.
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
         moto_transactions.install()
+        moto_journal.install()
         moto_speedups.install()
         if self.requested_port:
             _check_port_free(self.host, self.requested_port)

@@ -1,4 +1,4 @@
-"""The local stack: emulator, tables and queues from the template, API, pollers, snapshots.
+"""The local stack: emulator, tables and queues from the template, API, pollers, durable state.
 
 `make run` runs this module (`python -m infra.local_stack`); test fixtures use `LocalStack`
 directly with port 0, a prefix, and the parts they do not need switched off. The start order
@@ -24,22 +24,22 @@ from types import FrameType, TracebackType
 from typing import Any
 
 import uvicorn
-from botocore.exceptions import BotoCoreError, ClientError
 
 from content_service.api.request_limits import SERVER_HEAD_BYTES
 from content_service.settings import Settings, SettingsError
 from infra import TEMPLATE_PATH
+from infra.durable_state import DurableState
 from infra.emulator import DEFAULT_PORT, DEFAULT_REGION, Emulator, EmulatorError
 from infra.http_protocol import ApiH11Protocol
 from infra.lambda_runtime import Handler, load_runtimes
 from infra.pollers import PollerOptions, Pollers, build_pollers
 from infra.provisioning import Provisioned, provision
 from infra.request_recorder import RequestRecorder
-from infra.snapshot import Snapshots
 from infra.template_model import Template, TemplateError
 
 AppFactory = Callable[[Settings], Any]
 Bootstrapper = Callable[[Settings, str, Path], Any]
+Resumer = Callable[[Settings], Any]
 
 log = logging.getLogger("infra.local_stack")
 
@@ -56,6 +56,13 @@ def default_bootstrapper(settings: Settings, base_url: str, local_dir: Path) -> 
     return module.ensure_bootstrap(settings, base_url, local_dir)
 
 
+def default_resumer(settings: Settings) -> Any:
+    """`content_service.webhooks.resume:resume_after_restart`, with storage bound first."""
+    importlib.import_module("content_service.runtime").configure(settings)
+    module = importlib.import_module("content_service.webhooks.resume")
+    return module.resume_after_restart(settings)
+
+
 @dataclass
 class LocalStackOptions:
     """What to run and where. The defaults are `make run`'s; tests use port 0 and a prefix.
@@ -65,7 +72,9 @@ class LocalStackOptions:
     environment the user started with (None: `os.environ` at start); its
     variables win over parameter defaults. `apply_environment` writes the resolved variables
     into `os.environ` for the life of the stack (restored on stop), which is what the API and
-    the handlers read.
+    the handlers read. `durable` keeps the tables under `local_dir` (snapshot and journal);
+    `journal_fsync` False skips the fsync (a killed process still loses nothing, a power cut
+    may). `resumer` runs after a restore, before the pollers start (None: nothing runs).
     """
 
     local_dir: Path = field(default_factory=lambda: Path(".local").resolve())
@@ -78,12 +87,13 @@ class LocalStackOptions:
     api: bool = True
     pollers: bool = True
     start_pollers: bool = True
-    snapshots: bool = True
+    durable: bool = True
+    journal_fsync: bool = True
     bootstrap: bool = True
     apply_environment: bool = True
     record_storage: bool = False
     user_env: Mapping[str, str] | None = None
-    snapshot_interval_s: float = 30.0
+    housekeeping_interval_s: float = 30.0
     time_scale: float = 1.0
     stream_poll_interval_s: float = 0.25
     stream_retry_base_s: float = 0.5
@@ -91,6 +101,7 @@ class LocalStackOptions:
     emulator: Emulator | None = None
     app_factory: AppFactory = default_app_factory
     bootstrapper: Bootstrapper = default_bootstrapper
+    resumer: Resumer | None = default_resumer
 
 
 class LocalStack:
@@ -107,7 +118,7 @@ class LocalStack:
         self.environment: dict[str, str] = {}
         self.settings: Settings | None = None
         self.pollers: Pollers | None = None
-        self.snapshots: Snapshots | None = None
+        self.durable_state: DurableState | None = None
         self.credentials: dict[str, Any] | None = None
         self.restored_items = 0
         self.recorder: RequestRecorder | None = None
@@ -123,10 +134,6 @@ class LocalStack:
     @property
     def local_dir(self) -> Path:
         return self.options.local_dir
-
-    @property
-    def state_file(self) -> Path:
-        return self.local_dir / "state.json"
 
     @property
     def app(self) -> Any:
@@ -150,9 +157,11 @@ class LocalStack:
 
         1. Emulator, then provisioning from the template, then the resolved environment
            applied, so handlers imported later (their cold start) read it.
-        2. Snapshot restored before any poller exists; stream pollers then take their
-           iterators at once, at the stream's end when something was restored, so the
-           restore itself is never fed to the fan-out.
+        2. Saved state restored (snapshot plus journal) before any poller exists, and
+           journaling on from then; stream pollers then take their iterators at once, at the
+           stream's end when something was restored, so the restore itself is never fed to
+           the fan-out. The resumer then fans out the restored events whose fan-out never
+           completed and re-queues unfinished deliveries (the emulator's queues start empty).
         3. The API socket is bound before bootstrapping so the bootstrap knows the base URL,
            even for port 0; the API serves only once the bootstrap is done.
         4. Pollers last: nothing is delivered before the API and the storage are ready.
@@ -187,15 +196,13 @@ class LocalStack:
         self.settings = settings
         self._mirror_session_key(settings)
 
-        restored_snapshot = False
-        if options.snapshots:
-            snapshots = Snapshots(self.state_file, self.emulator.dynamodb(), provisioned.tables)
-            restored_snapshot = self.state_file.exists()
-            self.restored_items = snapshots.restore()
-            # Only now may stop() save: a half-done restore must not overwrite the full file.
-            self.snapshots = snapshots
-            if restored_snapshot:
-                log.info("restored %d item(s) from %s", self.restored_items, self.state_file)
+        if options.durable:
+            state = DurableState(options.local_dir, provisioned.tables, fsync=options.journal_fsync)
+            self.restored_items = state.open(self.emulator.dynamodb())
+            self.durable_state = state
+            if self.restored_items:
+                log.info("restored %d item(s) from %s", self.restored_items, options.local_dir)
+        restored = self.restored_items > 0
 
         if options.pollers:
             runtimes = load_runtimes(
@@ -213,10 +220,12 @@ class LocalStack:
                     time_scale=options.time_scale,
                     stream_poll_interval_s=options.stream_poll_interval_s,
                     stream_retry_base_s=options.stream_retry_base_s,
-                    stream_starting_position="LATEST" if restored_snapshot else None,
+                    stream_starting_position="LATEST" if restored else None,
                 ),
             )
             self.pollers.prepare()
+            if restored and options.resumer is not None:
+                log.info("after the restore: %s", options.resumer(settings))
 
         listener = self._listener = _bind(options.host, options.port) if options.api else None
         if listener is not None:
@@ -237,9 +246,8 @@ class LocalStack:
     def stop(self) -> None:
         """Stops everything; safe to call twice and after a failed start.
 
-        The API stops first so no write is acknowledged after the final snapshot; the
-        pollers finish their current invocation; the snapshot is taken while the emulator
-        still runs.
+        The API stops first; the pollers finish their current invocation; the journal is then
+        folded into a last snapshot.
         """
         if not self._started:
             return
@@ -251,12 +259,13 @@ class LocalStack:
         self._stop_server()
         if self.pollers is not None:
             self.pollers.stop()
-        if self.snapshots is not None:
+        if self.durable_state is not None:
             try:
-                count = self.snapshots.save()
-                log.info("saved %d item(s) to %s", count, self.state_file)
-            except (ClientError, BotoCoreError, OSError):
-                log.exception("could not save the final snapshot")
+                count = self.durable_state.close()
+                log.info("saved %d item(s) to %s", count, self.durable_state.path)
+            except OSError:
+                log.exception("could not compact the journal; the next start replays it")
+            self.durable_state = None
         if self._owns_emulator:
             self.emulator.stop()
         if self.recorder is not None:
@@ -328,11 +337,12 @@ class LocalStack:
             thread.join(5)
 
     def _housekeep(self) -> None:
-        """Periodic snapshot (a crash loses at most one interval) and emulator compaction."""
-        while not self._housekeeping_stop.wait(self.options.snapshot_interval_s):
+        """Journal compaction when a segment has grown, and the emulator's own compaction."""
+        while not self._housekeeping_stop.wait(self.options.housekeeping_interval_s):
             try:
-                if self.snapshots is not None:
-                    self.snapshots.save()
+                state = self.durable_state
+                if state is not None and state.needs_compaction():
+                    state.compact()
                 self.emulator.compact()
             except Exception:
                 log.exception("housekeeping failed; will try again")
@@ -415,7 +425,7 @@ def _banner(stack: LocalStack, local_dir: Path) -> str:
         f"  Login      {base}/login",
         f"  Health     {base}/healthz",
         f"  AWS (moto) {stack.emulator.endpoint_url}  region {stack.emulator.region}",
-        f"  State      {local_dir / 'state.json'}",
+        f"  State      {local_dir / 'state.json'} and {local_dir / 'journal'}/",
     ]
     if stack.credentials:
         lines.append(f"Credentials (also in {local_dir / 'bootstrap.json'}):")
@@ -444,7 +454,7 @@ def main() -> int:
         elif time.monotonic() - first_signal_at[0] > 1.0:
             # A second signal within a second is the same request delivered twice (a wrapper
             # signalling the whole process group); a later one is the user insisting.
-            print("\nStopping now, without a final snapshot.", file=sys.stderr, flush=True)
+            print("\nStopping now (the journal keeps every write).", file=sys.stderr, flush=True)
             os._exit(130)
 
     signal.signal(signal.SIGINT, request_stop)
@@ -457,6 +467,10 @@ def main() -> int:
     except ValueError as error:
         log.error("PORT and MOTO_PORT must be integers (%s)", error)
         return 2
+    journal = os.environ.get("LOCAL_JOURNAL", "on").strip().lower()
+    if journal not in ("on", "off"):
+        log.error("LOCAL_JOURNAL must be on (keep every write) or off (keep nothing)")
+        return 2
     local_dir = Path(os.environ.get("LOCAL_DIR", ".local")).resolve()
     # An empty value (as the template's default leaves it) means "not set" here too.
     if port and not os.environ.get("PUBLIC_BASE_URL"):
@@ -465,7 +479,9 @@ def main() -> int:
         os.environ["SESSION_KEY_FILE"] = str(ensure_session_key(local_dir / "session.key"))
 
     stack = LocalStack(
-        LocalStackOptions(local_dir=local_dir, host=host, port=port, moto_port=moto_port)
+        LocalStackOptions(
+            local_dir=local_dir, host=host, port=port, moto_port=moto_port, durable=journal == "on"
+        )
     )
     stack_file = local_dir / "stack.json"
     try:

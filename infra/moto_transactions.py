@@ -43,7 +43,8 @@ from moto.dynamodb.exceptions import (
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.responses import DynamoHandler
 
-_LOCK = threading.Lock()
+# Reentrant: the journal (infra/moto_journal.py) holds it around the writes below.
+WRITE_LOCK = threading.RLock()
 _OPERATIONS = frozenset({"ConditionCheck", "Put", "Delete", "Update"})
 _SINGLE_ITEM_WRITES = ("put_item", "update_item", "delete_item")
 
@@ -74,7 +75,7 @@ def _restore(backend: DynamoDBBackend, table_name: str, key: dict[str, Any], bef
 def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
     if len(transact_items) > 100:
         raise TooManyTransactionsException()
-    with _LOCK:
+    with WRITE_LOCK:
         planned: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
         seen: set[tuple[str, str]] = set()
         errors: list[tuple[Any, Any, Any]] = []
@@ -149,7 +150,7 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, A
 def _serialised(write: Callable[[DynamoHandler], Any]) -> Callable[[DynamoHandler], Any]:
     @functools.wraps(write)
     def locked(self: DynamoHandler) -> Any:
-        with _LOCK:
+        with WRITE_LOCK:
             return write(self)
 
     locked.serialised = True  # type: ignore[attr-defined]

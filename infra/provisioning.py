@@ -60,6 +60,7 @@ class ProvisionedTable:
     name: str
     arn: str
     stream_arn: str | None
+    key_attributes: tuple[str, ...]  # the hash key, then the range key if any
 
 
 @dataclass(frozen=True)
@@ -267,6 +268,10 @@ def _ensure_table(
         name=name,
         arn=description["TableArn"],
         stream_arn=description.get("LatestStreamArn"),
+        key_attributes=tuple(
+            k["AttributeName"]
+            for k in sorted(description["KeySchema"], key=lambda k: k["KeyType"] != "HASH")
+        ),
     )
 
 

@@ -33,7 +33,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
         local_dir=local,
         port=0,
         moto_port=0,
-        snapshots=False,
         start_pollers=False,
         time_scale=0.01,
         record_storage=True,

@@ -2,9 +2,10 @@
 
 Thin: Powertools parses the SQS batch; one pinned sender serves the whole batch (keep-alive per
 host), messages are handled serially (spec 8.4.3), retries with short waits are queued again
-with a delay at the end. A message whose processing raised (storage unavailable) is reported
-failed and comes back after the visibility timeout; the claim makes that harmless. Imports no
-web framework, for the cold start.
+with a delay at the end. A message naming a recovery job (`recovery#...`) runs one step of it
+instead. A message whose processing raised (storage unavailable) is reported failed and comes
+back after the visibility timeout; the claim makes that harmless. Imports no web framework,
+for the cold start.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from content_service import runtime
 from content_service.observability import logger, metrics, tracer
 from content_service.webhooks import services, wiring
-from content_service.webhooks.delivery import DeliveryWorker
+from content_service.webhooks.delivery import DeliveryWorker, Report
+from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
 from content_service.webhooks.queue import MalformedMessage, parse_message
+from content_service.webhooks.recovery import RecoveryRunner, StepReport, is_recovery_key
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -32,7 +35,49 @@ _METRICS = {
     "succeeded": "DeliveriesSucceeded",
     "failed": "DeliveriesFailed",
     "dead": "DeliveriesDead",
+    "handed_over": "DeliveriesHandedOver",
 }
+
+
+def _record_attempt(report: Report) -> None:
+    """One log line per message (an attempt, or why none was made) and its metrics."""
+    logger.info(
+        "delivery attempt" if report.sent else "delivery processed",
+        extra={
+            "deliveryId": report.delivery_id,
+            "endpointId": report.endpoint_id,
+            "verdict": report.result,
+            "attempt": report.attempt,
+            "statusCode": report.status_code,
+            "durationMs": report.duration_ms,
+            "error": report.error,
+        },
+    )
+    if report.result in _METRICS:
+        metrics.add_metric(name=_METRICS[report.result], unit=MetricUnit.Count, value=1)
+    if report.sent and report.duration_ms is not None:
+        metrics.add_metric(
+            name="AttemptLatency", unit=MetricUnit.Milliseconds, value=report.duration_ms
+        )
+    if report.endpoint_disabled:
+        metrics.add_metric(name="EndpointsAutoDisabled", unit=MetricUnit.Count, value=1)
+
+
+def _record_recovery(report: StepReport) -> None:
+    logger.info(
+        "recovery step",
+        extra={
+            "recoveryId": report.recovery_id,
+            "result": report.result,
+            "matched": report.matched,
+            "queued": report.queued,
+        },
+    )
+    if report.result == "skipped":
+        return
+    metrics.add_metric(name="RecoveryRedeliveries", unit=MetricUnit.Count, value=report.queued)
+    if report.result == "completed":
+        metrics.add_metric(name="RecoveriesCompleted", unit=MetricUnit.Count, value=1)
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -57,6 +102,15 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
             clock=deps.clock,
             rng=deps.rng,
         )
+        recoveries = RecoveryRunner(
+            recoveries=services.recovery_store(settings),
+            deliveries=worker.deliveries,
+            endpoints=worker.endpoints,
+            queue=worker.queue,
+            clock=deps.clock,
+            retention_days=settings.webhooks.retention_days,
+            enqueue_grace_seconds=ENQUEUE_GRACE_SECONDS,
+        )
 
         def record_handler(record: SQSRecord) -> None:
             try:
@@ -65,20 +119,10 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
                 logger.error("dropping a message that names no delivery", extra={"why": str(error)})
                 return
             logger.set_correlation_id(delivery_id)
-            report = worker.process(delivery_id)
-            logger.info(
-                "delivery processed",
-                extra={
-                    "deliveryId": delivery_id,
-                    "result": report.result,
-                    "attempt": report.attempt,
-                    "statusCode": report.status_code,
-                },
-            )
-            if report.result in _METRICS:
-                metrics.add_metric(name=_METRICS[report.result], unit=MetricUnit.Count, value=1)
-            if report.endpoint_disabled:
-                metrics.add_metric(name="EndpointsAutoDisabled", unit=MetricUnit.Count, value=1)
+            if is_recovery_key(delivery_id):
+                _record_recovery(recoveries.step(delivery_id))
+            else:
+                _record_attempt(worker.process(delivery_id))
 
         try:
             return process_partial_response(

@@ -26,7 +26,6 @@ from content_service import runtime
 from content_service.observability import logger, metrics, tracer
 from content_service.webhooks import services, wiring
 from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.fanout import FanOut
 from content_service.webhooks.outbox import MalformedEvent, OutboxEvent
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
@@ -37,11 +36,7 @@ processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> Any:
     settings = runtime.settings()
-    fanout = FanOut(
-        services.delivery_store(settings),
-        services.delivery_queue(settings),
-        wiring.dependencies().clock,
-    )
+    fanout = services.fan_out(settings, wiring.dependencies().clock)
     endpoint_store = services.endpoint_store(settings)
     loaded: list[list[Endpoint]] = []
 

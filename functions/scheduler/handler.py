@@ -1,7 +1,9 @@
-"""EventBridge schedules -> the retry sweep (every minute) and pruning (every hour).
+"""EventBridge schedules -> the sweep (every minute) and pruning (every hour); resuming by hand.
 
 The template's schedules pass a constant input, `{"job": "sweep"}` or `{"job": "prune"}`. Both
 jobs stop early when the invocation is close to its timeout and finish on the next run.
+`{"job": "resume"}` is never scheduled: an operator invokes it after purging the delivery
+queue, and the local stack runs the same core after restoring its state.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from content_service import runtime
 from content_service.observability import logger, metrics, tracer
 from content_service.webhooks import services, wiring
-from content_service.webhooks.sweeper import Sweeper
 
 # Stop starting new work when less than this is left of the invocation's time.
 _RESERVE_MS = 20_000
@@ -25,27 +26,23 @@ _RESERVE_MS = 20_000
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, object]:
     settings = runtime.settings()
-    sweeper = Sweeper(
-        options=settings.webhooks,
-        deliveries=services.delivery_store(settings),
-        queue=services.delivery_queue(settings),
-        clock=wiring.dependencies().clock,
-    )
+    sweeper = services.sweeper(settings, wiring.dependencies().clock)
 
     def out_of_time() -> bool:
         return bool(context.get_remaining_time_in_millis() < _RESERVE_MS)
 
     job = event.get("job") if isinstance(event, dict) else None
     metrics.add_metric(name="ScheduledJobs", unit=MetricUnit.Count, value=1)
-    if job == "sweep":
-        sweep = sweeper.sweep(out_of_time)
+    if job in ("sweep", "resume"):
+        sweep = sweeper.sweep(out_of_time) if job == "sweep" else sweeper.resume()
         metrics.add_metric(name="SweepRequeued", unit=MetricUnit.Count, value=sweep.requeued)
+        metrics.add_metric(name="OutboxReconciled", unit=MetricUnit.Count, value=sweep.fanned_out)
         result = sweep.to_json()
     elif job == "prune":
         prune = sweeper.prune(out_of_time)
         metrics.add_metric(name="DeliveriesPruned", unit=MetricUnit.Count, value=prune.deleted)
         result = prune.to_json()
     else:
-        raise ValueError(f"unknown job {job!r}: expected 'sweep' or 'prune'")
+        raise ValueError(f"unknown job {job!r}: expected 'sweep', 'prune' or 'resume'")
     logger.info("scheduled job done", extra=result)
     return result

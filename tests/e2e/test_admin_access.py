@@ -163,7 +163,7 @@ def test_hostile_data_is_shown_as_text(
     expect(page.get_by_text(f"X-Image: {image}")).to_be_visible()
     log_row = page.locator(".log-row").first
     expect(log_row).to_contain_text(image)
-    log_row.locator("summary").click()
+    log_row.locator("summary").first.click()
     expect(log_row.get_by_label(re.compile("Response snippet"))).to_have_text(f"{script}{image}")
     page.get_by_role("button", name="Send test").click()
     expect(page.get_by_label("Response to the test")).to_have_text(f"{script}{image}")

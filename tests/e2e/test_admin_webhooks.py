@@ -246,7 +246,7 @@ def test_published_entry_is_logged_opened_and_redelivered(
     expect(row).to_contain_text("HTTP 200")
     shot("log")
 
-    row.locator("summary").click()
+    row.locator("summary").first.click()
     body = row.get_by_label(re.compile("Request body of delivery"))
     expect(body).to_be_visible()
     expect(body).to_contain_text(entry["id"])
@@ -428,7 +428,7 @@ def test_auto_disabled_endpoint_shows_its_reason_and_re_enables(
     expect(banner).to_contain_text("disabled after 1 consecutive dead deliveries")
     # Redelivering to a disabled endpoint is refused by the API; the page says why.
     log_row = page.locator(".log-row").first
-    log_row.locator("summary").click()
+    log_row.locator("summary").first.click()
     log_row.get_by_role("button", name="Redeliver").click()
     expect(page.get_by_role("alert")).to_contain_text("re-enable it before redelivering")
     shot("disabled-detail")

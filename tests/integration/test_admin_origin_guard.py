@@ -23,7 +23,14 @@ from content_service.webhooks import services
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.receiver import Receiver
-from tests.support.webhooks import FakeClock, Hooks, rows_for_endpoint, seed_rows, settings
+from tests.support.webhooks import (
+    FakeClock,
+    Hooks,
+    mark_failed,
+    rows_for_endpoint,
+    seed_rows,
+    settings,
+)
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 
@@ -35,6 +42,9 @@ WEBHOOK_WRITES = {
     ("POST", "/api/webhooks/{endpoint_id}/rotate-secret"),
     ("POST", "/api/webhooks/{endpoint_id}/test"),
     ("POST", "/api/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver"),
+    ("POST", "/api/webhooks/{endpoint_id}/deliveries/{delivery_id}/retry"),
+    ("POST", "/api/webhooks/{endpoint_id}/recover"),
+    ("POST", "/api/webhooks/{endpoint_id}/pull"),
 }
 FOREIGN = "http://evil.example"
 
@@ -80,8 +90,16 @@ def target(
 ) -> dict[str, Any]:
     workspace: WorkspaceAccess = new_workspace()
     endpoint = hooks.create(receiver.url("/guarded"), workspaces=[workspace.id])
-    (row,) = seed_rows(endpoint["id"], FakeClock())
-    return {"endpoint": endpoint, "delivery_id": row.id, "workspace": workspace}
+    listener = hooks.create(receiver.url("/pulled"), workspaces=[workspace.id], mode="pull")
+    row, failed = seed_rows(endpoint["id"], FakeClock(), count=2)
+    mark_failed(failed.id)
+    return {
+        "endpoint": endpoint,
+        "delivery_id": row.id,
+        "failed_id": failed.id,
+        "listener": listener,
+        "workspace": workspace,
+    }
 
 
 def requests_for(target: dict[str, Any], receiver: Receiver) -> list[tuple[str, str, Any, int]]:
@@ -93,6 +111,9 @@ def requests_for(target: dict[str, Any], receiver: Receiver) -> list[tuple[str, 
         ("POST", f"{base}/rotate-secret", None, 200),
         ("POST", f"{base}/test", None, 200),
         ("POST", f"{base}/deliveries/{target['delivery_id']}/redeliver", None, 202),
+        ("POST", f"{base}/deliveries/{target['failed_id']}/retry", None, 202),
+        ("POST", f"{base}/recover", {"since": "2026-01-01T00:00:00Z"}, 202),
+        ("POST", f"/api/webhooks/{target['listener']['id']}/pull", {"wait": 0}, 200),
         ("PATCH", base, {"url": receiver.url("/moved"), "enabled": False}, 200),
         ("POST", "/api/webhooks", {"url": receiver.url("/new"), "workspaces": [workspace_id]}, 201),
         ("DELETE", base, None, 204),
@@ -104,9 +125,12 @@ def state(endpoint_id: str, receiver: Receiver) -> dict[str, Any]:
     endpoints = services.endpoint_store(settings()).all()
     return {
         "endpoints": sorted(
-            (e.id, e.url, e.secret, e.enabled, e.disabled_reason, e.updated_at) for e in endpoints
+            (e.id, e.url, e.secret, e.enabled, e.disabled_reason, e.updated_at, e.lease_expires_at)
+            for e in endpoints
         ),
-        "deliveries": sorted((r.id, r.status, r.attempts) for r in rows_for_endpoint(endpoint_id)),
+        "deliveries": sorted(
+            (r.id, r.status, r.attempts, r.next_attempt_at) for r in rows_for_endpoint(endpoint_id)
+        ),
         "received": len(receiver.requests),
     }
 

@@ -41,7 +41,7 @@ from content_service.identity.workspaces import create_workspace
 from infra.local_stack import LocalStack
 from tests.conftest import sign_in, webhook_options
 from tests.support.receiver import Receiver
-from tests.support.webhooks import purge_endpoint
+from tests.support.webhooks import FakeClock, mark_failed, purge_endpoint, seed_rows
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "authorization.md"
 COLUMNS = ("none", "revoked", "read", "full", "other", "other→A", "editor", "admin")
@@ -113,6 +113,8 @@ class Side:
     published_post: str = ""
     endpoint: str = ""
     delivery: str = ""
+    listener: str = ""
+    recovery: str = ""
 
     @property
     def markers(self) -> set[str]:
@@ -217,6 +219,13 @@ class World:
         self.a.ids.add(info.id)
         return info.id
 
+    def fresh_failed_delivery(self) -> str:
+        """A `failed` delivery of A's endpoint, its retry not yet due (for Retry now)."""
+        (seeded,) = seed_rows(self.a.endpoint, FakeClock())
+        mark_failed(seeded.id)
+        self.a.ids.add(seeded.id)
+        return seeded.id
+
     def fresh_endpoint(self) -> str:
         body = {"url": self.receiver.url(f"/spare-{self.a.tag}"), "workspaces": [self.a.id]}
         made = self.request("POST", "/api/webhooks", self.headers("admin"), json=body)
@@ -262,6 +271,13 @@ def _seed(http: httpx.Client, side: Side, admin: dict[str, str], receiver: Recei
     body = {"url": receiver.url(f"/hook-{tag}"), "workspaces": [side.id]}
     side.endpoint = _ok(http.post("/api/webhooks", json=body, headers=admin), 201)["id"]
     side.ids.add(side.endpoint)
+    pull = {**body, "url": f"http://localhost:3000/{tag}", "mode": "pull"}
+    side.listener = _ok(http.post("/api/webhooks", json=pull, headers=admin), 201)["id"]
+    side.ids.add(side.listener)
+    recover = {"since": "2026-01-01T00:00:00Z"}
+    made = http.post(f"/api/webhooks/{side.endpoint}/recover", json=recover, headers=admin)
+    side.recovery = _ok(made, 202)["id"]
+    side.ids.add(side.recovery)
     relation = {"type": "relation", "target": "post", "cardinality": "many-to-many"}
     for definition in (
         {
@@ -492,6 +508,18 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
     ),
     "POST /api/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver": _path(
         "/api/webhooks/{endpoint}/deliveries/{delivery}/redeliver"
+    ),
+    "POST /api/webhooks/{endpoint_id}/deliveries/{delivery_id}/retry": lambda w, _column: Call(
+        f"/api/webhooks/{w.a.endpoint}/deliveries/{w.fresh_failed_delivery()}/retry"
+    ),
+    "POST /api/webhooks/{endpoint_id}/recover": lambda w, _column: Call(
+        f"/api/webhooks/{w.a.endpoint}/recover", json={"since": "2026-01-01T00:00:00Z"}
+    ),
+    "GET /api/webhooks/{endpoint_id}/recoveries/{recovery_id}": lambda w, _column: Call(
+        f"/api/webhooks/{w.a.endpoint}/recoveries/{w.a.recovery}"
+    ),
+    "POST /api/webhooks/{endpoint_id}/pull": lambda w, _column: Call(
+        f"/api/webhooks/{w.a.listener}/pull", json={"wait": 0}
     ),
     "GET /webhooks": _path("/webhooks"),
     "GET /webhooks/new": _path("/webhooks/new"),

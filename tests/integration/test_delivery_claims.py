@@ -23,7 +23,7 @@ from content_service.webhooks.deliveries import Claim
 from content_service.webhooks.delivery import LOST_CLAIM_ERROR
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS, FanOut
+from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
 from content_service.webhooks.http_sender import Sender, SendResult
 from content_service.webhooks.outbox import OutboxEvent
 from content_service.webhooks.sweeper import SWEEP_GRACE_SECONDS
@@ -102,7 +102,7 @@ def test_concurrent_fan_outs_of_one_event_make_one_row_per_endpoint(clock: FakeC
     event = OutboxEvent.from_item(outbox_event(workspace_id=workspace))
     current = settings()
     store = services.delivery_store(current)
-    fanout = FanOut(store, services.delivery_queue(current), clock)
+    fanout = services.fan_out(current, clock)
     rows = fanout.rows_for(event, endpoints)
     # Some rows exist already, as after a run that died half-way.
     first = store.insert_new(rows[:30])

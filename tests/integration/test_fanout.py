@@ -171,11 +171,16 @@ def test_fan_out_to_many_endpoints_uses_few_requests(stack: LocalStack, clock: F
     scratch = sqs.create_queue(QueueName=f"fanout-test-{uuid.uuid4().hex[:8]}")["QueueUrl"]
     event = OutboxEvent.from_item(outbox_event(workspace_id=workspace))
     try:
-        fanout = FanOut(services.delivery_store(current), DeliveryQueue(sqs, scratch), clock)
+        fanout = FanOut(
+            services.delivery_store(current),
+            DeliveryQueue(sqs, scratch),
+            services.outbox_store(current),
+            clock,
+        )
         result = fanout.fan_out(event, many)
         assert result.matched == 250
         assert len(result.inserted) == 250
-        assert result.requests == 3 + 25  # transactions of 100, SendMessageBatch of 10
+        assert result.requests == 3 + 25 + 1  # transactions of 100, batches of 10, the mark
         again = fanout.fan_out(event, many)
         assert again.inserted == []
         assert len(again.existing) == 250

@@ -1,4 +1,4 @@
-"""The local stack as `make run` and the fixtures use it: restart with state, API, clean stop."""
+"""The local stack as `make run` and the fixtures use it: durable state, API, clean stop."""
 
 from __future__ import annotations
 
@@ -22,12 +22,13 @@ from fastapi import FastAPI
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from content_service.settings import Settings
-from infra import REPO_ROOT
+from infra import REPO_ROOT, moto_journal
+from infra.durable_state import DurableState
 from infra.emulator import Emulator, EmulatorError
 from infra.lambda_runtime import Handler
 from infra.local_stack import LocalStack, LocalStackOptions
-from infra.provisioning import provision
-from infra.snapshot import Snapshots
+from infra.provisioning import Provisioned, provision
+from infra.snapshot import SnapshotFile
 from infra.template_model import Template
 from tests.conftest_infra import free_port, wait_until
 
@@ -74,6 +75,7 @@ def _options(
             "DeliveryFunction": _ignore,
             "SchedulerFunction": _ignore,
         },
+        resumer=None,
     )
 
 
@@ -116,35 +118,114 @@ def test_state_survives_a_restart_and_restored_events_are_not_replayed(
     assert second_fanout.event_ids == ["new-event"]
 
 
-def test_snapshots_round_trip_every_attribute_type_and_write_atomically(
+EVERY_TYPE = {
+    "pk": {"S": "p"},
+    "sk": {"S": "s"},
+    "n": {"N": "1.5"},
+    "b": {"B": b"\x00\xffbytes"},
+    "bs": {"BS": [b"a", b"b"]},
+    "ss": {"SS": ["x", "y"]},
+    "ns": {"NS": ["1", "2"]},
+    "flag": {"BOOL": True},
+    "nothing": {"NULL": True},
+    "map": {"M": {"inner": {"B": b"\x01"}, "list": {"L": [{"S": "a"}, {"N": "2"}]}}},
+}
+
+
+def _crash(state: DurableState) -> None:
+    """What a kill -9 leaves: the journal as written, no final compaction."""
+    moto_journal.unregister(state)
+
+
+def _table_items(emulator: Emulator, provisioned: Provisioned, logical_id: str) -> list[Any]:
+    pages = (
+        emulator.dynamodb()
+        .get_paginator("scan")
+        .paginate(TableName=provisioned.tables[logical_id].name, ConsistentRead=True)
+    )
+    return sorted(
+        (_sorted_sets(item) for page in pages for item in page.get("Items", [])), key=repr
+    )
+
+
+def test_every_acknowledged_write_survives_a_crash_through_the_journal(
     emulator: Emulator, tmp_path: Path
 ) -> None:
     template = Template.load()
-    item = {
-        "pk": {"S": "p"},
-        "sk": {"S": "s"},
-        "n": {"N": "1.5"},
-        "b": {"B": b"\x00\xffbytes"},
-        "bs": {"BS": [b"a", b"b"]},
-        "ss": {"SS": ["x", "y"]},
-        "ns": {"NS": ["1", "2"]},
-        "flag": {"BOOL": True},
-        "nothing": {"NULL": True},
-        "map": {"M": {"inner": {"B": b"\x01"}, "list": {"L": [{"S": "a"}, {"N": "2"}]}}},
-    }
-    path = tmp_path / "state.json"
     client = emulator.dynamodb()
-    source = provision(emulator, template, prefix="rt1-")
-    client.put_item(TableName="rt1-ContentTable", Item=item)  # type: ignore[arg-type]
-    assert Snapshots(path, client, source.tables).save() == 1
-    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+    source = provision(emulator, template, prefix="jr1-")
+    first = DurableState(tmp_path, source.tables)
+    assert first.open(client) == 0
+    content, events = source.tables["ContentTable"].name, source.tables["EventsTable"].name
+    client.put_item(TableName=content, Item=EVERY_TYPE)  # type: ignore[arg-type]
+    client.put_item(TableName=content, Item={"pk": {"S": "p"}, "sk": {"S": "gone"}})
+    client.update_item(
+        TableName=content,
+        Key={"pk": {"S": "p"}, "sk": {"S": "s"}},
+        UpdateExpression="SET n = n + :one REMOVE flag",
+        ExpressionAttributeValues={":one": {"N": "1"}},
+    )
+    client.delete_item(TableName=content, Key={"pk": {"S": "p"}, "sk": {"S": "gone"}})
+    with pytest.raises(client.exceptions.ConditionalCheckFailedException):
+        client.put_item(
+            TableName=content,
+            Item={"pk": {"S": "p"}, "sk": {"S": "s"}},
+            ConditionExpression="attribute_not_exists(pk)",
+        )
+    client.batch_write_item(
+        RequestItems={
+            content: [
+                {"PutRequest": {"Item": {"pk": {"S": "b"}, "sk": {"S": str(i)}}}} for i in range(30)
+            ][:25]
+        }
+    )
+    client.transact_write_items(
+        TransactItems=[
+            {"Put": {"TableName": events, "Item": {"id": {"S": "event-1"}}}},
+            {"Delete": {"TableName": content, "Key": {"pk": {"S": "b"}, "sk": {"S": "0"}}}},
+        ]
+    )
+    expected = {logical: _table_items(emulator, source, logical) for logical in source.tables}
+    assert len(expected["ContentTable"]) == 25
+    _crash(first)
 
-    target = provision(emulator, template, prefix="rt2-")
-    assert Snapshots(path, client, target.tables).restore() == 1
-    restored = client.get_item(
-        TableName="rt2-ContentTable", Key={"pk": {"S": "p"}, "sk": {"S": "s"}}
-    )["Item"]
-    assert _sorted_sets(restored) == _sorted_sets(item)
+    target = provision(emulator, template, prefix="jr2-")
+    second = DurableState(tmp_path, target.tables)
+    assert second.open(client) == 26
+    for logical in source.tables:
+        assert _table_items(emulator, target, logical) == expected[logical], logical
+    # The start folded the journal into the snapshot, one point in time.
+    saved = SnapshotFile(tmp_path / "state.json").load()
+    assert sum(len(items) for items in saved.tables.values()) == 26
+    assert [p.name for p in (tmp_path / "journal").iterdir()] == [
+        f"{saved.journal_segment:08d}.jsonl"
+    ]
+    second.close()
+
+
+def test_compaction_keeps_writes_made_meanwhile_and_a_torn_line_is_ignored(
+    emulator: Emulator, tmp_path: Path
+) -> None:
+    template = Template.load()
+    client = emulator.dynamodb()
+    source = provision(emulator, template, prefix="jc1-")
+    state = DurableState(tmp_path, source.tables)
+    state.open(client)
+    table = source.tables["EndpointsTable"].name
+    client.put_item(TableName=table, Item={"id": {"S": "before"}})
+    assert state.compact() == 1
+    client.put_item(TableName=table, Item={"id": {"S": "after"}})
+    _crash(state)
+    (segment,) = (tmp_path / "journal").iterdir()
+    with segment.open("ab") as handle:
+        handle.write(b'{"w":[["EndpointsTable",{"id":{"S":"torn"}},{"id":')  # killed mid-append
+
+    target = provision(emulator, template, prefix="jc2-")
+    restored = DurableState(tmp_path, target.tables)
+    assert restored.open(client) == 2
+    ids = {i["id"]["S"] for i in _table_items(emulator, target, "EndpointsTable")}
+    assert ids == {"before", "after"}
+    restored.close()
 
 
 def _sorted_sets(item: dict[str, Any]) -> dict[str, Any]:
@@ -155,13 +236,10 @@ def _sorted_sets(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_an_unreadable_snapshot_is_moved_aside_not_overwritten(
-    emulator: Emulator, tmp_path: Path
-) -> None:
+def test_an_unreadable_snapshot_is_moved_aside_not_overwritten(tmp_path: Path) -> None:
     path = tmp_path / "state.json"
     path.write_text("{not json")
-    provisioned = provision(emulator, Template.load(), prefix="bad-")
-    assert Snapshots(path, emulator.dynamodb(), provisioned.tables).restore() == 0
+    assert SnapshotFile(path).load().tables == {}
     assert not path.exists()
     (aside,) = tmp_path.glob("state.json.unreadable-*")
     assert aside.read_text() == "{not json"
@@ -197,7 +275,7 @@ def test_the_api_serves_on_a_bound_port_after_bootstrap_with_the_stack_environme
         port=0,
         prefix="api-",
         pollers=False,
-        snapshots=False,
+        durable=False,
         user_env={},
         app_factory=_stand_in_app,
         bootstrapper=stand_in_bootstrap,

@@ -28,9 +28,8 @@ from content_service.webhooks.delivery import DeliveryWorker
 from content_service.webhooks.dynamo import to_item
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.fanout import FanOut
 from content_service.webhooks.http_sender import Sender
-from content_service.webhooks.outbox import OutboxEvent
+from content_service.webhooks.outbox import OutboxEvent, fanout_shard
 from content_service.webhooks.queue import message_body
 from content_service.webhooks.url_policy import UnresolvableHost
 from infra.lambda_runtime import FunctionRuntime
@@ -122,8 +121,9 @@ def outbox_event(
     occurred_at: str | None = None,
 ) -> dict[str, Any]:
     """An outbox event in the shape the content capability writes (ARCHITECTURE.md)."""
+    event_id = event_id or str(uuid.uuid4())
     return {
-        "id": event_id or str(uuid.uuid4()),
+        "id": event_id,
         "kind": kind,
         "occurredAt": occurred_at or iso_utc(time.time()),
         "workspaceId": workspace_id,
@@ -134,6 +134,7 @@ def outbox_event(
             "contentType": content_type,
             "title": title,
         },
+        "fanoutShard": fanout_shard(event_id),
     }
 
 
@@ -203,7 +204,7 @@ def seed_rows(
     current = settings()
     endpoint = services.endpoint_store(current).get(endpoint_id)
     assert endpoint is not None
-    fanout = FanOut(services.delivery_store(current), services.delivery_queue(current), clock)
+    fanout = services.fan_out(current, clock)
     created: list[DeliveryRow] = []
     for _ in range(count):
         event = OutboxEvent.from_item(
@@ -215,6 +216,23 @@ def seed_rows(
         created.extend(rows)
         clock.advance(step_seconds)
     return created
+
+
+def mark_failed(delivery_id: str, next_attempt_at: str | None = None) -> None:
+    """Turns a seeded row into a `failed` one after a first attempt, its retry not yet due."""
+    current = settings()
+    when = next_attempt_at or iso_utc(time.time() + 3600)
+    aws.dynamodb(current).update_item(
+        TableName=current.tables.deliveries,
+        Key={"id": {"S": delivery_id}},
+        UpdateExpression="SET #s = :failed, attempts = :one, nextAttemptAt = :when",
+        ExpressionAttributeNames={"#s": "status"},
+        ExpressionAttributeValues={
+            ":failed": {"S": "failed"},
+            ":one": {"N": "1"},
+            ":when": {"S": when},
+        },
+    )
 
 
 def _first(values: tuple[str, ...]) -> str | None:
@@ -295,9 +313,10 @@ def store_endpoint(url: str, **fields: Any) -> Endpoint:
 
     For a URL that "turned hostile after creation" (a DNS change, a record from before a policy
     change) and for receivers the current options would refuse on create. Each gets a workspace
-    of its own unless told otherwise, so no other test's events reach it.
+    of its own unless told otherwise, so no other test's events reach it. Its `createdAt` is
+    the injected clock's, as the API's would be: it takes only events that occur after it.
     """
-    now = iso_utc(time.time())
+    now = iso_utc(wiring.dependencies().clock.now())
     endpoint = Endpoint(
         id=str(uuid.uuid4()),
         url=url,

@@ -38,8 +38,33 @@ def test_json_shape_is_the_contracts() -> None:
         for row in body
     ] == SPEC_TABLE
     assert all(
-        set(row) == {"kind", "group", "filteredByContentType", "carriesWorkspace"} for row in body
+        set(row)
+        == {"kind", "group", "filteredByContentType", "carriesWorkspace", "description", "example"}
+        for row in body
     )
+
+
+def test_every_kind_has_a_description_and_an_example_envelope_of_its_kind() -> None:
+    for row in catalogue.to_json():
+        assert len(row["description"]) > 20
+        example = row["example"]
+        # Spec 2.5: the same fields for every kind, in this order.
+        assert list(example) == [
+            "id",
+            "event",
+            "eventId",
+            "occurredAt",
+            "workspaceId",
+            "actor",
+            "data",
+        ]
+        assert example["event"] == row["kind"]
+        assert (example["workspaceId"] is not None) == row["carriesWorkspace"]
+        if row["group"] == "content":
+            assert set(example["data"]) == {"kind", "id", "contentType", "title"}
+            assert example["data"]["kind"] == "content_entry"
+        else:
+            assert example["data"]["kind"] == "endpoint"
 
 
 def test_entry_kinds_are_the_seven_entry_events() -> None:

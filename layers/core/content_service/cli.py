@@ -1,8 +1,11 @@
-"""`content-service`: tokens, users and the first bootstrap, against the local stack or AWS.
+"""`content-service`: tokens, users and the first bootstrap, against the local stack or AWS;
+`listen`, which receives webhook deliveries on this machine through the API.
 
 Where the tables are: environment variables when set (as in Lambda); otherwise `--stack NAME`
 reads a deployed stack's outputs; otherwise the running local stack's `.local/stack.json`.
 Results are printed as JSON so scripts can read them; a token or password is printed once.
+`listen` needs no tables: it signs in to the API (`--api-url`, or the stack's `ApiUrl`, or the
+local stack's) as an administrator.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from content_service.clock import SystemClock
 from content_service.errors import ServiceError
 from content_service.settings import Settings, SettingsError
 
@@ -26,6 +30,8 @@ _TABLE_OUTPUTS = {
     "EndpointsTableName": "ENDPOINTS_TABLE",
     "DeliveriesTableName": "DELIVERIES_TABLE",
     "DeliveryQueueUrl": "DELIVERY_QUEUE_URL",
+    "FanoutFailureQueueUrl": "FANOUT_FAILURE_QUEUE_URL",
+    "DeliveryDeadLetterQueueUrl": "DELIVERY_DLQ_URL",
 }
 
 
@@ -124,6 +130,89 @@ def _bootstrap(args: argparse.Namespace, settings: Settings) -> None:
     _print(created)
 
 
+def _replay_fanout_failures(args: argparse.Namespace, settings: Settings) -> None:
+    from content_service.storage import aws
+    from content_service.webhooks import services
+    from content_service.webhooks.replay import FailureQueue, FanoutFailureReplay
+
+    replay = FanoutFailureReplay(
+        queue=FailureQueue(
+            aws.sqs(settings), settings.tables.fanout_failure_queue_url, execute=args.execute
+        ),
+        streams=aws.dynamodbstreams(settings),
+        fanout=services.fan_out(settings, SystemClock()),
+        endpoints=services.endpoint_store(settings),
+        execute=args.execute,
+    )
+    _print(replay.run(args.limit).to_json())
+
+
+def _replay_delivery_dlq(args: argparse.Namespace, settings: Settings) -> None:
+    from content_service.storage import aws
+    from content_service.webhooks import services
+    from content_service.webhooks.replay import DeliveryDlqReplay, FailureQueue
+
+    replay = DeliveryDlqReplay(
+        queue=FailureQueue(
+            aws.sqs(settings), settings.tables.delivery_dlq_url, execute=args.execute
+        ),
+        deliveries=services.delivery_store(settings),
+        delivery_queue=services.delivery_queue(settings),
+        execute=args.execute,
+    )
+    _print(replay.run(args.limit).to_json())
+
+
+def _listen_target(args: argparse.Namespace) -> tuple[str, str, str]:
+    """(API URL, admin e-mail, password): flags and `CONTENT_SERVICE_PASSWORD` first, then the
+    deployed stack's outputs, then the local stack's bootstrap file; a prompt for the password
+    when none is found and a terminal is attached."""
+    local = Path(args.local_dir) / "bootstrap.json"
+    bootstrap: dict[str, Any] = json.loads(local.read_text()) if local.exists() else {}
+    api_url = args.api_url
+    if not api_url and args.stack:
+        api_url = _stack_environment(args.stack).get("PUBLIC_BASE_URL")
+    api_url = api_url or bootstrap.get("baseUrl")
+    email = (
+        args.email
+        or os.environ.get("CONTENT_SERVICE_EMAIL")
+        or bootstrap.get("admin", {}).get("email")
+    )
+    password = os.environ.get("CONTENT_SERVICE_PASSWORD") or (
+        bootstrap.get("admin", {}).get("password")
+        if email == bootstrap.get("admin", {}).get("email")
+        else None
+    )
+    if not api_url:
+        raise SettingsError("no API to listen to: pass --api-url or --stack, or run `make run`")
+    if not email:
+        raise SettingsError("no administrator to sign in as: pass --email")
+    if not password:
+        if not sys.stdin.isatty():
+            raise SettingsError("no password: set CONTENT_SERVICE_PASSWORD")
+        password = getpass.getpass(f"Password for {email}: ")
+    return api_url, email, password
+
+
+def _listen(args: argparse.Namespace) -> int:
+    from content_service.listen import ListenError, ListenOptions, listen, parse_events, split_list
+
+    api_url, email, password = _listen_target(args)
+    options = ListenOptions(
+        api_url=api_url,
+        email=email,
+        password=password,
+        forward_to=args.forward_to,
+        events=parse_events(args.events),
+        workspaces=split_list(args.workspace),
+    )
+    try:
+        return listen(options)
+    except ListenError as error:
+        print(f"content-service: {error}", file=sys.stderr)
+        return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="content-service", description=__doc__)
     parser.add_argument("--stack", help="a deployed CloudFormation stack to act on")
@@ -164,11 +253,47 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "bootstrap", help="create the first workspace, admin and tokens of a fresh stack"
     ).set_defaults(run=_bootstrap)
+
+    replay = commands.add_parser(
+        "replay", help="drive a failure queue's messages through the webhook code again"
+    ).add_subparsers(dest="action", required=True)
+    for name, run, what in (
+        ("fanout-failures", _replay_fanout_failures, "stream batches the fan-out gave up on"),
+        ("delivery-dlq", _replay_delivery_dlq, "delivery messages in the dead-letter queue"),
+    ):
+        queue = replay.add_parser(name, help=f"replay {what} (a dry run unless --execute)")
+        queue.add_argument(
+            "--execute", action="store_true", help="do it and delete each handled message"
+        )
+        queue.add_argument("--limit", type=int, default=1000, help="messages to read at most")
+        queue.set_defaults(run=run)
+    listen = commands.add_parser(
+        "listen", help="receive webhook deliveries here and forward them to a local URL"
+    )
+    listen.add_argument("--forward-to", required=True, help="the local URL to POST each one to")
+    listen.add_argument(
+        "--events", action="append", help="event kinds, comma-separated (default: all)"
+    )
+    listen.add_argument(
+        "--workspace", help="workspace ids or slugs, comma-separated (default: all)"
+    )
+    listen.add_argument(
+        "--api-url", help="the API's base URL (default: --stack's or the local one)"
+    )
+    listen.add_argument("--email", help="the administrator to sign in as")
+    listen.set_defaults(over_api=_listen)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "over_api", None) is not None:
+        try:
+            code: int = args.over_api(args)
+        except SettingsError as error:
+            print(f"content-service: {error}", file=sys.stderr)
+            return 1
+        return code
     try:
         settings, _ = resolve_settings(args)
         from content_service.runtime import configure

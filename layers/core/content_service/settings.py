@@ -111,7 +111,7 @@ class GraphQLLimits:
 
 @dataclass(frozen=True)
 class Tables:
-    """Physical names of the tables and the queue, as the template's Refs give them."""
+    """Physical names of the tables and the queues, as the template's Refs give them."""
 
     content: str = "ContentTable"
     schema: str = "SchemaTable"
@@ -119,6 +119,8 @@ class Tables:
     endpoints: str = "EndpointsTable"
     deliveries: str = "DeliveriesTable"
     delivery_queue_url: str = ""
+    fanout_failure_queue_url: str = ""
+    delivery_dlq_url: str = ""
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,8 @@ class Settings:
             endpoints=env.get("ENDPOINTS_TABLE", Tables.endpoints),
             deliveries=env.get("DELIVERIES_TABLE", Tables.deliveries),
             delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
+            fanout_failure_queue_url=env.get("FANOUT_FAILURE_QUEUE_URL", ""),
+            delivery_dlq_url=env.get("DELIVERY_DLQ_URL", ""),
         )
         graphql_kwargs = {
             name: _parse_int(variable, env[variable])

@@ -1,9 +1,10 @@
 """The outbox event written in the same transaction as every entry change.
 
 `{id, kind, occurredAt, workspaceId, actor, data: {kind: "content_entry", id, contentType,
-title}, expiresAt}`: `actor` is `{id, email}` for a signed-in user and null for a token; `title`
-is the type's titleField value at the time, so it survives deletion. The events table's stream
-feeds the webhook fan-out; nothing is sent during the write.
+title}, fanoutShard, expiresAt}`: `actor` is `{id, email}` for a signed-in user and null for a
+token; `title` is the type's titleField value at the time, so it survives deletion;
+`fanoutShard` marks the event as not yet fanned out (`webhooks/outbox.py`). The events table's
+stream feeds the webhook fan-out; nothing is sent during the write.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Literal
 from content_service.clock import iso_utc
 from content_service.content import dynamo
 from content_service.identity.principal import Caller, UserCaller
+from content_service.webhooks.outbox import fanout_shard
 
 EventKind = Literal[
     "entry.created",
@@ -53,8 +55,9 @@ def event_item(
     title: str,
     now: float,
 ) -> dict[str, Any]:
+    event_id = str(uuid.uuid4())
     return {
-        "id": str(uuid.uuid4()),
+        "id": event_id,
         "kind": kind,
         "occurredAt": iso_utc(now),
         "workspaceId": workspace_id,
@@ -65,6 +68,7 @@ def event_item(
             "contentType": content_type,
             "title": title,
         },
+        "fanoutShard": fanout_shard(event_id),
         "expiresAt": int(now) + EVENT_TTL_SECONDS,
     }
 

@@ -16,6 +16,7 @@ from content_service.settings import Settings
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
     from mypy_boto3_sqs import SQSClient
 
 _lock = threading.Lock()
@@ -46,4 +47,9 @@ def dynamodb(settings: Settings) -> DynamoDBClient:
 
 def sqs(settings: Settings) -> SQSClient:
     client: SQSClient = _client("sqs", settings)
+    return client
+
+
+def dynamodbstreams(settings: Settings) -> DynamoDBStreamsClient:
+    client: DynamoDBStreamsClient = _client("dynamodbstreams", settings)
     return client

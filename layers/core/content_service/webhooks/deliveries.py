@@ -4,7 +4,9 @@ Attributes (CONTRACT.md's delivery JSON names where they exist):
 - `id`, `endpointId`, `eventId`, `event`, `workspaceId`, `status`, `attempts`, `nextAttemptAt`,
   `createdAt`, `updatedAt`, `requestBody` (the frozen envelope, exact UTF-8 JSON text),
   `lastStatusCode`, `lastDurationMs`, `responseSnippet`, `lastError`, `attemptLog` (one map per
-  attempt: attempt, at, statusCode, durationMs, error)
+  attempt: attempt, at, statusCode, durationMs, error, responseHeaders, responseSnippet; every
+  receiver text bounded by `bounds.py`), `redeliveryOf` and `recoveryId` (a redelivery's
+  origin), `recoveredBy` (the redelivery a recovery made of this row)
 - `claimToken`, `claimedAt`: the current claim (spec 3.1, ARCHITECTURE.md principle 4)
 - `createdKey` = createdAt#id: the `byEndpoint` index's sort key (the log, newest first)
 - `sweepShard` + `sweepAt`: the sparse `bySweep` index; present while the row is not terminal,
@@ -30,6 +32,7 @@ from botocore.exceptions import ClientError
 
 from content_service.errors import BadRequest
 
+from .bounds import Headers
 from .dynamo import (
     error_code,
     failed_item,
@@ -54,6 +57,10 @@ BY_ENDPOINT = "byEndpoint"
 BY_SWEEP = "bySweep"
 BY_FINISH = "byFinish"
 PRUNE_CONTROL_ID = "control#prune"
+# Rows a filtered log query reads per request: filters drop rows after they are read.
+FILTERED_SCAN = 200
+# The endpoint list's 24 h health counts read at most this many rows per endpoint.
+HEALTH_MAX_ROWS = 20_000
 # A delivery id is derived from (endpoint, event) in this namespace: the same pair always gives
 # the same id, so a repeated stream record cannot create a second row.
 DELIVERY_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "content-service:webhook-delivery")
@@ -79,6 +86,8 @@ class AttemptRecord:
     status_code: int | None
     duration_ms: int | None
     error: str | None
+    response_headers: Headers = ()
+    response_snippet: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,16 +96,21 @@ class AttemptRecord:
             "statusCode": self.status_code,
             "durationMs": self.duration_ms,
             "error": self.error,
+            "responseHeaders": [list(pair) for pair in self.response_headers],
+            "responseSnippet": self.response_snippet,
         }
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> AttemptRecord:
+        headers = value.get("responseHeaders") or ()
         return cls(
             attempt=int(value.get("attempt") or 0),
             at=str(value.get("at") or ""),
             status_code=value.get("statusCode"),
             duration_ms=value.get("durationMs"),
             error=value.get("error"),
+            response_headers=tuple((str(n), str(v)) for n, v in headers),
+            response_snippet=value.get("responseSnippet"),
         )
 
 
@@ -122,10 +136,23 @@ class DeliveryRow:
     claimed_at: str | None = None
     sweep_at: str | None = None
     finished_at: str | None = None
+    redelivery_of: str | None = None
+    recovery_id: str | None = None
+    recovered_by: str | None = None
 
     @property
     def body_bytes(self) -> bytes:
         return self.request_body.encode("utf-8")
+
+    @property
+    def entry_id(self) -> str | None:
+        """The id of the record the envelope names (`data.id`), read from the frozen body."""
+        try:
+            data = json.loads(self.request_body).get("data")
+        except (ValueError, AttributeError):
+            return None
+        found = data.get("id") if isinstance(data, dict) else None
+        return found if isinstance(found, str) else None
 
     def to_json(self, *, detail: bool = False) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -143,6 +170,9 @@ class DeliveryRow:
             "lastDurationMs": self.last_duration_ms,
             "responseSnippet": self.response_snippet,
             "lastError": self.last_error,
+            "redeliveryOf": self.redelivery_of,
+            "recoveryId": self.recovery_id,
+            "recoveredBy": self.recovered_by,
         }
         if detail:
             body["workspaceId"] = self.workspace_id
@@ -167,6 +197,8 @@ class DeliveryRow:
             "sweepShard": shard,
             "finishShard": shard,
             "sweepAt": self.sweep_at,
+            "redeliveryOf": self.redelivery_of,
+            "recoveryId": self.recovery_id,
         }
 
     @classmethod
@@ -192,6 +224,9 @@ class DeliveryRow:
             claimed_at=item.get("claimedAt"),
             sweep_at=item.get("sweepAt"),
             finished_at=item.get("finishedAt"),
+            redelivery_of=item.get("redeliveryOf"),
+            recovery_id=item.get("recoveryId"),
+            recovered_by=item.get("recoveredBy"),
         )
 
 
@@ -250,6 +285,33 @@ class Outcome:
 class Page:
     items: list[DeliveryRow]
     next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class LogSearch:
+    """The log's search filters: an event id, an entry id, a window of creation times."""
+
+    event_id: str | None = None
+    entry_id: str | None = None
+    since_iso: str | None = None
+    until_iso: str | None = None
+
+    def key_range(self) -> str:
+        if self.since_iso is not None and self.until_iso is not None:
+            return " AND createdKey BETWEEN :since AND :until"
+        if self.since_iso is not None:
+            return " AND createdKey >= :since"
+        if self.until_iso is not None:
+            return " AND createdKey < :until"
+        return ""
+
+    def key_values(self) -> dict[str, str]:
+        found = {"since": self.since_iso, "until": self.until_iso}
+        return {name: value for name, value in found.items() if value is not None}
+
+
+def _cursor_after(item: Mapping[str, Any]) -> str:
+    return encode_cursor({k: item[k] for k in ("id", "endpointId", "createdKey")})
 
 
 def encode_cursor(key: Mapping[str, Any]) -> str:
@@ -377,47 +439,204 @@ class DeliveryStore:
         cursor: str | None = None,
         status: str | None = None,
         event: str | None = None,
+        search: LogSearch | None = None,
         max_requests: int = 20,
     ) -> Page:
-        """The delivery log of one endpoint, newest first, optionally filtered."""
+        """The delivery log of one endpoint, newest first, optionally filtered.
+
+        `since`/`until` narrow the index's key range (creation time), so a time window costs
+        only its own rows. The other filters are applied as the rows are read: a filtered
+        query reads `FILTERED_SCAN` rows per request, at most `max_requests` requests per
+        page, and a page that ran out of requests ends with a cursor, not with everything.
+        """
+        search = search or LogSearch()
         kwargs: dict[str, Any] = {
             "TableName": self._table,
             "IndexName": BY_ENDPOINT,
-            "KeyConditionExpression": "endpointId = :endpoint",
+            "KeyConditionExpression": "endpointId = :endpoint" + search.key_range(),
             "ScanIndexForward": False,
         }
-        expression_values = values(endpoint=endpoint_id)
+        expression_values = values(endpoint=endpoint_id, **search.key_values())
+        names: dict[str, str] = {}
         filters: list[str] = []
         if status is not None:
             filters.append("#status = :status")
             expression_values.update(values(status=status))
-            kwargs["ExpressionAttributeNames"] = {"#status": "status"}
+            names["#status"] = "status"
         if event is not None:
             filters.append("event = :event")
             expression_values.update(values(event=event))
+        if search.event_id is not None:
+            filters.append("eventId = :eventId")
+            expression_values.update(values(eventId=search.event_id))
+        if search.entry_id is not None:
+            # The entry id is inside the frozen body; `contains` narrows, the row decides.
+            filters.append("contains(requestBody, :entryId)")
+            expression_values.update(values(entryId=search.entry_id))
         if filters:
             kwargs["FilterExpression"] = " AND ".join(filters)
+        if names:
+            kwargs["ExpressionAttributeNames"] = names
         kwargs["ExpressionAttributeValues"] = expression_values
         if cursor is not None:
             kwargs["ExclusiveStartKey"] = decode_cursor(cursor, endpoint_id)
+        filtered = bool(filters)
         items: list[DeliveryRow] = []
         last: Mapping[str, Any] | None = None
         for _ in range(max_requests):
-            kwargs["Limit"] = limit - len(items)
+            kwargs["Limit"] = max(FILTERED_SCAN, limit) if filtered else limit - len(items)
             response = self._client.query(**kwargs)
-            items.extend(DeliveryRow.from_values(from_item(i)) for i in response.get("Items", []))
+            found = response.get("Items", [])
             last = response.get("LastEvaluatedKey")
-            if not last or len(items) >= limit:
+            for index, item in enumerate(found):
+                row = DeliveryRow.from_values(from_item(item))
+                if search.entry_id is not None and row.entry_id != search.entry_id:
+                    continue
+                items.append(row)
+                if len(items) == limit:
+                    more = index < len(found) - 1 or bool(last)
+                    return Page(items, _cursor_after(item) if more else None)
+            if not last:
                 break
             kwargs["ExclusiveStartKey"] = last
-        next_cursor = None
-        if last:
-            next_cursor = encode_cursor({k: last[k] for k in ("id", "endpointId", "createdKey")})
-        return Page(items, next_cursor)
+        return Page(items, _cursor_after(last) if last else None)
 
     def latest_for_endpoint(self, endpoint_id: str) -> DeliveryRow | None:
         page = self.page_for_endpoint(endpoint_id, limit=1, max_requests=1)
         return page.items[0] if page.items else None
+
+    def verdict_counts(
+        self, endpoint_id: str, since_iso: str, max_rows: int = HEALTH_MAX_ROWS
+    ) -> tuple[dict[str, int], bool]:
+        """Rows of one endpoint created since `since_iso`, counted by status; True when the
+        count stopped at `max_rows` (the figures are then a lower bound)."""
+        counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": BY_ENDPOINT,
+            "KeyConditionExpression": "endpointId = :endpoint AND createdKey >= :since",
+            "ProjectionExpression": "#status",
+            "ExpressionAttributeNames": {"#status": "status"},
+            "ExpressionAttributeValues": values(endpoint=endpoint_id, since=since_iso),
+        }
+        seen = 0
+        while True:
+            response = self._client.query(**kwargs)
+            for item in response.get("Items", []):
+                status = item.get("status", {}).get("S", "")
+                if status in counts:
+                    counts[status] += 1
+                seen += 1
+            last = response.get("LastEvaluatedKey")
+            if not last:
+                return counts, False
+            if seen >= max_rows:
+                return counts, True
+            kwargs["ExclusiveStartKey"] = last
+
+    def recoverable(
+        self,
+        endpoint_id: str,
+        *,
+        since_iso: str,
+        until_iso: str,
+        statuses: Sequence[str],
+        after: str | None,
+        limit: int,
+    ) -> tuple[list[DeliveryRow], str | None]:
+        """Rows created in [since, until) with one of `statuses`, oldest first, from after the
+        `createdKey` `after`; with the `createdKey` to continue from (None at the end)."""
+        low = after if after is not None else since_iso
+        operator = ">" if after is not None else ">="
+        names = {"#status": "status"}
+        placeholders = ", ".join(f":s{i}" for i in range(len(statuses)))
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": BY_ENDPOINT,
+            "KeyConditionExpression": (
+                "endpointId = :endpoint AND createdKey BETWEEN :low AND :until"
+            ),
+            "FilterExpression": f"#status IN ({placeholders})",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": {
+                **values(endpoint=endpoint_id, low=low, until=until_iso),
+                **{f":s{i}": to_attribute(status) for i, status in enumerate(statuses)},
+            },
+            "ScanIndexForward": True,
+        }
+        rows: list[DeliveryRow] = []
+        for _ in range(5):
+            kwargs["Limit"] = FILTERED_SCAN
+            response = self._client.query(**kwargs)
+            for item in response.get("Items", []):
+                row = DeliveryRow.from_values(from_item(item))
+                key = f"{row.created_at}#{row.id}"
+                if operator == ">" and key <= low:
+                    continue
+                rows.append(row)
+                if len(rows) == limit:
+                    return rows, key
+            last = response.get("LastEvaluatedKey")
+            if not last:
+                return rows, None
+            kwargs["ExclusiveStartKey"] = last
+        return rows, str(last["createdKey"]["S"]) if last else None
+
+    def schedule_now(self, delivery_id: str, now_iso: str, sweep_iso: str) -> DeliveryRow | None:
+        """Retry now: a `failed` row's next attempt becomes due at once (None if not failed)."""
+        try:
+            response = self._client.update_item(
+                TableName=self._table,
+                Key={"id": {"S": delivery_id}},
+                UpdateExpression="SET nextAttemptAt = :now, sweepAt = :sweep, updatedAt = :now",
+                ConditionExpression="attribute_exists(endpointId) AND #status = :failed",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=values(now=now_iso, sweep=sweep_iso, failed="failed"),
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return None
+            raise
+        return DeliveryRow.from_values(from_item(response["Attributes"]))
+
+    def mark_recovered(
+        self, original: DeliveryRow, redelivery_id: str, now_iso: str, expires_at: int | None
+    ) -> None:
+        """Records the redelivery a recovery made of `original`. A `failed` original stops its
+        own retries (dead, "superseded"), so the event is not sent twice; if a worker took it
+        meanwhile, only the mark is written."""
+        why = f"superseded by redelivery {redelivery_id} (recovery)"
+        sets = "#status = :dead, recoveredBy = :by, lastError = :why, updatedAt = :now"
+        sets += ", finishedAt = :now" + (", expiresAt = :expires" if expires_at else "")
+        retire_values = values(dead="dead", by=redelivery_id, why=why, now=now_iso, failed="failed")
+        if expires_at:
+            retire_values.update(values(expires=expires_at))
+        if original.status == "failed":
+            try:
+                self._client.update_item(
+                    TableName=self._table,
+                    Key={"id": {"S": original.id}},
+                    UpdateExpression=f"SET {sets} REMOVE nextAttemptAt, sweepAt",
+                    ConditionExpression="#status = :failed",
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues=retire_values,
+                )
+                return
+            except ClientError as error:
+                if not is_condition_failure(error):
+                    raise
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={"id": {"S": original.id}},
+                UpdateExpression="SET recoveredBy = :by",
+                ConditionExpression="attribute_exists(endpointId)",
+                ExpressionAttributeValues=values(by=redelivery_id),
+            )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
 
     # -- claiming and recording ----------------------------------------------------------
 
@@ -560,6 +779,23 @@ class DeliveryStore:
             response = self._client.query(**kwargs)
             for item in response.get("Items", []):
                 yield item["id"]["S"], item["sweepAt"]["S"]
+            last = response.get("LastEvaluatedKey")
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
+
+    def unfinished(self, shard: str) -> Iterator[str]:
+        """Ids of the shard's non-terminal rows, whatever their `sweepAt`."""
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": BY_SWEEP,
+            "KeyConditionExpression": "sweepShard = :shard",
+            "ExpressionAttributeValues": values(shard=shard),
+        }
+        while True:
+            response = self._client.query(**kwargs)
+            for item in response.get("Items", []):
+                yield item["id"]["S"]
             last = response.get("LastEvaluatedKey")
             if not last:
                 return

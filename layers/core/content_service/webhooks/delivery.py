@@ -18,6 +18,7 @@ from typing import Literal
 from content_service.clock import Clock, iso_utc
 from content_service.settings import WebhookOptions
 
+from .bounds import ERROR_BYTES, clip, clip_error
 from .deliveries import AttemptRecord, Claim, DeliveryStore, NotClaimed, Outcome
 from .endpoint_store import Endpoint, EndpointStore
 from .http_sender import Sender, SendResult
@@ -39,6 +40,7 @@ Result = Literal[
     "skipped_not_due",
     "skipped_claimed",
     "claim_lost",
+    "handed_over",
 ]
 
 
@@ -60,6 +62,9 @@ class Report:
     status_code: int | None = None
     endpoint_disabled: bool = False
     sent: bool = False
+    endpoint_id: str | None = None
+    duration_ms: int | None = None
+    error: str | None = None
 
 
 @dataclass
@@ -111,6 +116,8 @@ class DeliveryWorker:
                 else f"endpoint disabled: {endpoint.disabled_reason or 'no reason given'}"
             )
             return self._give_up(claim, lost, why, count_dead=False)
+        if endpoint.pull:
+            return self._hand_over(claim, lost, endpoint)
         if claim.attempt > self.options.max_attempts:
             # Only after a reclaim: the last allowed attempt's worker died without an outcome.
             return self._give_up(
@@ -121,8 +128,16 @@ class DeliveryWorker:
         judgement = judge(result, claim.attempt, self.options.max_attempts, self.rng)
         now = self.clock.now()
         now_iso = iso_utc(now)
-        error = None if judgement.verdict == "succeeded" else judgement.reason
-        entry = AttemptRecord(claim.attempt, now_iso, result.status_code, result.duration_ms, error)
+        error = None if judgement.verdict == "succeeded" else clip_error(judgement.reason)
+        entry = AttemptRecord(
+            claim.attempt,
+            now_iso,
+            result.status_code,
+            result.duration_ms,
+            error,
+            result.response_headers,
+            result.response_snippet,
+        )
         outcome = Outcome(
             status=judgement.verdict,
             now_iso=now_iso,
@@ -144,7 +159,16 @@ class DeliveryWorker:
                 sweep_at=iso_utc(now + wait + grace),
             )
         if not self.deliveries.finish(claim, outcome):
-            return Report(row.id, "claim_lost", claim.attempt, result.status_code, sent=True)
+            return Report(
+                row.id,
+                "claim_lost",
+                claim.attempt,
+                result.status_code,
+                sent=True,
+                endpoint_id=row.endpoint_id,
+                duration_ms=result.duration_ms,
+                error=error,
+            )
         disabled = False
         if judgement.verdict == "succeeded" and endpoint.consecutive_dead > 0:
             self.endpoints.reset_dead(endpoint.id)
@@ -159,6 +183,9 @@ class DeliveryWorker:
             result.status_code,
             endpoint_disabled=disabled,
             sent=True,
+            endpoint_id=row.endpoint_id,
+            duration_ms=result.duration_ms,
+            error=error,
         )
 
     def flush(self) -> int:
@@ -185,6 +212,31 @@ class DeliveryWorker:
         except ValueError as error:  # a stored header the sender cannot send
             return SendResult(None, 0, "", f"request not sent: {error}", None)
 
+    def _hand_over(
+        self, claim: Claim, lost: tuple[AttemptRecord, ...], endpoint: Endpoint
+    ) -> Report:
+        """A pull endpoint's row is not sent: its listener fetches it over the API. While the
+        lease lasts the row is done (succeeded, no request); once the listener has stopped
+        renewing it, the endpoint is disabled and the row given up, not counted."""
+        now = self.clock.now()
+        now_iso = iso_utc(now)
+        if endpoint.lease_expires_at is None or endpoint.lease_expires_at < now_iso:
+            why = f"the listener stopped fetching (lease ended {endpoint.lease_expires_at})"
+            self.endpoints.disable(endpoint.id, why, now_iso)
+            return self._give_up(claim, lost, f"endpoint disabled: {why}", count_dead=False)
+        entry = AttemptRecord(claim.attempt, now_iso, None, None, None)
+        outcome = Outcome(
+            status="succeeded",
+            now_iso=now_iso,
+            log=(*lost, entry),
+            expires_at=self._expires_at(now),
+            sent=False,
+        )
+        row = claim.row
+        if not self.deliveries.finish(claim, outcome):
+            return Report(row.id, "claim_lost", endpoint_id=row.endpoint_id)
+        return Report(row.id, "handed_over", claim.attempt, endpoint_id=row.endpoint_id)
+
     def _give_up(
         self,
         claim: Claim,
@@ -200,17 +252,24 @@ class DeliveryWorker:
             status="dead",
             now_iso=iso_utc(now),
             log=lost,
-            error=why,
+            error=clip_error(why),
             expires_at=self._expires_at(now),
             attempts=claim.before.attempts,
             sent=False,
         )
+        row = claim.row
         if not self.deliveries.finish(claim, outcome):
-            return Report(claim.row.id, "claim_lost")
+            return Report(row.id, "claim_lost", endpoint_id=row.endpoint_id)
         disabled = False
         if count_dead and endpoint is not None:
-            disabled = self._count_dead(endpoint, claim.row.id, why)
-        return Report(claim.row.id, "dead", endpoint_disabled=disabled)
+            disabled = self._count_dead(endpoint, row.id, why)
+        return Report(
+            row.id,
+            "dead",
+            endpoint_disabled=disabled,
+            endpoint_id=row.endpoint_id,
+            error=outcome.error,
+        )
 
     def _count_dead(self, endpoint: Endpoint, delivery_id: str, why: str) -> bool:
         """Counts a dead delivery; disables the endpoint at `autoDisableAfter` in a row."""
@@ -219,9 +278,10 @@ class DeliveryWorker:
             return False
         if counted.consecutive_dead < self.options.auto_disable_after:
             return False
-        reason = (
+        reason = clip(
             f"disabled after {counted.consecutive_dead} consecutive dead deliveries "
-            f"(last: {delivery_id}, {why})"
+            f"(last: {delivery_id}, {why})",
+            ERROR_BYTES,
         )
         return self.endpoints.disable(endpoint.id, reason, iso_utc(self.clock.now()))
 

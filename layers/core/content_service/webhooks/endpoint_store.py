@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import ClientError
 
@@ -20,8 +20,14 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
 
+Mode = Literal["push", "pull"]
+
+
 @dataclass(frozen=True)
 class Endpoint:
+    """A push endpoint is POSTed to; a pull endpoint (`content-service listen`) is never
+    connected to: its listener fetches its deliveries over the API while its lease lasts."""
+
     id: str
     url: str
     secret: str
@@ -35,10 +41,16 @@ class Endpoint:
     consecutive_dead: int = 0
     created_at: str = ""
     updated_at: str = ""
+    mode: Mode = "push"
+    lease_expires_at: str | None = None
 
     @property
     def secret_hint(self) -> str:
         return secret_hint(self.secret)
+
+    @property
+    def pull(self) -> bool:
+        return self.mode == "pull"
 
     def to_json(self) -> dict[str, Any]:
         """CONTRACT.md's endpoint JSON; never the secret."""
@@ -56,6 +68,8 @@ class Endpoint:
             "consecutiveDead": self.consecutive_dead,
             "createdAt": self.created_at,
             "updatedAt": self.updated_at,
+            "mode": self.mode,
+            "leaseExpiresAt": self.lease_expires_at,
         }
 
     def to_values(self) -> dict[str, Any]:
@@ -73,6 +87,8 @@ class Endpoint:
             "consecutiveDead": self.consecutive_dead,
             "createdAt": self.created_at,
             "updatedAt": self.updated_at,
+            "mode": self.mode,
+            "leaseExpiresAt": self.lease_expires_at,
         }
 
     @classmethod
@@ -91,6 +107,8 @@ class Endpoint:
             consecutive_dead=int(item.get("consecutiveDead") or 0),
             created_at=item.get("createdAt", ""),
             updated_at=item.get("updatedAt", ""),
+            mode="pull" if item.get("mode") == "pull" else "push",
+            lease_expires_at=item.get("leaseExpiresAt"),
         )
 
 

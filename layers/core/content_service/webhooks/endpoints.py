@@ -7,8 +7,9 @@ redeliver and the send test. Everything the routes accept is validated here, so 
 from __future__ import annotations
 
 import re
+import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,20 +19,37 @@ from content_service.identity.workspaces import resolve_workspace
 from content_service.settings import Settings
 
 from . import services, wiring
-from .catalogue import SUBSCRIBABLE_KINDS, is_known_kind
+from .catalogue import PING, SUBSCRIBABLE_KINDS, is_known_kind
 from .custom_headers import HeaderRuleError, validate_custom_headers
-from .deliveries import STATUSES, DeliveryRow, Page
+from .deliveries import STATUSES, DeliveryRow, LogSearch, Page
+from .delivery import RETRY_SWEEP_GRACE_SECONDS
 from .endpoint_secrets import mint_secret
-from .endpoint_store import Endpoint
+from .endpoint_store import Endpoint, Mode
 from .envelope import refreeze
 from .fanout import ENQUEUE_GRACE_SECONDS
 from .ping import PingResult, send_ping
-from .url_policy import UnresolvableHost, UrlRefused, check_url
+from .recovery import (
+    DEFAULT_STATUSES,
+    RECOVERABLE_STATUSES,
+    Recovery,
+    new_recovery,
+    recovery_key,
+)
+from .times import parse_instant
+from .url_policy import UnresolvableHost, UrlPolicy, UrlRefused, check_url, check_url_syntax
 
 MAX_WORKSPACES = 100
 MAX_CONTENT_TYPES = 200
 DEFAULT_PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
+# A pull endpoint's listener renews this lease at every fetch; past it, the endpoint stops.
+LISTENER_LEASE_SECONDS = 120
+# A listener fetches rows created at least this long ago, so a row the index shows a moment
+# late (another process's clock, index lag) is not skipped by a cursor already past it.
+PULL_SETTLE_SECONDS = 2
+PULL_BATCH = 50
+MAX_PULL_WAIT_SECONDS = 20
+_PULL_CURSOR = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[0-9a-f-]{36}")
 _CONTENT_TYPE_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
@@ -44,6 +62,7 @@ class EndpointInput:
     content_types: tuple[str, ...] = ()
     headers: Mapping[str, str] = field(default_factory=dict)
     enabled: bool = True
+    mode: Mode = "push"
 
 
 @dataclass(frozen=True)
@@ -57,6 +76,30 @@ class EndpointPatch:
     content_types: tuple[str, ...] | None = None
     headers: Mapping[str, str] | None = None
     enabled: bool | None = None
+
+
+HEALTH_WINDOW_SECONDS = 24 * 3600
+
+
+@dataclass(frozen=True)
+class Health:
+    since: str
+    counts: Mapping[str, int]
+    truncated: bool
+
+    @property
+    def success_rate(self) -> float | None:
+        judged = sum(self.counts.get(s, 0) for s in ("succeeded", "failed", "dead"))
+        return self.counts.get("succeeded", 0) / judged if judged else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "since": self.since,
+            "total": sum(self.counts.values()),
+            "counts": dict(self.counts),
+            "successRate": self.success_rate,
+            "truncated": self.truncated,
+        }
 
 
 def _unique(values: Iterable[str]) -> tuple[str, ...]:
@@ -141,11 +184,24 @@ class EndpointRegistry:
 
     # -- endpoints -----------------------------------------------------------------------
 
+    def check_listener_url(self, url: str) -> str:
+        """A pull endpoint's URL is where its listener forwards (a label: never connected to
+        by the service), so only its form is checked."""
+        try:
+            check_url_syntax(url, UrlPolicy(allow_insecure_urls=True, allow_private_networks=True))
+        except UrlRefused as refused:
+            raise ValidationFailed(
+                f"url is not a URL a listener can forward to: {refused.reason}",
+                details={"field": "url", "reason": refused.reason},
+            ) from None
+        return url
+
     def create(self, spec: EndpointInput) -> Endpoint:
-        now = iso_utc(self._deps.clock.now())
+        now = self._deps.clock.now()
+        pull = spec.mode == "pull"
         endpoint = Endpoint(
             id=str(uuid.uuid4()),
-            url=self.check_url(spec.url),
+            url=self.check_listener_url(spec.url) if pull else self.check_url(spec.url),
             secret=mint_secret(),
             workspaces=self._check_workspaces(spec.workspaces),
             all_workspaces=spec.all_workspaces,
@@ -154,8 +210,10 @@ class EndpointRegistry:
             headers=self._check_headers(spec.headers),
             enabled=spec.enabled,
             disabled_reason=None if spec.enabled else "created disabled",
-            created_at=now,
-            updated_at=now,
+            created_at=iso_utc(now),
+            updated_at=iso_utc(now),
+            mode=spec.mode,
+            lease_expires_at=iso_utc(now + LISTENER_LEASE_SECONDS) if pull else None,
         )
         self._endpoints.insert(endpoint)
         return endpoint
@@ -176,7 +234,8 @@ class EndpointRegistry:
         sets: dict[str, Any] = {"updatedAt": iso_utc(self._deps.clock.now())}
         removes: tuple[str, ...] = ()
         if patch.url is not None:
-            sets["url"] = self.check_url(patch.url)
+            check = self.check_listener_url if current.pull else self.check_url
+            sets["url"] = check(patch.url)
         if patch.workspaces is not None:
             sets["workspaces"] = list(self._check_workspaces(patch.workspaces))
         if patch.all_workspaces is not None:
@@ -212,13 +271,22 @@ class EndpointRegistry:
             raise NotFound(f"webhook endpoint {endpoint_id} not found")
         return updated
 
-    def ping(self, endpoint_id: str, actor: Mapping[str, str] | None) -> PingResult:
+    def ping(
+        self, endpoint_id: str, actor: Mapping[str, str] | None, kind: str = PING
+    ) -> PingResult:
+        """Send test: `ping`, or the example envelope of another catalogue kind."""
         endpoint = self.get(endpoint_id)
+        if not is_known_kind(kind):
+            raise ValidationFailed(
+                f"event {kind[:80]!r} is not in the event catalogue", details={"field": "event"}
+            )
+        if endpoint.pull:
+            raise Conflict("a pull endpoint is never sent to: its listener fetches deliveries")
         sender = wiring.make_sender(
             self._options, self._deps, snippet_bytes=wiring.PING_SNIPPET_BYTES
         )
         with sender:
-            return send_ping(endpoint, actor, sender, self._deps.clock)
+            return send_ping(endpoint, actor, sender, self._deps.clock, kind)
 
     # -- deliveries ----------------------------------------------------------------------
 
@@ -230,6 +298,7 @@ class EndpointRegistry:
         event: str | None = None,
         cursor: str | None = None,
         limit: int = DEFAULT_PAGE_SIZE,
+        search: LogSearch | None = None,
     ) -> Page:
         endpoint = self.get(endpoint_id)
         if status is not None and status not in STATUSES:
@@ -239,7 +308,12 @@ class EndpointRegistry:
         if not 1 <= limit <= MAX_PAGE_SIZE:
             raise BadRequest(f"limit must be from 1 to {MAX_PAGE_SIZE}")
         return self._deliveries.page_for_endpoint(
-            endpoint.id, limit=limit, cursor=cursor or None, status=status, event=event
+            endpoint.id,
+            limit=limit,
+            cursor=cursor or None,
+            status=status,
+            event=event,
+            search=search,
         )
 
     def delivery(self, endpoint_id: str, delivery_id: str) -> DeliveryRow:
@@ -273,3 +347,117 @@ class EndpointRegistry:
         self._deliveries.insert_one(row)
         services.delivery_queue(self._settings).enqueue([row.id])
         return row
+
+    def retry_now(self, endpoint_id: str, delivery_id: str) -> DeliveryRow:
+        """Retry now: the same `failed` delivery, its next attempt due at once and queued."""
+        current = self.delivery(endpoint_id, delivery_id)
+        endpoint = self.get(endpoint_id)
+        if not endpoint.enabled:
+            raise Conflict("the endpoint is disabled; re-enable it before retrying")
+        if current.status != "failed":
+            raise Conflict(
+                f"only a failed delivery can be retried now; this one is {current.status}"
+            )
+        now = self._deps.clock.now()
+        row = self._deliveries.schedule_now(
+            current.id, iso_utc(now), iso_utc(now + RETRY_SWEEP_GRACE_SECONDS)
+        )
+        if row is None:
+            raise Conflict("the delivery is no longer waiting for a retry; reload to see it")
+        services.delivery_queue(self._settings).enqueue([row.id])
+        return row
+
+    # -- recovery ------------------------------------------------------------------------
+
+    def recover(
+        self, endpoint_id: str, since: str, until: str | None, statuses: Iterable[str] | None
+    ) -> Recovery:
+        """Records a recovery job and queues it; the work runs in the delivery function."""
+        endpoint = self.get(endpoint_id)
+        if not endpoint.enabled:
+            raise Conflict("the endpoint is disabled; re-enable it before recovering")
+        now = self._deps.clock.now()
+        try:
+            start = parse_instant(since, "since")
+            end = now if until is None else min(parse_instant(until, "until"), now)
+        except ValueError as error:
+            raise ValidationFailed(
+                str(error), details={"field": "until" if "until" in str(error) else "since"}
+            ) from None
+        if start >= end:
+            raise ValidationFailed(
+                "since must be before until (and before now)", details={"field": "since"}
+            )
+        chosen = _unique(statuses) if statuses is not None else DEFAULT_STATUSES
+        bad = [s for s in chosen if s not in RECOVERABLE_STATUSES]
+        if bad or not chosen:
+            raise ValidationFailed(
+                f"statuses must be some of {', '.join(RECOVERABLE_STATUSES)}",
+                details={"field": "statuses", "allowed": list(RECOVERABLE_STATUSES)},
+            )
+        recovery = new_recovery(endpoint.id, iso_utc(start), iso_utc(end), chosen, iso_utc(now))
+        store = services.recovery_store(self._settings)
+        store.create(recovery, iso_utc(now + ENQUEUE_GRACE_SECONDS))
+        services.delivery_queue(self._settings).enqueue([recovery_key(recovery.id)])
+        return recovery
+
+    def recovery(self, endpoint_id: str, recovery_id: str) -> Recovery:
+        endpoint = self.get(endpoint_id)
+        found = services.recovery_store(self._settings).get(_valid_id(recovery_id, "recovery"))
+        if found is None or found.endpoint_id != endpoint.id:
+            raise NotFound(f"recovery {recovery_id[:80]} not found for this endpoint")
+        return found
+
+    # -- health --------------------------------------------------------------------------
+
+    def health(self, endpoint_id: str) -> Health:
+        """Deliveries created in the last 24 h, by status, and the success rate among those
+        with a verdict (succeeded, failed, dead)."""
+        since = iso_utc(self._deps.clock.now() - HEALTH_WINDOW_SECONDS)
+        counts, truncated = self._deliveries.verdict_counts(endpoint_id, since)
+        return Health(since, counts, truncated)
+
+    # -- pull endpoints (`content-service listen`) ---------------------------------------
+
+    def pull(
+        self, endpoint_id: str, after: str | None, wait_seconds: float
+    ) -> tuple[Endpoint, Sequence[DeliveryRow], str | None]:
+        """A pull endpoint's deliveries created after the cursor `after`, oldest first,
+        waiting up to `wait_seconds` for one (a long poll); renews the listener's lease."""
+        endpoint = self.get(endpoint_id)
+        if not endpoint.pull:
+            raise Conflict("only a pull endpoint (content-service listen) is fetched from")
+        if not endpoint.enabled:
+            raise Conflict(
+                f"this listener's endpoint is disabled: {endpoint.disabled_reason}; "
+                "start a new listener"
+            )
+        if after is not None and not _PULL_CURSOR.fullmatch(after):
+            raise BadRequest("after must be a cursor this service returned")
+        lease = iso_utc(self._deps.clock.now() + LISTENER_LEASE_SECONDS)
+        renewed = self._endpoints.update(endpoint.id, {"leaseExpiresAt": lease})
+        if renewed is None:
+            raise NotFound(f"webhook endpoint {endpoint_id} not found")
+        deadline = time.monotonic() + min(max(wait_seconds, 0.0), MAX_PULL_WAIT_SECONDS)
+        while True:
+            settled = iso_utc(self._deps.clock.now() - PULL_SETTLE_SECONDS)
+            rows, _ = self._deliveries.recoverable(
+                endpoint.id,
+                since_iso=endpoint.created_at,
+                until_iso=settled,
+                statuses=STATUSES,
+                after=after,
+                limit=PULL_BATCH,
+            )
+            if rows or time.monotonic() >= deadline:
+                break
+            time.sleep(0.25)
+            if not self._still_listening(endpoint.id):
+                break
+        cursor = f"{rows[-1].created_at}#{rows[-1].id}" if rows else after
+        return renewed, rows, cursor
+
+    def _still_listening(self, endpoint_id: str) -> bool:
+        """A long poll ends early once its endpoint is deleted or disabled (the CLI stopped)."""
+        current = self._endpoints.get(endpoint_id)
+        return current is not None and current.enabled

@@ -1,7 +1,10 @@
 """Fan-out (spec 6.4.1): an outbox event becomes one pending row per matching endpoint.
 
 Rows are inserted with a frozen id (derived from endpoint and event, so a repeated stream record
-finds them already there) and a frozen body, then their ids are queued. Nothing is sent here.
+finds them already there) and a frozen body, then their ids are queued, then the event's
+fan-out marker is removed. Nothing is sent here. An endpoint takes only events that occurred
+after it was created (spec 6.4.4), so a late fan-out (the sweep's reconciliation, a replayed
+failure queue) never gives a new endpoint an old entry.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from .endpoint_store import Endpoint
 from .envelope import envelope, freeze
 from .matching import matches
 from .outbox import OutboxEvent
+from .outbox_store import OutboxStore
 from .queue import DeliveryQueue
 
 # A pending row whose message went missing (a crash between insert and enqueue, a purged
@@ -33,10 +37,18 @@ class FanOutResult:
     requests: int = 0
 
 
+def existed_at(endpoint: Endpoint, occurred_at: str) -> bool:
+    """Whether the endpoint was created before the event occurred (both ISO, sortable)."""
+    return not endpoint.created_at or endpoint.created_at <= occurred_at
+
+
 class FanOut:
-    def __init__(self, deliveries: DeliveryStore, queue: DeliveryQueue, clock: Clock) -> None:
+    def __init__(
+        self, deliveries: DeliveryStore, queue: DeliveryQueue, outbox: OutboxStore, clock: Clock
+    ) -> None:
         self._deliveries = deliveries
         self._queue = queue
+        self._outbox = outbox
         self._clock = clock
 
     def rows_for(self, event: OutboxEvent, endpoints: Sequence[Endpoint]) -> list[DeliveryRow]:
@@ -45,7 +57,7 @@ class FanOut:
         sweep_at = iso_utc(now + ENQUEUE_GRACE_SECONDS)
         rows = []
         for endpoint in endpoints:
-            if not matches(endpoint, event):
+            if not matches(endpoint, event) or not existed_at(endpoint, event.occurred_at):
                 continue
             delivery_id = fanout_delivery_id(endpoint.id, event.id)
             body = freeze(envelope(delivery_id, event)).decode("utf-8")
@@ -70,14 +82,16 @@ class FanOut:
 
         Ids of rows that already existed are queued again: when a stream record repeats it is
         usually because the first run died after inserting and before queuing. A duplicate
-        message costs one failed claim, never a second attempt.
+        message costs one failed claim, never a second attempt. The marker goes last, so an
+        event whose fan-out died half-way is still found by the reconciliation.
         """
         rows = self.rows_for(event, endpoints)
         result = FanOutResult(event.id, matched=len(rows))
-        if not rows:
-            return result
-        inserted = self._deliveries.insert_new(rows)
-        result.inserted, result.existing = inserted.inserted, inserted.existing
-        result.requests = inserted.requests
-        result.requests += self._queue.enqueue([row.id for row in rows])
+        if rows:
+            inserted = self._deliveries.insert_new(rows)
+            result.inserted, result.existing = inserted.inserted, inserted.existing
+            result.requests = inserted.requests
+            result.requests += self._queue.enqueue([row.id for row in rows])
+        self._outbox.mark_fanned_out(event.id, iso_utc(self._clock.now()))
+        result.requests += 1
         return result

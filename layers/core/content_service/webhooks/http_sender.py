@@ -29,6 +29,7 @@ from datetime import UTC
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from .bounds import Headers, clip, clip_error, clip_headers
 from .custom_headers import check_header_value, is_valid_header_name
 from .url_policy import (
     CheckedTarget,
@@ -50,6 +51,10 @@ DEFAULT_SNIPPET_BYTES = 2048
 DRAIN_LIMIT_BYTES = 64 * 1024
 MAX_IDLE_CONNECTIONS = 32
 MAX_RETRY_AFTER_SECONDS = 2**31 - 1
+# A status line is `HTTP/1.1 200 OK`: a receiver gets a few KB for its reason phrase, not 64.
+MAX_STATUS_LINE = 8192
+# Exactly three ASCII digits. `int()` alone would take `2_00`, `+204` and ` 204`.
+_STATUS_CODE = re.compile(r"[0-9]{3}")
 
 # Framing headers the sender owns; custom headers may not set them either (spec 8.5.4).
 _SENDER_OWNED_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection"})
@@ -67,6 +72,8 @@ class SendResult:
     connection, timeout, TLS failure); `error` then says why. A status with an `error` means the
     status line arrived but the body did not finish in time: the verdict follows the status.
     `retry_after_seconds` is the parsed `Retry-After`, not capped (the caller caps it).
+    Every text is bounded (`bounds.py`): the error to 1 KB, the headers to 4 KB, the snippet to
+    the sender's `snippet_bytes` in UTF-8.
     """
 
     status_code: int | None
@@ -74,6 +81,7 @@ class SendResult:
     response_snippet: str
     error: str | None
     retry_after_seconds: int | None
+    response_headers: Headers = ()
 
     @property
     def ok(self) -> bool:
@@ -113,7 +121,8 @@ class _DeadlineReader(io.RawIOBase):
 
 
 class _DeadlineResponse(http.client.HTTPResponse):
-    """An `http.client` response that reads through a `_DeadlineReader`."""
+    """An `http.client` response that reads through a `_DeadlineReader` and accepts only a
+    status line whose code is exactly three ASCII digits (anything else is "no status")."""
 
     def __init__(
         self,
@@ -125,6 +134,29 @@ class _DeadlineResponse(http.client.HTTPResponse):
         super().__init__(sock, debuglevel, method, url)
         self.fp.close()
         self.fp = io.BufferedReader(_DeadlineReader(sock, _deadline.get()))
+
+    def _read_status(self) -> tuple[str, int, str]:
+        """`http.client`'s own parse, stricter: the code must be three ASCII digits from 100.
+
+        The offending line is quoted only in part, so a receiver cannot grow the error text.
+        """
+        line = str(self.fp.readline(MAX_STATUS_LINE + 1), "iso-8859-1")
+        if len(line) > MAX_STATUS_LINE:
+            raise http.client.LineTooLong(f"status line (over {MAX_STATUS_LINE} bytes)")
+        if not line:
+            raise http.client.RemoteDisconnected("Remote end closed connection without response")
+        parts = line.split(" ", 2)
+        version, status = parts[0], parts[1] if len(parts) > 1 else ""
+        reason = parts[2] if len(parts) > 2 else ""
+        status = status.rstrip("\r\n")
+        if not version.startswith("HTTP/") or not _STATUS_CODE.fullmatch(status):
+            self._close_conn()  # type: ignore[attr-defined]
+            raise http.client.BadStatusLine(repr(clip(line, 100)))
+        code = int(status)
+        if code < 100:
+            self._close_conn()  # type: ignore[attr-defined]
+            raise http.client.BadStatusLine(repr(clip(line, 100)))
+        return version, code, reason
 
 
 class _PinnedHTTPConnection(http.client.HTTPConnection):
@@ -220,6 +252,10 @@ def parse_retry_after(value: str | None, now: float) -> int | None:
 
 
 def _describe(error: BaseException, timeout_ms: int) -> str:
+    return clip(_explain(error, timeout_ms), 400)
+
+
+def _explain(error: BaseException, timeout_ms: int) -> str:
     if isinstance(error, TimeoutError):
         return f"timed out after {timeout_ms} ms"
     if isinstance(error, ConnectionRefusedError):
@@ -256,6 +292,7 @@ class _Exchange:
     retry_after: int | None
     error: str | None
     reusable: bool
+    headers: Headers
 
 
 @functools.cache
@@ -340,9 +377,17 @@ class Sender:
             snippet: str = "",
             error: str | None = None,
             retry_after: int | None = None,
+            headers: Headers = (),
         ) -> SendResult:
             duration = round((time.monotonic() - start) * 1000)
-            return SendResult(status, duration, snippet, error, retry_after)
+            return SendResult(
+                status,
+                duration,
+                clip(snippet, self._snippet_bytes, mark=False),
+                clip_error(error),
+                retry_after,
+                clip_headers(headers),
+            )
 
         try:
             checked = check_url(url, self._policy, self._resolver)
@@ -360,7 +405,13 @@ class Sender:
             _deadline.reset(token)
         if exchange.status < 200:
             return result(error=f"the receiver sent only an informational {exchange.status}")
-        return result(exchange.status, exchange.snippet, exchange.error, exchange.retry_after)
+        return result(
+            exchange.status,
+            exchange.snippet,
+            exchange.error,
+            exchange.retry_after,
+            exchange.headers,
+        )
 
     def _exchange(
         self,
@@ -452,6 +503,7 @@ class Sender:
 
     def _read_response(self, response: http.client.HTTPResponse, deadline: float) -> _Exchange:
         retry_after = parse_retry_after(response.getheader("Retry-After"), self._wall_clock())
+        headers = clip_headers(response.getheaders())
         snippet = bytearray()
         error: str | None = None
         try:
@@ -479,7 +531,7 @@ class Sender:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         complete = len(snippet) < self._snippet_bytes
         text = decoder.decode(bytes(snippet), final=complete)
-        return _Exchange(response.status, text, retry_after, error, reusable)
+        return _Exchange(response.status, text, retry_after, error, reusable, headers)
 
     def _keep(self, key: _Key, conn: _PinnedHTTPConnection) -> None:
         self._idle[key] = conn

@@ -2,6 +2,12 @@
 
 `{id, kind, occurredAt, workspaceId, actor, data}`: one item in the events table per entry
 write, in the same transaction as the entry. The fan-out reads it from the table's stream.
+
+Every event is written with a fan-out marker, `fanoutShard`, which puts it in the sparse
+`byPendingFanout` index (partitioned by shard, sorted by `occurredAt`); the fan-out removes the
+marker once the event's delivery rows exist and are queued. The minute sweep fans out again
+any event still in the index after a grace period: a stream batch that failed for good, a
+local stack restarted after a crash (docs/decisions.md, "outbox reconciliation").
 """
 
 from __future__ import annotations
@@ -10,6 +16,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+
+PENDING_FANOUT_INDEX = "byPendingFanout"
+FANOUT_SHARDS = 16
+
+
+def fanout_shard(event_id: str) -> str:
+    """The marker's value: a shard derived from the event id, so no index partition is hot."""
+    try:
+        number = int(event_id.replace("-", "")[-4:], 16)
+    except ValueError:
+        number = sum(event_id.encode())
+    return f"{number % FANOUT_SHARDS:02d}"
 
 
 class MalformedEvent(ValueError):

@@ -1,7 +1,9 @@
 """Send test (spec 3.1, 6.1): a `ping` to one endpoint, now, from the API process.
 
 Never queued, no delivery row, not counted against the failure budget; signed and sent exactly
-like a delivery (same headers, same pinned sender and URL policy), attempt 1.
+like a delivery (same headers, same pinned sender and URL policy), attempt 1. Another kind of
+the catalogue may be sent instead: its example envelope (`catalogue.example`) with fresh ids,
+marked `X-Service-Test: 1` so a receiver can tell it from a real event.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from content_service.clock import Clock, iso_utc
 
-from .catalogue import PING
+from .catalogue import EXAMPLE_WORKSPACE_ID, PING, example, kind_of
 from .endpoint_store import Endpoint
 from .envelope import freeze, ping_envelope
 from .http_sender import Sender
@@ -40,23 +42,54 @@ class PingResult:
         }
 
 
+TEST_HEADER = "X-Service-Test"
+
+
+def test_envelope(
+    kind: str,
+    delivery_id: str,
+    event_id: str,
+    occurred_at: str,
+    endpoint: Endpoint,
+    actor: Mapping[str, str] | None,
+) -> dict[str, Any]:
+    """The envelope a Send test of `kind` posts: `ping`'s own, or the kind's example."""
+    if kind == PING:
+        return ping_envelope(delivery_id, event_id, occurred_at, endpoint.id, actor)
+    body = example(kind)
+    body.update(id=delivery_id, eventId=event_id, occurredAt=occurred_at)
+    if kind_of(kind).carries_workspace:
+        body["workspaceId"] = (
+            endpoint.workspaces[0] if endpoint.workspaces else EXAMPLE_WORKSPACE_ID
+        )
+    body["actor"] = dict(actor) if actor is not None else None
+    return body
+
+
 def send_ping(
-    endpoint: Endpoint, actor: Mapping[str, str] | None, sender: Sender, clock: Clock
+    endpoint: Endpoint,
+    actor: Mapping[str, str] | None,
+    sender: Sender,
+    clock: Clock,
+    kind: str = PING,
 ) -> PingResult:
     delivery_id, event_id = str(uuid.uuid4()), str(uuid.uuid4())
     now = clock.now()
-    body = freeze(ping_envelope(delivery_id, event_id, iso_utc(now), endpoint.id, actor))
+    envelope = test_envelope(kind, delivery_id, event_id, iso_utc(now), endpoint, actor)
+    body = freeze(envelope)
     headers = request_headers(
-        event=PING,
+        event=kind,
         delivery_id=delivery_id,
         event_id=event_id,
-        workspace_id=None,
+        workspace_id=envelope["workspaceId"],
         attempt=1,
         secret=endpoint.secret,
         body=body,
         timestamp=int(now),
         custom=endpoint.headers,
     )
+    if kind != PING:
+        headers[TEST_HEADER] = "1"
     try:
         result = sender.post(endpoint.url, body, headers)
     except ValueError as error:

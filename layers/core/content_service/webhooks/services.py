@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from content_service.clock import Clock
 from content_service.settings import Settings
 from content_service.storage import aws
 
 from .deliveries import DeliveryStore
 from .endpoint_store import EndpointStore
+from .fanout import FanOut
+from .outbox_store import OutboxStore
 from .queue import DeliveryQueue
+from .recovery import RecoveryStore
+from .sweeper import Sweeper
 
 
 def endpoint_store(settings: Settings) -> EndpointStore:
@@ -20,3 +25,27 @@ def delivery_store(settings: Settings) -> DeliveryStore:
 
 def delivery_queue(settings: Settings) -> DeliveryQueue:
     return DeliveryQueue(aws.sqs(settings), settings.tables.delivery_queue_url)
+
+
+def outbox_store(settings: Settings) -> OutboxStore:
+    return OutboxStore(aws.dynamodb(settings), settings.tables.events)
+
+
+def fan_out(settings: Settings, clock: Clock) -> FanOut:
+    return FanOut(delivery_store(settings), delivery_queue(settings), outbox_store(settings), clock)
+
+
+def sweeper(settings: Settings, clock: Clock) -> Sweeper:
+    return Sweeper(
+        options=settings.webhooks,
+        deliveries=delivery_store(settings),
+        queue=delivery_queue(settings),
+        clock=clock,
+        outbox=outbox_store(settings),
+        endpoints=endpoint_store(settings),
+        fanout=fan_out(settings, clock),
+    )
+
+
+def recovery_store(settings: Settings) -> RecoveryStore:
+    return RecoveryStore(aws.dynamodb(settings), settings.tables.deliveries)

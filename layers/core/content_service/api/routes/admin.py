@@ -22,12 +22,18 @@ from content_service import runtime
 from content_service.api.auth import OptionalCallerDep
 from content_service.api.routes import admin_views as views
 from content_service.api.templating import templates
+from content_service.clock import iso_utc
 from content_service.errors import BadRequest, NotFound
 from content_service.identity.principal import WEBHOOKS_MANAGE, WEBHOOKS_READ, Caller
 from content_service.identity.workspaces import list_workspaces
+from content_service.webhooks import catalogue, wiring
 from content_service.webhooks.custom_headers import rules_json
+from content_service.webhooks.deliveries import LogSearch
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.endpoints import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, EndpointRegistry
+from content_service.webhooks.recovery import DEFAULT_STATUSES, RECOVERABLE_STATUSES
+from content_service.webhooks.snippets import SNIPPETS
+from content_service.webhooks.times import parse_instant
 
 router = APIRouter(include_in_schema=False)
 
@@ -48,7 +54,10 @@ PAGE_HEADERS = {
 NOTICES = {
     "saved": "Changes saved.",
     "deleted": "Endpoint deleted.",
-    "reenabled": "Endpoint re-enabled; its count of dead deliveries is cleared.",
+    "reenabled": (
+        "Endpoint re-enabled; its count of dead deliveries is cleared. Deliveries that failed "
+        "while it was down can be recovered now."
+    ),
     "redelivered": "Redelivery queued: the new delivery is at the top of the log.",
 }
 
@@ -107,6 +116,7 @@ def _base(caller: Caller, done: str | None) -> dict[str, Any]:
         "caller": caller,
         "nav": "webhooks",
         "notice": NOTICES.get(done or ""),
+        "done": done if done in NOTICES else None,
         "can_manage": caller.has_permission(WEBHOOKS_MANAGE),
     }
 
@@ -126,6 +136,8 @@ def webhooks_page(
     filters = views.ListFilters.parse(enabled, event, q)
     labels = views.workspace_labels(list_workspaces())
     listed = _registry().list()
+
+    registry = _registry()
     rows = [
         {
             "endpoint": endpoint,
@@ -133,6 +145,7 @@ def webhooks_page(
             "events": views.events_summary(endpoint.events),
             "content_types": views.content_types_summary(endpoint.content_types),
             "latest": views.outcome(latest),
+            "health": views.health_view(registry.health(endpoint.id)),
         }
         for endpoint, latest in reversed(listed)
         if filters.accepts(endpoint)
@@ -187,6 +200,26 @@ def edit_webhook_page(request: Request, endpoint_id: str, caller: OptionalCaller
     return _page(request, "admin/webhook_editor.html", _editor_context(gate, endpoint))
 
 
+def _page_instant(value: str | None) -> str | None:
+    """A time from the log's filter form: ISO 8601, read as UTC when it names no zone (the
+    form's `datetime-local` fields are labelled UTC). None when empty or unreadable."""
+    text = (value or "").strip()
+    if not text:
+        return None
+    try:
+        return iso_utc(parse_instant(text, "time"))
+    except ValueError:
+        try:
+            return iso_utc(parse_instant(text + "Z", "time"))
+        except ValueError:
+            return None
+
+
+def _form_time(iso: str | None) -> str:
+    """An ISO time as a `datetime-local` field shows it (UTC, to the minute)."""
+    return iso[:16] if iso else ""
+
+
 @router.get("/webhooks/{endpoint_id}", response_class=HTMLResponse)
 def webhook_page(
     request: Request,
@@ -197,6 +230,10 @@ def webhook_page(
     cursor: Annotated[str | None, Query(max_length=2000)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
     done: Annotated[str | None, Query(max_length=20)] = None,
+    event_id: Annotated[str | None, Query(alias="eventId", max_length=100)] = None,
+    entry_id: Annotated[str | None, Query(alias="entryId", max_length=100)] = None,
+    since: Annotated[str | None, Query(max_length=64)] = None,
+    until: Annotated[str | None, Query(max_length=64)] = None,
 ) -> Response:
     gate = _gate(request, caller)
     if isinstance(gate, Response):
@@ -208,22 +245,53 @@ def webhook_page(
         return _not_found(request, gate, "webhook endpoint")
     status = status if status in views.log_statuses() else None
     event = event if event in views.log_event_kinds() else None
+    search = LogSearch(
+        event_id=(event_id or "").strip() or None,
+        entry_id=(entry_id or "").strip() or None,
+        since_iso=_page_instant(since),
+        until_iso=_page_instant(until),
+    )
     log_error = None
     try:
         page = registry.deliveries(
-            endpoint.id, status=status, event=event, cursor=cursor or None, limit=limit
+            endpoint.id,
+            status=status,
+            event=event,
+            cursor=cursor or None,
+            limit=limit,
+            search=search,
         )
     except BadRequest:
         # A stale or edited cursor: show the newest page rather than an error page.
         log_error = "That page of the log is no longer available; showing the newest deliveries."
         cursor = None
-        page = registry.deliveries(endpoint.id, status=status, event=event, limit=limit)
-    filters = {k: v for k, v in (("status", status), ("event", event)) if v}
+        page = registry.deliveries(
+            endpoint.id, status=status, event=event, limit=limit, search=search
+        )
+    filters = {
+        k: v
+        for k, v in (
+            ("status", status),
+            ("event", event),
+            ("eventId", search.event_id),
+            ("entryId", search.entry_id),
+            ("since", _form_time(search.since_iso)),
+            ("until", _form_time(search.until_iso)),
+        )
+        if v
+    }
     if limit != DEFAULT_PAGE_SIZE:
         filters["limit"] = str(limit)
     older = f"?{urlencode({**filters, 'cursor': page.next_cursor})}" if page.next_cursor else None
     newest = f"?{urlencode(filters)}" if filters else "?"
     labels = views.workspace_labels(list_workspaces())
+    now = wiring.dependencies().clock.now()
+    max_attempts = runtime.settings().webhooks.max_attempts
+    api_query = {k: v for k, v in filters.items() if k not in ("since", "until")}
+    if search.since_iso:
+        api_query["since"] = search.since_iso
+    if search.until_iso:
+        api_query["until"] = search.until_iso
     return _page(
         request,
         "admin/webhook_detail.html",
@@ -235,9 +303,13 @@ def webhook_page(
             "content_types": views.content_types_summary(endpoint.content_types),
             "created_at": views.when(endpoint.created_at),
             "updated_at": views.when(endpoint.updated_at),
-            "deliveries": [views.delivery_view(row) for row in page.items],
+            "deliveries": [views.delivery_view(r, now, max_attempts) for r in page.items],
             "status_filter": status or "",
             "event_filter": event or "",
+            "search": search,
+            "since_value": _form_time(search.since_iso),
+            "until_value": _form_time(search.until_iso),
+            "filtered": bool(status or event or search != LogSearch()),
             "statuses": views.log_statuses(),
             "status_labels": views.STATUS_LABEL,
             "log_kinds": views.log_event_kinds(),
@@ -247,5 +319,13 @@ def webhook_page(
             "log_error": log_error,
             "limit": limit,
             "default_limit": DEFAULT_PAGE_SIZE,
+            "live_query": urlencode(api_query),
+            "max_attempts": max_attempts,
+            "test_kinds": [e.kind for e in catalogue.CATALOGUE],
+            "recover_since": _form_time(iso_utc(now - 24 * 3600)),
+            "recoverable": RECOVERABLE_STATUSES,
+            "recover_defaults": DEFAULT_STATUSES,
+            "snippets": SNIPPETS,
+            "now_iso": iso_utc(now),
         },
     )

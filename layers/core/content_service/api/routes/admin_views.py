@@ -13,10 +13,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from content_service.clock import parse_iso_utc
 from content_service.identity.workspaces import Workspace
 from content_service.webhooks.catalogue import CATALOGUE, SUBSCRIBABLE_KINDS
 from content_service.webhooks.deliveries import STATUSES, DeliveryRow
 from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.endpoints import Health
+from content_service.webhooks.retry_ladder import LADDER_SECONDS
 
 ENABLED_FILTERS: tuple[tuple[str, str], ...] = (
     ("", "Any state"),
@@ -51,6 +54,32 @@ def when(iso: str | None) -> str:
     except ValueError:
         return iso
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def span(seconds: float) -> str:
+    """A duration as people say it: `45 s`, `5 min`, `2 h`, `3 days`."""
+    seconds = abs(seconds)
+    if seconds < 60:
+        return f"{round(seconds)} s"
+    if seconds < 3600:
+        return f"{round(seconds / 60)} min"
+    if seconds < 86400:
+        hours = seconds / 3600
+        return f"{hours:.1f} h".replace(".0 h", " h")
+    return f"{round(seconds / 86400)} days"
+
+
+def relative(iso: str | None, now: float) -> str:
+    """`3 min ago`, `in 58 s`, `just now`; empty for no time. The page script refreshes it."""
+    if not iso:
+        return ""
+    try:
+        delta = parse_iso_utc(iso) - now
+    except ValueError:
+        return ""
+    if abs(delta) < 1:
+        return "just now"
+    return f"in {span(delta)}" if delta > 0 else f"{span(delta)} ago"
 
 
 def workspace_labels(workspaces: Iterable[Workspace]) -> dict[str, str]:
@@ -184,6 +213,8 @@ class AttemptView:
     status_code: int | None
     duration_ms: int | None
     error: str | None
+    headers: tuple[tuple[str, str], ...] = ()
+    snippet: str | None = None
 
 
 @dataclass(frozen=True)
@@ -205,6 +236,16 @@ class DeliveryView:
     body: str
     attempt_log: tuple[AttemptView, ...]
     title: str | None
+    created_iso: str = ""
+    created_relative: str = ""
+    next_attempt_iso: str = ""
+    next_attempt_relative: str = ""
+    progress: str = ""
+    later_steps: str = ""
+    redelivery_of: str | None = None
+    recovery_id: str | None = None
+    recovered_by: str | None = None
+    updated_iso: str = ""
 
 
 def _title(body: str) -> str | None:
@@ -222,7 +263,38 @@ def _title(body: str) -> str | None:
     return None
 
 
-def delivery_view(row: DeliveryRow) -> DeliveryView:
+def progress(row: DeliveryRow, max_attempts: int) -> tuple[str, str]:
+    """`Attempt 2 of 6` with what it came to, and the ladder's waits after the next attempt."""
+    n = row.attempts
+    if row.status == "pending":
+        return f"Attempt 1 of {max_attempts} not made yet", ""
+    if row.status == "delivering":
+        return f"Attempt {n} of {max_attempts} in progress", ""
+    if row.status == "succeeded":
+        return f"Attempt {n} of {max_attempts} succeeded", ""
+    if row.status == "dead":
+        return f"Gave up after attempt {n} of {max_attempts}", ""
+    later = [span(step) for step in LADDER_SECONDS[n : max_attempts - 1]]
+    tail = (
+        f"if it fails too, the ladder waits {', then '.join(later)} before the next ones"
+        if later
+        else "it is the last attempt"
+    )
+    return f"Attempt {n} of {max_attempts} failed; attempt {n + 1} is next", tail
+
+
+def health_view(health: Health) -> dict[str, Any]:
+    rate = health.success_rate
+    return {
+        "rate": "no verdicts" if rate is None else f"{rate * 100:.0f}%",
+        "counts": health.counts,
+        "total": sum(health.counts.values()),
+        "truncated": health.truncated,
+    }
+
+
+def delivery_view(row: DeliveryRow, now: float = 0.0, max_attempts: int = 6) -> DeliveryView:
+    step, later = progress(row, max_attempts)
     return DeliveryView(
         id=row.id,
         event_id=row.event_id,
@@ -240,8 +312,28 @@ def delivery_view(row: DeliveryRow) -> DeliveryView:
         response_snippet=row.response_snippet,
         body=pretty_body(row.request_body),
         attempt_log=tuple(
-            AttemptView(a.attempt, when(a.at), a.status_code, a.duration_ms, a.error)
+            AttemptView(
+                a.attempt,
+                when(a.at),
+                a.status_code,
+                a.duration_ms,
+                a.error,
+                a.response_headers,
+                a.response_snippet,
+            )
             for a in row.attempt_log
         ),
         title=_title(row.request_body),
+        created_iso=row.created_at,
+        created_relative=relative(row.created_at, now),
+        next_attempt_iso=(row.next_attempt_at or "") if row.status == "failed" else "",
+        next_attempt_relative=(
+            relative(row.next_attempt_at, now) if row.status == "failed" else ""
+        ),
+        progress=step,
+        later_steps=later,
+        redelivery_of=row.redelivery_of,
+        recovery_id=row.recovery_id,
+        recovered_by=row.recovered_by,
+        updated_iso=row.updated_at,
     )

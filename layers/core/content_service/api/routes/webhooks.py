@@ -1,4 +1,5 @@
-"""The webhooks API of CONTRACT.md: endpoints, secrets, send test, delivery log, redeliver.
+"""The webhooks API of CONTRACT.md: endpoints, secrets, send test, delivery log, redeliver,
+retry now, recover, and the pull endpoints of `content-service listen`.
 
 Admin only: `webhooks:read` for every GET, `webhooks:manage` for every write (spec 5.5); the
 origin guard middleware covers the writes. Bodies are parsed strictly (unknown fields, wrong
@@ -7,7 +8,7 @@ types and explicit nulls are 422); everything else is decided by `EndpointRegist
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
@@ -15,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from content_service import runtime
 from content_service.api.auth import require_permission
 from content_service.api.error_handlers import errors
-from content_service.errors import ValidationFailed
+from content_service.clock import iso_utc
+from content_service.errors import BadRequest, ValidationFailed
 from content_service.identity.principal import (
     WEBHOOKS_MANAGE,
     WEBHOOKS_READ,
@@ -23,13 +25,15 @@ from content_service.identity.principal import (
     UserCaller,
 )
 from content_service.webhooks import catalogue
-from content_service.webhooks.deliveries import DeliveryRow
+from content_service.webhooks.deliveries import DeliveryRow, LogSearch
 from content_service.webhooks.endpoints import (
     DEFAULT_PAGE_SIZE,
+    MAX_PULL_WAIT_SECONDS,
     EndpointInput,
     EndpointPatch,
     EndpointRegistry,
 )
+from content_service.webhooks.times import parse_instant
 
 router = APIRouter(tags=["webhooks"], responses=errors(401, 403))
 
@@ -51,6 +55,7 @@ class EndpointCreateBody(BaseModel):
     contentTypes: Names = Field(default_factory=list)
     headers: Headers = Field(default_factory=dict)
     enabled: StrictBool = True
+    mode: Literal["push", "pull"] = "push"
 
 
 class EndpointPatchBody(BaseModel):
@@ -63,6 +68,32 @@ class EndpointPatchBody(BaseModel):
     contentTypes: Names | None = None
     headers: Headers | None = None
     enabled: StrictBool | None = None
+
+
+Instant = Annotated[StrictStr, Field(min_length=1, max_length=64)]
+
+
+class TestBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    event: Annotated[StrictStr, Field(min_length=1, max_length=100)] = "ping"
+
+
+class RecoverBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    since: Instant
+    until: Instant | None = None
+    statuses: (
+        Annotated[list[Annotated[StrictStr, Field(max_length=20)]], Field(max_length=5)] | None
+    ) = None
+
+
+class PullBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    after: Annotated[StrictStr, Field(max_length=100)] | None = None
+    wait: Annotated[float, Field(ge=0, le=MAX_PULL_WAIT_SECONDS)] = 0
 
 
 def _registry() -> EndpointRegistry:
@@ -93,16 +124,21 @@ def _latest(row: DeliveryRow | None) -> dict[str, Any] | None:
 
 
 @router.get("/api/webhook-events")
-def list_event_kinds(_: ReadCaller) -> list[dict[str, str | bool]]:
+def list_event_kinds(_: ReadCaller) -> list[dict[str, Any]]:
     return catalogue.to_json()
 
 
 @router.get("/api/webhooks")
 def list_endpoints(_: ReadCaller) -> dict[str, Any]:
+    registry = _registry()
     return {
         "items": [
-            {**endpoint.to_json(), "latestDelivery": _latest(latest)}
-            for endpoint, latest in _registry().list()
+            {
+                **endpoint.to_json(),
+                "latestDelivery": _latest(latest),
+                "health": registry.health(endpoint.id).to_json(),
+            }
+            for endpoint, latest in registry.list()
         ]
     }
 
@@ -118,6 +154,7 @@ def create_endpoint(body: EndpointCreateBody, _: ManageCaller) -> dict[str, Any]
             content_types=tuple(body.contentTypes),
             headers=body.headers,
             enabled=body.enabled,
+            mode=body.mode,
         )
     )
     return {**endpoint.to_json(), "secret": endpoint.secret}
@@ -161,8 +198,28 @@ def rotate_secret(endpoint_id: str, _: ManageCaller) -> dict[str, str]:
 
 
 @router.post("/api/webhooks/{endpoint_id}/test")
-def send_test(endpoint_id: str, caller: ManageCaller) -> dict[str, Any]:
-    return _registry().ping(endpoint_id, _actor(caller)).to_json()
+def send_test(
+    endpoint_id: str, caller: ManageCaller, body: TestBody | None = None
+) -> dict[str, Any]:
+    kind = body.event if body is not None else "ping"
+    return _registry().ping(endpoint_id, _actor(caller), kind).to_json()
+
+
+def _search(
+    event_id: str | None, entry_id: str | None, since: str | None, until: str | None
+) -> LogSearch:
+    """The log's search filters; a time that is not ISO 8601 with a zone is 400."""
+    try:
+        since_iso = iso_utc(parse_instant(since, "since")) if since else None
+        until_iso = iso_utc(parse_instant(until, "until")) if until else None
+    except ValueError as error:
+        raise BadRequest(str(error)) from None
+    return LogSearch(
+        event_id=event_id.strip() or None if event_id else None,
+        entry_id=entry_id.strip() or None if entry_id else None,
+        since_iso=since_iso,
+        until_iso=until_iso,
+    )
 
 
 @router.get("/api/webhooks/{endpoint_id}/deliveries")
@@ -173,9 +230,18 @@ def list_deliveries(
     event: Annotated[str | None, Query(max_length=100)] = None,
     cursor: Annotated[str | None, Query(max_length=2000)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = DEFAULT_PAGE_SIZE,
+    event_id: Annotated[str | None, Query(alias="eventId", max_length=100)] = None,
+    entry_id: Annotated[str | None, Query(alias="entryId", max_length=100)] = None,
+    since: Annotated[str | None, Query(max_length=64)] = None,
+    until: Annotated[str | None, Query(max_length=64)] = None,
 ) -> dict[str, Any]:
     page = _registry().deliveries(
-        endpoint_id, status=status, event=event, cursor=cursor, limit=limit
+        endpoint_id,
+        status=status,
+        event=event,
+        cursor=cursor,
+        limit=limit,
+        search=_search(event_id, entry_id, since, until),
     )
     return {"items": [row.to_json() for row in page.items], "nextCursor": page.next_cursor}
 
@@ -188,3 +254,29 @@ def get_delivery(endpoint_id: str, delivery_id: str, _: ReadCaller) -> dict[str,
 @router.post("/api/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver", status_code=202)
 def redeliver(endpoint_id: str, delivery_id: str, _: ManageCaller) -> dict[str, Any]:
     return _registry().redeliver(endpoint_id, delivery_id).to_json(detail=True)
+
+
+@router.post("/api/webhooks/{endpoint_id}/deliveries/{delivery_id}/retry", status_code=202)
+def retry_now(endpoint_id: str, delivery_id: str, _: ManageCaller) -> dict[str, Any]:
+    return _registry().retry_now(endpoint_id, delivery_id).to_json(detail=True)
+
+
+@router.post("/api/webhooks/{endpoint_id}/recover", status_code=202)
+def recover(endpoint_id: str, body: RecoverBody, _: ManageCaller) -> dict[str, Any]:
+    return _registry().recover(endpoint_id, body.since, body.until, body.statuses).to_json()
+
+
+@router.get("/api/webhooks/{endpoint_id}/recoveries/{recovery_id}")
+def get_recovery(endpoint_id: str, recovery_id: str, _: ReadCaller) -> dict[str, Any]:
+    return _registry().recovery(endpoint_id, recovery_id).to_json()
+
+
+@router.post("/api/webhooks/{endpoint_id}/pull")
+def pull(endpoint_id: str, body: PullBody, _: ManageCaller) -> dict[str, Any]:
+    """A pull endpoint's new deliveries (a long poll of up to `wait` seconds)."""
+    endpoint, rows, cursor = _registry().pull(endpoint_id, body.after, body.wait)
+    return {
+        "items": [row.to_json() for row in rows],
+        "cursor": cursor,
+        "leaseExpiresAt": endpoint.lease_expires_at,
+    }

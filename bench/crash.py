@@ -1,0 +1,625 @@
+"""`make crash`: the local stack killed with SIGKILL at random moments while writers and
+deliveries run, restarted each time, and nothing acknowledged or emitted may be missing.
+
+What runs:
+
+- **The stack**: `python -m infra.local_stack` (what `make run` runs) in a process of its own,
+  on the same free ports and the same temporary `LOCAL_DIR` across restarts, receivers on
+  127.0.0.1 allowed, deliveries polled every 100 ms.
+- **Writers**: `--writers` threads making REST calls with the bootstrap full token, each on
+  entries it created itself: create, update, publish, unpublish, delete, in a seeded random
+  order. Every answer is kept in a ledger; a call that got no answer (the stack died under it)
+  is uncertain: it may or may not have been applied.
+- **Receivers**: two real HTTP receivers on 127.0.0.1 (tests/support/receiver.py), one always
+  200, one answering 500 to a seeded random fifth of its requests (so rows fail and retry),
+  each behind an endpoint of the default workspace that takes every kind.
+- **Cycles**: `--kills` cycles end in SIGKILL after a random 1 to 4 s of writing; `--graceful`
+  more end in SIGTERM and SIGINT (Ctrl-C) in turn, in a seeded random order. A last start
+  lets the stack settle (every row finished or scheduled, no event left unfanned), then stops
+  it with SIGTERM.
+
+Checks (a failed one makes the exit status 1):
+
+1. **Writes**: after every restart, each entry answers with its last acknowledged title and
+   status (404 once its delete was acknowledged), or with the result of the uncertain call.
+2. **Events**: every acknowledged write has its outbox event; after the settle every event is
+   marked fanned out and has a delivery row for each endpoint created before it occurred.
+3. **Notifications**: no receiver was told about an entry that is absent from the final state,
+   unless a delete event of that entry explains it.
+4. **Rows**: every delivery is `succeeded` or `dead`, or `failed` with a `nextAttemptAt`.
+5. **Repeats**: a (delivery, attempt) a receiver got twice is counted. Across a SIGKILL it is
+   allowed and reported; across a SIGTERM or SIGINT, or within one run, it must be 0.
+
+`--no-journal` runs the stack with `LOCAL_JOURNAL=off` (nothing kept across restarts): the
+protection removed, to see these checks fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import boto3
+import httpx
+from boto3.dynamodb.types import TypeDeserializer
+
+from content_service.webhooks.deliveries import fanout_delivery_id
+from infra import REPO_ROOT
+from infra.emulator import FAKE_CREDENTIALS
+from tests.conftest_infra import free_port
+from tests.support.receiver import Answer, Received, Receiver
+
+TYPE = "note"
+_deserializer = TypeDeserializer()
+
+
+@dataclass(frozen=True)
+class CrashConfig:
+    kills: int = 10
+    graceful: int = 2
+    writers: int = 4
+    seed: int = 20261124
+    min_run_s: float = 1.0
+    max_run_s: float = 4.0
+    settle_timeout_s: float = 120.0
+    journal: bool = True
+
+
+# -- the ledger of what the API acknowledged ---------------------------------------------------
+
+
+@dataclass
+class Entry:
+    id: str
+    title: str
+    status: str = "draft"
+    deleted: bool = False
+    uncertain: tuple[str, str | None] | None = None  # (operation, title) sent without an answer
+    acked: Counter[str] = field(default_factory=Counter)  # event kinds acknowledged
+
+
+@dataclass
+class Ledger:
+    entries: dict[str, Entry] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    acknowledged: int = 0
+    uncertain_creates: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def problem(self, text: str) -> None:
+        with self.lock:
+            self.problems.append(text)
+
+
+class FlakyReceiver(Receiver):
+    """Answers 500 to a seeded random fifth of its requests, 200 to the rest."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self._random = random.Random(seed)
+
+    def _next_answer(self) -> Answer:
+        with self._lock:
+            return Answer(500, b"try later") if self._random.random() < 0.2 else Answer(200)
+
+
+# -- the stack process -------------------------------------------------------------------------
+
+
+@dataclass
+class Cycle:
+    started: float
+    ended: float = 0.0
+    how: str = "running"  # SIGKILL, SIGTERM, SIGINT, final
+
+
+class StackProcess:
+    def __init__(self, local_dir: Path, config: CrashConfig) -> None:
+        self.local_dir = local_dir
+        self.port, self.moto_port = free_port(), free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.env = {
+            **os.environ,
+            "PORT": str(self.port),
+            "MOTO_PORT": str(self.moto_port),
+            "LOCAL_DIR": str(local_dir),
+            "PYTHONUNBUFFERED": "1",
+            "LOG_LEVEL": "WARNING",
+            "WEBHOOKS_DELIVERY_INTERVAL": "100",
+            "WEBHOOKS_TIMEOUT": "2000",
+            "WEBHOOKS_ALLOW_INSECURE_URLS": "true",
+            "WEBHOOKS_ALLOW_PRIVATE_NETWORKS": "true",
+            "LOCAL_JOURNAL": "on" if config.journal else "off",
+        }
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = local_dir.parent / "stack.log"
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "infra.local_stack"],
+                cwd=REPO_ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"the stack exited with {self.process.returncode}; see {self.log}"
+                )
+            if (self.local_dir / "stack.json").exists() and self._healthy():
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"the stack did not become healthy; see {self.log}")
+
+    def _healthy(self) -> bool:
+        try:
+            return httpx.get(f"{self.base_url}/healthz", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def stop(self, how: str) -> None:
+        assert self.process is not None
+        if how == "SIGKILL":
+            self.process.kill()
+        else:
+            self.process.send_signal(getattr(signal, how))
+        code = self.process.wait(60)
+        if how != "SIGKILL" and code != 0:
+            raise RuntimeError(f"the stack exited with {code} after {how}; see {self.log}")
+        # A killed stack leaves its stack.json behind; the next start writes a new one.
+        (self.local_dir / "stack.json").unlink(missing_ok=True)
+
+    def storage(self) -> Storage:
+        stack = json.loads((self.local_dir / "stack.json").read_text())
+        return Storage(stack["awsEndpointUrl"], stack["region"], stack["env"])
+
+
+class Storage:
+    """The stack's tables, read directly (consistent scans), for the final checks."""
+
+    def __init__(self, endpoint_url: str, region: str, env: dict[str, str]) -> None:
+        self.client = boto3.client(
+            "dynamodb",
+            endpoint_url=endpoint_url,
+            region_name=region,
+            aws_access_key_id=FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+            aws_session_token=FAKE_CREDENTIALS["AWS_SESSION_TOKEN"],
+        )
+        self.env = env
+
+    def scan(self, table_variable: str) -> list[dict[str, Any]]:
+        pages = self.client.get_paginator("scan").paginate(
+            TableName=self.env[table_variable], ConsistentRead=True
+        )
+        return [
+            {k: _deserializer.deserialize(v) for k, v in item.items()}
+            for page in pages
+            for item in page.get("Items", [])
+        ]
+
+
+# -- writers -----------------------------------------------------------------------------------
+
+
+class Writer(threading.Thread):
+    def __init__(
+        self, number: int, base_url: str, token: str, ledger: Ledger, rng: random.Random
+    ) -> None:
+        super().__init__(name=f"writer-{number}", daemon=True)
+        self.number = number
+        self.client = httpx.Client(
+            base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=10
+        )
+        self.ledger = ledger
+        self.rng = rng
+        self.stopping = threading.Event()
+        self.mine: list[Entry] = []
+        self.serial = 0
+
+    def run(self) -> None:
+        try:
+            while not self.stopping.is_set():
+                if not self._step():
+                    return
+        finally:
+            self.client.close()
+
+    def _step(self) -> bool:
+        live = [e for e in self.mine if not e.deleted and e.uncertain is None]
+        if len(live) < 3 or self.rng.random() < 0.25:
+            return self._create()
+        entry = self.rng.choice(live)
+        choice = self.rng.random()
+        if choice < 0.45:
+            self.serial += 1
+            title = f"w{self.number} e{entry.id[:8]} v{self.serial}"
+            return self._call(entry, "updated", "PATCH", "", {"values": {"title": title}}, title)
+        if choice < 0.85:
+            action = "publish" if entry.status == "draft" else "unpublish"
+            kind = "published" if action == "publish" else "unpublished"
+            return self._call(entry, kind, "POST", f"/{action}", None, None)
+        return self._call(entry, "deleted", "DELETE", "", None, None)
+
+    def _create(self) -> bool:
+        self.serial += 1
+        title = f"w{self.number} v{self.serial}"
+        try:
+            response = self.client.post(
+                f"/api/v1/content/{TYPE}", json={"values": {"title": title}}
+            )
+        except httpx.HTTPError:
+            with self.ledger.lock:
+                self.ledger.uncertain_creates += 1
+            return False
+        if response.status_code != 201:
+            self.ledger.problem(f"create answered {response.status_code}: {response.text[:200]}")
+            return True
+        entry = Entry(response.json()["id"], title)
+        entry.acked["entry.created"] += 1
+        with self.ledger.lock:
+            self.ledger.entries[entry.id] = entry
+            self.ledger.acknowledged += 1
+        self.mine.append(entry)
+        return True
+
+    def _call(
+        self,
+        entry: Entry,
+        kind: str,
+        method: str,
+        suffix: str,
+        body: dict[str, Any] | None,
+        title: str | None,
+    ) -> bool:
+        path = f"/api/v1/content/{TYPE}/{entry.id}{suffix}"
+        entry.uncertain = (kind, title)
+        try:
+            response = self.client.request(method, path, json=body)
+        except httpx.HTTPError:
+            return False  # the stack died under the call: uncertain until the restart
+        entry.uncertain = None
+        if response.status_code >= 300:
+            self.ledger.problem(f"{method} {path} answered {response.status_code}")
+            return True
+        _apply(entry, kind, title)
+        entry.acked[f"entry.{kind}"] += 1
+        with self.ledger.lock:
+            self.ledger.acknowledged += 1
+        return True
+
+
+def _apply(entry: Entry, kind: str, title: str | None) -> None:
+    if kind == "updated" and title is not None:
+        entry.title = title
+    elif kind == "published":
+        entry.status = "published"
+    elif kind == "unpublished":
+        entry.status = "draft"
+    elif kind == "deleted":
+        entry.deleted = True
+
+
+# -- check 1: acknowledged writes are readable -------------------------------------------------
+
+
+def verify_writes(base_url: str, token: str, ledger: Ledger) -> None:
+    """Compares every entry with the ledger; resolves uncertain calls to what was applied."""
+    entries = list(ledger.entries.values())
+    with (
+        httpx.Client(
+            base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+        ) as client,
+        ThreadPoolExecutor(8) as pool,
+    ):
+        answers = pool.map(lambda e: client.get(f"/api/v1/content/{TYPE}/{e.id}"), entries)
+        for entry, response in zip(entries, answers, strict=True):
+            _verify(entry, _observed(response), ledger)
+
+
+def _verify(entry: Entry, seen: tuple[str, str, bool] | str, ledger: Ledger) -> None:
+    expected = (entry.title, entry.status, entry.deleted)
+    if entry.uncertain is None:
+        if seen != _visible(expected):
+            ledger.problem(f"entry {entry.id}: acknowledged {expected}, found {seen}")
+        return
+    kind, title = entry.uncertain
+    after = Entry(entry.id, entry.title, entry.status, entry.deleted)
+    _apply(after, kind, title)
+    if seen == _visible((after.title, after.status, after.deleted)):
+        _apply(entry, kind, title)
+        entry.acked[f"entry.{kind}"] += 1  # applied: its event must exist too
+    elif seen != _visible(expected):
+        ledger.problem(f"entry {entry.id}: neither before nor after {kind}: {seen}")
+    entry.uncertain = None
+
+
+def _observed(response: httpx.Response) -> tuple[str, str, bool] | str:
+    if response.status_code == 404:
+        return "absent"
+    if response.status_code != 200:
+        return f"HTTP {response.status_code}"
+    body = response.json()
+    return (body["values"]["title"], body["status"], False)
+
+
+def _visible(state: tuple[str, str, bool]) -> tuple[str, str, bool] | str:
+    return "absent" if state[2] else state
+
+
+# -- checks 2 to 5 after the settle ------------------------------------------------------------
+
+
+@dataclass
+class Final:
+    events: list[dict[str, Any]]
+    endpoints: list[dict[str, Any]]
+    rows: list[dict[str, Any]]
+
+
+def settle(storage: Storage, timeout_s: float) -> tuple[Final, bool]:
+    """Waits until no row is pending or delivering and no event is still marked."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        final = Final(storage.scan("EVENTS_TABLE"), storage.scan("ENDPOINTS_TABLE"), [])
+        final.rows = [r for r in storage.scan("DELIVERIES_TABLE") if "endpointId" in r]
+        busy = [r for r in final.rows if r["status"] in ("pending", "delivering")]
+        marked = [e for e in final.events if "fanoutShard" in e]
+        if not busy and not marked:
+            return final, True
+        if time.monotonic() > deadline:
+            return final, False
+        time.sleep(1.0)
+
+
+def check_events(final: Final, ledger: Ledger) -> list[str]:
+    problems: list[str] = []
+    kinds: Counter[tuple[str, str]] = Counter(
+        (e["data"]["id"], e["kind"]) for e in final.events if isinstance(e.get("data"), dict)
+    )
+    for entry in ledger.entries.values():
+        for kind, count in entry.acked.items():
+            if kinds[(entry.id, kind)] < count:
+                problems.append(
+                    f"entry {entry.id}: {count} acknowledged {kind}, "
+                    f"{kinds[(entry.id, kind)]} event(s)"
+                )
+    row_ids = {r["id"] for r in final.rows}
+    for event in final.events:
+        if "fanoutShard" in event:
+            problems.append(f"event {event['id']} still marked: its fan-out never completed")
+        for endpoint in final.endpoints:
+            if endpoint["createdAt"] > event["occurredAt"]:
+                continue
+            if fanout_delivery_id(endpoint["id"], event["id"]) not in row_ids:
+                problems.append(f"event {event['id']} has no row for endpoint {endpoint['id']}")
+    return problems
+
+
+def check_notifications(
+    final: Final, received: Sequence[Received], base_url: str, token: str
+) -> list[str]:
+    deleted = {e["data"]["id"] for e in final.events if e["kind"] == "entry.deleted"}
+    notified = {json.loads(r.body)["data"]["id"] for r in received}
+    problems: list[str] = []
+    with httpx.Client(
+        base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+    ) as client:
+        for entry_id in sorted(notified - deleted):
+            if client.get(f"/api/v1/content/{TYPE}/{entry_id}").status_code != 200:
+                problems.append(f"a receiver was told of entry {entry_id}, absent and not deleted")
+    return problems
+
+
+def check_rows(final: Final) -> tuple[list[str], Counter[str]]:
+    problems = []
+    states: Counter[str] = Counter()
+    for row in final.rows:
+        states[row["status"]] += 1
+        scheduled = row["status"] == "failed" and row.get("nextAttemptAt")
+        if row["status"] not in ("succeeded", "dead") and not scheduled:
+            problems.append(f"row {row['id']} is {row['status']}, neither finished nor scheduled")
+    return problems, states
+
+
+def count_repeats(received: Sequence[Received], cycles: Sequence[Cycle]) -> dict[str, int]:
+    """Repeated (delivery, attempt) sends, by what lay between the two copies."""
+
+    def cycle_of(at: float) -> int:
+        for index, cycle in enumerate(cycles):
+            if at <= (cycle.ended or float("inf")):
+                return index
+        return len(cycles) - 1
+
+    first_seen: dict[tuple[str, str], int] = {}
+    repeats = {"afterKill": 0, "afterGracefulStop": 0, "withinOneRun": 0}
+    for request in sorted(received, key=lambda r: r.at):
+        key = (
+            request.header("X-Service-Delivery") or "",
+            request.header("X-Service-Attempt") or "",
+        )
+        cycle = cycle_of(request.at)
+        if key not in first_seen:
+            first_seen[key] = cycle
+            continue
+        between = [c.how for c in cycles[first_seen[key] : cycle]]
+        if "SIGKILL" in between:
+            repeats["afterKill"] += 1
+        elif between:
+            repeats["afterGracefulStop"] += 1
+        else:
+            repeats["withinOneRun"] += 1
+    return repeats
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+def _admin_setup(stack: StackProcess, receivers: Sequence[Receiver]) -> dict[str, Any]:
+    credentials = json.loads((stack.local_dir / "bootstrap.json").read_text())
+    token = credentials["tokens"]["full"]
+    with httpx.Client(base_url=stack.base_url, headers={"Origin": stack.base_url}) as admin:
+        response = admin.post(
+            "/login",
+            data={
+                "email": credentials["admin"]["email"],
+                "password": credentials["admin"]["password"],
+            },
+        )
+        if response.status_code != 303:
+            raise RuntimeError(f"sign-in answered {response.status_code}")
+        created = admin.post(
+            "/api/v1/content-types",
+            json={"name": TYPE, "fields": [{"name": "title", "type": "string"}]},
+        )
+        if created.status_code != 201:
+            raise RuntimeError(f"content type: {created.status_code} {created.text}")
+        for receiver in receivers:
+            hook = admin.post(
+                "/api/webhooks",
+                json={"url": receiver.url(), "workspaces": [credentials["workspaceId"]]},
+            )
+            if hook.status_code != 201:
+                raise RuntimeError(f"endpoint: {hook.status_code} {hook.text}")
+    return {"token": token}
+
+
+def _run_writers(
+    stack: StackProcess, token: str, ledger: Ledger, writers: list[Writer]
+) -> list[Writer]:
+    """The writers again, on the restarted stack, each keeping its entries and its randomness."""
+    fresh = []
+    for old in writers:
+        writer = Writer(old.number, stack.base_url, token, ledger, old.rng)
+        writer.mine, writer.serial = old.mine, old.serial
+        fresh.append(writer)
+    for writer in fresh:
+        writer.start()
+    return fresh
+
+
+def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
+    rng = random.Random(config.seed)
+    endings = ["SIGKILL"] * config.kills + ["SIGTERM", "SIGINT"] * (config.graceful // 2)
+    endings += ["SIGTERM"] * (config.graceful % 2)
+    rng.shuffle(endings)
+    ledger = Ledger()
+    cycles: list[Cycle] = []
+    with tempfile.TemporaryDirectory(prefix="crash-") as tmp, Receiver() as healthy:
+        flaky = FlakyReceiver(config.seed)
+        flaky.start()
+        try:
+            stack = StackProcess(Path(tmp) / ".local", config)
+            token = ""
+            writers = [
+                Writer(n, "", "", ledger, random.Random(config.seed + n))
+                for n in range(config.writers)
+            ]
+            for number, how in enumerate([*endings, "final"]):
+                cycles.append(Cycle(time.time()))
+                stack.start()
+                if not token:
+                    token = _admin_setup(stack, (healthy, flaky))["token"]
+                verify_writes(stack.base_url, token, ledger)
+                if how == "final":
+                    break
+                writers = _run_writers(stack, token, ledger, writers)
+                time.sleep(rng.uniform(config.min_run_s, config.max_run_s))
+                stack.stop(how)
+                for writer in writers:
+                    writer.stopping.set()
+                    writer.join(15)
+                cycles[-1].ended, cycles[-1].how = time.time(), how
+                say(
+                    f"cycle {number + 1}/{len(endings)}: {how}, "
+                    f"{ledger.acknowledged} writes acknowledged"
+                )
+            final, settled = settle(stack.storage(), config.settle_timeout_s)
+            received = [*healthy.requests, *flaky.requests]
+            problems = list(ledger.problems)
+            if not settled:
+                problems.append(f"did not settle within {config.settle_timeout_s:.0f} s")
+            problems += check_events(final, ledger)
+            problems += check_notifications(final, received, stack.base_url, token)
+            row_problems, states = check_rows(final)
+            problems += row_problems
+            stack.stop("SIGTERM")
+            cycles[-1].ended, cycles[-1].how = time.time(), "SIGTERM"
+            repeats = count_repeats(received, cycles)
+            if repeats["afterGracefulStop"] or repeats["withinOneRun"]:
+                problems.append(f"repeated (delivery, attempt) sends: {repeats}")
+        finally:
+            flaky.close()
+    return {
+        "kills": config.kills,
+        "gracefulStops": config.graceful,
+        "journal": config.journal,
+        "writesAcknowledged": ledger.acknowledged,
+        "entries": len(ledger.entries),
+        "uncertainCreates": ledger.uncertain_creates,
+        "events": len(final.events),
+        "rows": dict(states),
+        "requestsReceived": len(received),
+        "repeatedSends": repeats,
+        "problems": problems,
+    }
+
+
+def main(argv: Sequence[str]) -> int:
+    defaults = CrashConfig()
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.crash", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--kills", type=int, default=defaults.kills)
+    parser.add_argument("--graceful", type=int, default=defaults.graceful)
+    parser.add_argument("--writers", type=int, default=defaults.writers)
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument(
+        "--no-journal",
+        action="store_true",
+        help="run the stack with nothing kept (LOCAL_JOURNAL=off)",
+    )
+    args = parser.parse_args(argv)
+    config = CrashConfig(
+        kills=args.kills,
+        graceful=args.graceful,
+        writers=args.writers,
+        seed=args.seed,
+        journal=not args.no_journal,
+    )
+
+    def say(message: str) -> None:
+        print(f"[crash {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+    started = time.monotonic()
+    report = run_crash(config, say)
+    report["seconds"] = round(time.monotonic() - started, 1)
+    problems = report.pop("problems")
+    print(json.dumps(report, indent=2))
+    for problem in problems[:50]:
+        print(f"FAILED: {problem}")
+    if len(problems) > 50:
+        print(f"... and {len(problems) - 50} more")
+    print("all checks passed" if not problems else f"{len(problems)} check(s) failed")
+    return 0 if not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,110 @@
+"""What the local stack's journal costs an entry create: p50 and p99, journal on and off.
+
+The same stack, the same content type, the same HTTP client: `POST /api/v1/content/{type}`
+through uvicorn, the app, the recording proxy and moto, whose acknowledged writes are appended
+to the journal and fsynced before moto answers (infra/moto_journal.py). The journal is switched
+off by unregistering the stack's tables from it and on again, in alternating blocks, so both
+modes see the same machine state; the ratio of the two is the figure (target: at most 1.3).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import uuid
+
+import httpx
+
+from bench.report import Row
+from content_service import runtime
+from content_service.content.model import FieldSpec, TypeDefinition
+from content_service.content.schema import create_type
+from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
+from content_service.identity.workspaces import create_workspace
+from infra import moto_journal
+from infra.local_stack import LocalStack
+
+BENCHMARK = "durability"
+BLOCKS = 12
+PER_BLOCK = 40
+TARGET_RATIO = 1.3
+
+
+def _percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def run(stack: LocalStack) -> list[Row]:
+    state = stack.durable_state
+    if state is None or stack.base_url is None:
+        return []
+    slug = f"bench-{uuid.uuid4().hex[:8]}"
+    workspace = create_workspace(runtime.settings(), slug, slug)
+    token, _ = create_token(TokenSpec(name="durability", workspace_id=workspace.id, access="full"))
+    create_type(
+        authenticate_token(token),
+        workspace.id,
+        TypeDefinition("note", fields=(FieldSpec("title", "string"), FieldSpec("body", "text"))),
+    )
+    tables = [(table.name, logical) for logical, table in state.tables.items()]
+    samples: dict[bool, list[float]] = {True: [], False: []}
+    journaled = 0
+    body = {"values": {"title": "A note", "body": "Some text. " * 40}}
+    with httpx.Client(
+        base_url=stack.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+    ) as client:
+        for _ in range(20):  # warm-up: imports, caches, the connection
+            client.post("/api/v1/content/note", json=body)
+        try:
+            for block in range(BLOCKS):
+                journal = block % 2 == 0
+                if journal:
+                    moto_journal.register(state, tables)
+                else:
+                    moto_journal.unregister(state)
+                before = state.journal_bytes
+                for _ in range(PER_BLOCK):
+                    started = time.perf_counter()
+                    response = client.post("/api/v1/content/note", json=body)
+                    samples[journal].append(time.perf_counter() - started)
+                    if response.status_code != 201:
+                        raise RuntimeError(f"create answered {response.status_code}")
+                if journal:
+                    journaled += state.journal_bytes - before
+                elif state.journal_bytes != before:
+                    raise RuntimeError("the journal grew while it was off")
+        finally:
+            moto_journal.register(state, tables)
+    rows = []
+    figures: dict[tuple[bool, str], float] = {}
+    for journal, name in ((True, "journal on"), (False, "journal off")):
+        for label, value in (
+            ("p50", statistics.median(samples[journal])),
+            ("p99", _percentile(samples[journal], 0.99)),
+        ):
+            figures[(journal, label)] = value
+            rows.append(Row(BENCHMARK, f"entry create, {name}", label, value * 1000, "ms"))
+    rows.append(
+        Row(
+            BENCHMARK,
+            "entry create, journal on",
+            "journal bytes per create",
+            journaled / len(samples[True]),
+            "B",
+        )
+    )
+    for label in ("p50", "p99"):
+        ratio = figures[(True, label)] / figures[(False, label)]
+        rows.append(
+            Row(
+                BENCHMARK,
+                "entry create, journal on / off",
+                f"{label} ratio",
+                ratio,
+                "x",
+                target=f"<= {TARGET_RATIO}",
+                meets_target=ratio <= TARGET_RATIO,
+            )
+        )
+    return rows

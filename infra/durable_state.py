@@ -1,0 +1,152 @@
+"""The local stack's tables on disk: a snapshot plus the journal of every write since.
+
+At start, `open()` folds the journal into the last snapshot, writes the result into the (empty)
+emulator, saves it as the new snapshot and starts a fresh journal segment; from then on every
+write the emulator acknowledges is in the journal first (`infra/moto_journal.py`). `compact()`
+closes the current segment under the write lock and folds the closed segments into a new
+snapshot, so a snapshot is always one point in time across every table. A `kill -9` at any
+moment loses no acknowledged write: the next start replays it.
+
+SQS messages are not kept: the delivery rows are the truth (docs/decisions.md D18), and after a
+restore the local stack runs the scheduler's `resume` job, which re-queues every unfinished row.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from infra import journal, moto_journal
+from infra.journal import Change, Journal
+from infra.moto_transactions import WRITE_LOCK
+from infra.provisioning import ProvisionedTable
+from infra.snapshot import Snapshot, SnapshotFile, write_items
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+# A segment this large is folded into the snapshot by the next housekeeping round.
+COMPACT_AT_BYTES = 32 * 1024 * 1024
+
+log = logging.getLogger(__name__)
+
+Items = dict[str, dict[str, Any]]  # canonical key -> item, per table
+
+
+def _canonical(attributes: tuple[str, ...], values: Mapping[str, Any]) -> str:
+    return json.dumps([values[a] for a in attributes], sort_keys=True, separators=(",", ":"))
+
+
+class DurableState:
+    """Snapshot and journal of one stack's tables, under its local directory."""
+
+    def __init__(
+        self, local_dir: Path, tables: Mapping[str, ProvisionedTable], *, fsync: bool = True
+    ) -> None:
+        self.snapshot_file = SnapshotFile(local_dir / "state.json")
+        self.journal_dir = local_dir / "journal"
+        self.tables = tables
+        self.fsync = fsync
+        self._journal: Journal | None = None
+        self._compact_lock = threading.Lock()
+
+    @property
+    def path(self) -> Path:
+        return self.snapshot_file.path
+
+    def open(self, client: DynamoDBClient) -> int:
+        """Restores the saved state into the emulator and starts journaling; returns the items."""
+        snapshot = self._recovered(last_segment=None)
+        restored = 0
+        for logical_id, items in snapshot.tables.items():
+            write_items(client, self.tables[logical_id].name, items)
+            restored += len(items)
+        existing = journal.segments(self.journal_dir)
+        first = max([snapshot.journal_segment, *(journal.segment_number(p) + 1 for p in existing)])
+        self.snapshot_file.save(Snapshot(snapshot.tables, first))
+        for path in existing:
+            path.unlink()
+        self._journal = Journal(self.journal_dir, first, fsync=self.fsync)
+        moto_journal.register(self, [(t.name, logical) for logical, t in self.tables.items()])
+        return restored
+
+    def append(self, changes: list[Change]) -> int:
+        if self._journal is None:
+            raise RuntimeError("the journal is closed")
+        return self._journal.append(changes)
+
+    def sync(self, sequence: int) -> None:
+        if self._journal is not None:
+            self._journal.sync(sequence)
+
+    @property
+    def journal_bytes(self) -> int:
+        """Bytes in the segment being appended to."""
+        return self._journal.segment_bytes if self._journal is not None else 0
+
+    def needs_compaction(self) -> bool:
+        return self.journal_bytes >= COMPACT_AT_BYTES
+
+    def compact(self) -> int:
+        """Folds every closed segment into a new snapshot; returns the items it holds."""
+        with self._compact_lock:
+            if self._journal is None:
+                return 0
+            with WRITE_LOCK:
+                closed = self._journal.rotate()
+            snapshot = self._recovered(last_segment=closed)
+            count = self.snapshot_file.save(Snapshot(snapshot.tables, closed + 1))
+            for path in journal.segments(self.journal_dir):
+                if journal.segment_number(path) <= closed:
+                    path.unlink()
+            return count
+
+    def close(self) -> int:
+        """Stops journaling after a last compaction; returns the items saved."""
+        moto_journal.unregister(self)
+        if self._journal is None:
+            return 0
+        count = self.compact()
+        with self._compact_lock:
+            self._journal.close()
+            self._journal = None
+        return count
+
+    def _recovered(self, last_segment: int | None) -> Snapshot:
+        """The snapshot with the journal's segments (up to `last_segment`) folded in."""
+        snapshot = self.snapshot_file.load()
+        state: dict[str, Items] = {}
+        for logical_id, items in snapshot.tables.items():
+            table = self.tables.get(logical_id)
+            if table is None:
+                log.warning("snapshot has table %s, which the template no longer has", logical_id)
+                continue
+            state[logical_id] = {_canonical(table.key_attributes, i): i for i in items}
+        for path in journal.segments(self.journal_dir):
+            number = journal.segment_number(path)
+            if number < snapshot.journal_segment:
+                continue
+            if last_segment is not None and number > last_segment:
+                break
+            for changes in journal.read(path):
+                self._apply(state, changes)
+        return Snapshot(
+            {logical_id: list(items.values()) for logical_id, items in state.items()},
+            snapshot.journal_segment,
+        )
+
+    def _apply(self, state: dict[str, Items], changes: list[Change]) -> None:
+        for logical_id, key, item in changes:
+            table = self.tables.get(logical_id)
+            if table is None:
+                continue
+            items = state.setdefault(logical_id, {})
+            canonical = _canonical(table.key_attributes, key)
+            if item is None:
+                items.pop(canonical, None)
+            else:
+                items[canonical] = item
