@@ -25,10 +25,12 @@ from typing import Any
 
 import uvicorn
 
+from content_service.api.request_limits import SERVER_HEAD_BYTES
 from content_service.settings import Settings, SettingsError
 from infra import TEMPLATE_PATH
 from infra.durable_state import DurableState
 from infra.emulator import DEFAULT_PORT, DEFAULT_REGION, Emulator, EmulatorError
+from infra.http_protocol import ApiH11Protocol
 from infra.lambda_runtime import Handler, load_runtimes
 from infra.pollers import PollerOptions, Pollers, build_pollers
 from infra.provisioning import Provisioned, provision
@@ -296,8 +298,16 @@ class LocalStack:
 
     def _serve(self, app: Any, listener: socket.socket) -> None:
         # The app logs every request itself (with its correlation id): no access log here.
+        # Request heads up to SERVER_HEAD_BYTES reach the app, whose limits answer in the
+        # contract's shape; ApiH11Protocol answers anything longer in that shape too.
         config = uvicorn.Config(
-            app, log_config=None, access_log=False, timeout_graceful_shutdown=5, lifespan="auto"
+            app,
+            log_config=None,
+            access_log=False,
+            timeout_graceful_shutdown=5,
+            lifespan="auto",
+            http=ApiH11Protocol,
+            h11_max_incomplete_event_size=SERVER_HEAD_BYTES,
         )
         server = uvicorn.Server(config)
         # In a thread uvicorn installs no signal handlers: the main thread keeps them.

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Response, expect
 
 from tests.conftest import WorkspaceAccess
+from tests.e2e.conftest import sign_in_page
 
 pytestmark = pytest.mark.browser
 
@@ -44,3 +46,27 @@ def test_the_playground_runs_a_query_with_a_pasted_token(
     expect(response).to_contain_text('"__typename": "Query"')
     page.screenshot(path=str(output_dir / "answered.png"))
     assert not [p for p in problems if "Content Security Policy" in p or "Refused" in p], problems
+
+
+def test_graphiqls_own_introspection_passes_the_introspection_bound(
+    page: Page, credentials: dict[str, Any]
+) -> None:
+    """GraphiQL introspects the schema as it loads (a signed-in user's cookie authenticates it):
+    its own query, whatever it asks, stays within the bound of `introspection_bound`."""
+    admin = credentials["admin"]
+
+    def introspection(response: Response) -> bool:
+        request = response.request
+        return (
+            request.method == "POST"
+            and request.url.endswith("/api/v1/graphql")
+            and "__schema" in (request.post_data or "")
+        )
+
+    with page.expect_response(introspection) as answered:
+        sign_in_page(page, admin["email"], admin["password"], "/api/v1/graphql/playground")
+    answer = answered.value.json()
+    assert "errors" not in answer, answer
+    assert answer["data"]["__schema"]["queryType"]["name"] == "Query"
+    page.get_by_role("button", name="Show Documentation Explorer").click()
+    expect(page.locator(".graphiql-doc-explorer")).to_contain_text("Query")

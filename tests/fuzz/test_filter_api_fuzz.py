@@ -2,7 +2,9 @@
 
 Valid generated filters answer 200 with exactly the entries the reference evaluation
 (`tests/support/filter_grammar.py`) picks from the seeded ones, read back through the index
-summaries; anything else answers 400 in the error shape with a readable message, never a 5xx.
+summaries; anything else answers 400 in the error shape with a readable message, never a 5xx:
+among it, hostile JSON (`tests/support/hostile_json.py`: keys named twice, lone surrogates,
+deep nesting).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from hypothesis import strategies as st
 from tests.support.content import create, define, publish, shared_workspace
 from tests.support.filter_grammar import Operand, filters, reference, row_of
 from tests.support.fuzzing import FUZZ, filter_operands
+from tests.support.hostile_json import documents as hostile_documents
 
 FIELDS: list[dict[str, Any]] = [
     {"name": "title", "type": "string"},
@@ -106,6 +109,7 @@ def wrong_leaves(draw: st.DrawFn, choices: tuple[Operand, ...]) -> dict[str, Any
     | json_values.map(json.dumps)
     | wrong_leaves(OPERANDS).map(json.dumps)
     | st.builds(lambda leaf: json.dumps({"and": [leaf]}), wrong_leaves(OPERANDS))
+    | hostile_documents.map(lambda doc: doc.text).filter(lambda text: len(text) <= 8192)
 )
 def test_any_other_filter_is_a_readable_400(world: World, text: str) -> None:
     response = listed(world, text)

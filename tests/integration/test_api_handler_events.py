@@ -90,3 +90,56 @@ def test_login_sample_with_a_wrong_password(api_handler: Any) -> None:
     response = api_handler(_event("api-post-login.json"), _context())
     assert response["statusCode"] == 401
     assert "Email or password is incorrect." in _body(response)
+
+
+def test_graphql_sample(api_handler: Any, credentials: dict[str, Any]) -> None:
+    event = _event("api-post-graphql.json", READ_TOKEN=credentials["tokens"]["read"])
+    response = api_handler(event, _context())
+    assert response["statusCode"] == 200
+    assert json.loads(_body(response)) == {"data": {"__typename": "Query"}}
+
+
+def _graphql_error(response: dict[str, Any]) -> dict[str, Any]:
+    assert response["statusCode"] == 200
+    (error,) = json.loads(_body(response))["errors"]
+    extensions: dict[str, Any] = error["extensions"]
+    return extensions
+
+
+def test_through_mangum_the_same_limits_answer_in_the_same_shapes(
+    api_handler: Any, credentials: dict[str, Any]
+) -> None:
+    """What API Gateway lets through reaches the app's own rules (docs/decisions.md): a body
+    over 1 MiB (API Gateway passes up to 10 MB), base64 or not, keys named twice, lone
+    surrogates; GraphQL answers them with HTTP 200 and `errors[]`, REST in the error shape."""
+    token = credentials["tokens"]["read"]
+    big = json.dumps({"query": "{ __typename }", "variables": {"v": "x" * (1024 * 1024)}})
+    for body, encoded in ((big, False), (base64.b64encode(big.encode()).decode(), True)):
+        event = _event("api-post-graphql.json", READ_TOKEN=token)
+        event.update(body=body, isBase64Encoded=encoded)
+        extensions = _graphql_error(api_handler(event, _context()))
+        assert extensions == {"status": 413, "code": "PAYLOAD_TOO_LARGE"}
+    event = _event("api-post-graphql.json", READ_TOKEN=token)
+    event["body"] = '{"query": "{ __typename }", "query": "{ __schema { types { name } } }"}'
+    assert _graphql_error(api_handler(event, _context()))["code"] == "BAD_REQUEST"
+    event = _event("api-post-graphql.json", READ_TOKEN=token)
+    event["headers"]["content-type"] = "text/plain"
+    assert _graphql_error(api_handler(event, _context()))["status"] == 415
+    rest = _event("api-post-graphql.json", READ_TOKEN=token)
+    rest.update(rawPath="/api/v1/content/post", body='{"values": {"\\ud800": 1}}')
+    rest["requestContext"]["http"]["path"] = "/api/v1/content/post"
+    response = api_handler(rest, _context())
+    assert response["statusCode"] == 400
+    assert json.loads(_body(response))["error"]["details"][0]["location"] == "body.values.\\ud800"
+
+
+def test_through_mangum_an_over_long_url_is_a_414(
+    api_handler: Any, credentials: dict[str, Any]
+) -> None:
+    """API Gateway refuses a request line and headers over 10,240 bytes itself, so on AWS this
+    URL never reaches the function; the app's own limit answers whatever does."""
+    event = _event("api-get-me.json", READ_TOKEN=credentials["tokens"]["read"])
+    event["rawQueryString"] = "x=" + "y" * 70_000
+    response = api_handler(event, _context())
+    assert response["statusCode"] == 414
+    assert json.loads(_body(response))["error"]["code"] == "uri_too_long"

@@ -334,13 +334,18 @@ def test_non_finite_numbers_in_json_bodies_are_refused(values_workspace: Workspa
 
 
 def test_lone_surrogates_are_refused_not_500(values_workspace: WorkspaceAccess) -> None:
-    for field in ("title", "meta"):
+    """A string that is not valid Unicode is a malformed body: 400, naming where it is."""
+    for body, location in (
+        (b'{"values": {"title": "\\ud800"}}', "body.values.title"),
+        (b'{"values": {"title": "x", "meta": ["\\udc00"]}}', "body.values.meta[0]"),
+    ):
         response = values_workspace.full.post(
-            "/api/v1/content/article",
-            content=b'{"values": {"title": "x", "' + field.encode() + b'": "\\ud800"}}',
-            headers={"Content-Type": "application/json"},
+            "/api/v1/content/article", content=body, headers={"Content-Type": "application/json"}
         )
-        assert_error(response, 422)
+        error = assert_error(response, 400, "bad_request")
+        assert error["details"] == [
+            {"location": location, "problem": "not valid Unicode (a lone surrogate)"}
+        ]
 
 
 def test_rich_text_near_the_item_limit(values_workspace: WorkspaceAccess) -> None:

@@ -136,7 +136,7 @@ def test_naming_an_ungranted_type_or_absent_field_runs_no_resolver(
 ) -> None:
     assert stack.settings is not None
     create(shop.full, "secret", {"code": "s"})
-    _, narrow = grant(admin, make_client, shop, contentTypes=["product", "brand"])
+    _, narrow = grant(admin, make_client, shop, contentTypes=["product", "brand"], access="full")
     data(narrow, "{ __typename }")  # the schema is built and cached
     documents = [
         "{ secrets { total } }",
@@ -276,7 +276,8 @@ def test_one_schema_is_built_per_grant_set_and_reused(
     shop: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
 ) -> None:
     _, one = grant(admin, make_client, shop, contentTypes=["product"])
-    _, same = grant(admin, make_client, shop, contentTypes=["product"], access="full")
+    _, same = grant(admin, make_client, shop, contentTypes=["product"])
+    _, writer = grant(admin, make_client, shop, contentTypes=["product"], access="full")
     data(one, "{ products { total } }")
     builds = schemas.builds
     for client in (one, same, one):
@@ -284,6 +285,11 @@ def test_one_schema_is_built_per_grant_set_and_reused(
     assert schemas.builds == builds  # same grant set, same version: the cached build
     data(shop.read, "{ products { total } }")
     assert schemas.builds in (builds, builds + 1)
+    # A caller who may write has a Mutation type, so the same grant set is another schema.
+    builds = schemas.builds
+    for client in (writer, writer):
+        data(client, "{ products { total } }")
+    assert schemas.builds == builds + 1
 
 
 @pytest.fixture

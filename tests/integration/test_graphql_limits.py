@@ -238,7 +238,7 @@ def test_hostile_documents_answer_200_with_errors_and_run_no_resolver(
     assert captured.on(stack.settings.tables.content) == []
 
 
-def _raw(client: httpx.Client, body: bytes, **headers: str) -> dict[str, Any]:
+def _raw(client: httpx.Client, body: bytes | Iterator[bytes], **headers: str) -> dict[str, Any]:
     response = client.post(
         PATH, content=body, headers={"Content-Type": "application/json", **headers}
     )
@@ -285,10 +285,20 @@ def test_unknown_operation_name_runs_nothing(tree: WorkspaceAccess) -> None:
     assert named == {"data": {"nodes": {"total": 2}}}
 
 
-def test_a_body_over_the_cap_is_refused_by_the_middleware_before_the_adapter(
+def test_a_body_over_the_cap_answers_200_with_a_413_error_and_runs_nothing(
     tree: WorkspaceAccess,
 ) -> None:
-    """The 1 MiB body cap of every route answers 413 before any GraphQL handling (documented)."""
+    """The 1 MiB body cap of every route, in GraphQL's shape: HTTP 200, `extensions.status`
+    413, whether the body declares its length or comes chunked."""
     body = json.dumps({"query": "{ __typename }", "variables": {"v": "x" * (1024 * 1024)}})
-    response = tree.full.post(PATH, content=body, headers={"Content-Type": "application/json"})
-    assert response.status_code == 413
+
+    def chunked() -> Iterator[bytes]:
+        yield body.encode()
+
+    with service_calls() as calls:
+        declared = _raw(tree.full, body.encode())
+        streamed = _raw(tree.full, chunked())
+    for result in (declared, streamed):
+        only_error(result, "PAYLOAD_TOO_LARGE", 413)
+        assert "data" not in result
+    assert calls.calls == []

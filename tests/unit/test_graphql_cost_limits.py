@@ -113,8 +113,10 @@ def test_each_limit_accepts_at_and_refuses_just_over(model: CostModel) -> None:
         measure(parse(aliases(501)), model, GraphQLLimits())
     assert too_many.value.code == "TOO_MANY_FIELDS"
 
-    def flat(page_size: int) -> str:
-        return f"{{ authors(pageSize: {page_size}) {{ total }} }}"
+    def flat(records: int) -> str:
+        pages = [f"a{i}: authors(pageSize: 100) {{ total }}" for i in range(records // 100)]
+        rest = [f"b{i}: authors(pageSize: 1) {{ total }}" for i in range(records % 100)]
+        return "{ " + " ".join(pages + rest) + " }"
 
     assert measure(parse(flat(1000)), model, GraphQLLimits()).complexity == 1000
     with pytest.raises(CostLimitExceeded) as too_complex:

@@ -28,8 +28,10 @@ from content_service.graphql.execution import (
     MAX_VARIABLE_DEPTH,
     MAX_VARIABLE_NODES,
     VALIDATION_RULES,
+    GraphQLRequest,
     check_variables,
     parse_body,
+    prepare,
 )
 from content_service.graphql.resolvers import plain
 from content_service.graphql.scalars import long_literal, long_serialize, long_value
@@ -144,7 +146,7 @@ def test_names_and_root_fields_follow_spec_2_1() -> None:
     for verb in ("create", "update", "publish", "unpublish", "delete"):
         assert f"{verb}BlogPost" in mutation.fields
         assert f"{verb}SiteSettings" in mutation.fields
-    assert str(mutation.fields["deleteBlogPost"].type) == "Boolean!"
+    assert str(mutation.fields["deleteBlogPost"].type) == "Boolean"
     assert str(mutation.fields["createBlogPost"].args["input"].type) == "BlogPostCreateInput!"
     assert set(mutation.fields["updateBlogPost"].args) == {"id", "input"}
     assert set(mutation.fields["publishBlogPost"].args) == {"id"}
@@ -349,6 +351,21 @@ def test_no_visible_type_still_gives_a_valid_schema() -> None:
     assert set(input_type(bare.schema, "ThingCreateInput").fields) == {"locale", "localeGroupId"}
 
 
+def test_only_a_writer_gets_mutations_and_a_reader_s_mutation_is_forbidden() -> None:
+    reader = build("ws", 1, BLOG, writable=False)
+    assert reader.schema.mutation_type is None
+    assert "Mutation" not in reader.sdl
+    assert build("ws", 1, BLOG, writable=True).schema.mutation_type is not None
+    mutation = GraphQLRequest('mutation { deleteBlogPost(id: "x") }', None, None)
+    with pytest.raises(RequestError) as forbidden:
+        prepare(reader, mutation, GraphQLLimits())
+    assert (forbidden.value.code, forbidden.value.status) == ("FORBIDDEN", 403)
+    # A writer without any visible type has no Mutation either: that is a wrong document.
+    with pytest.raises(RequestError) as invalid:
+        prepare(build("ws", 1, {}, writable=True), mutation, GraphQLLimits())
+    assert (invalid.value.code, invalid.value.status) == ("GRAPHQL_VALIDATION_FAILED", 400)
+
+
 def test_the_cost_model_classifies_the_built_schema() -> None:
     built = build("ws", 1, BLOG)
     model = built.cost_model
@@ -410,8 +427,8 @@ def test_long_carries_64_bit_integers_and_refuses_the_rest() -> None:
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        (b"", "JSON object"),
-        (b"{not json", "JSON object"),
+        (b"", "not valid JSON"),
+        (b"{not json", "not valid JSON"),
         (b"[1, 2]", "JSON object"),
         (b'"query"', "JSON object"),
         (b"{}", "query"),
@@ -419,7 +436,9 @@ def test_long_carries_64_bit_integers_and_refuses_the_rest() -> None:
         (b'{"query": "{ a }", "variables": [1]}', "variables"),
         (b'{"query": "{ a }", "variables": "x"}', "variables"),
         (b'{"query": "{ a }", "operationName": 3}', "operationName"),
-        (b"[" * 100_000 + b"]" * 100_000, "JSON object"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b'{"query": "{ a }", "query": "{ b }"}', "the key 'query' appears twice"),
+        (b'{"query": "{ a }", "variables": {"\\udfff": 1}}', "body.variables.\\udfff"),
     ],
 )
 def test_malformed_bodies_are_request_errors(raw: bytes, message: str) -> None:

@@ -1,4 +1,4 @@
-"""`content-service listen --forward-to URL`: receive deliveries on a developer's machine (D?).
+"""`content-service listen --forward-to URL`: receive deliveries on a developer's machine (D33).
 
 Like `stripe listen`, nothing on the laptop is exposed: the CLI signs in to the API as an
 administrator, creates a temporary pull endpoint (`mode: pull`, the forward URL is only its

@@ -9,7 +9,8 @@ from starlette.middleware.sessions import SessionMiddleware
 from content_service.api.auth import SESSION_COOKIE
 from content_service.api.error_handlers import ANY_REFUSAL, install_error_handlers
 from content_service.api.origin_guard import OriginGuardMiddleware
-from content_service.api.request_context import BodySizeLimitMiddleware, CorrelationIdMiddleware
+from content_service.api.request_context import CorrelationIdMiddleware
+from content_service.api.request_limits import RequestLimitsMiddleware
 from content_service.api.routes import (
     admin,
     content,
@@ -69,6 +70,6 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         configured_origins=(settings.public_base_url, *settings.allowed_origins),
         session_cookie=SESSION_COOKIE,
     )
-    app.add_middleware(BodySizeLimitMiddleware)
+    app.add_middleware(RequestLimitsMiddleware)
     app.add_middleware(CorrelationIdMiddleware)
     return app

@@ -9,6 +9,7 @@ says the same: `ANY_REFUSAL` for every operation, `errors(...)` for the statuses
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,8 +30,10 @@ _HTTP_CODES = {
     405: "method_not_allowed",
     409: "conflict",
     413: "payload_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
     422: "validation_failed",
+    431: "headers_too_large",
 }
 
 
@@ -41,7 +44,9 @@ _DESCRIPTIONS = {
     404: "Not found, or not visible to the caller",
     409: "Conflicts with the current state",
     413: "Request body too large",
+    414: "URL too long",
     422: "Well-formed input with refused values",
+    431: "Request headers too large",
 }
 
 
@@ -71,6 +76,14 @@ ANY_REFUSAL: dict[int | str, dict[str, Any]] = {
 }
 
 
+class _ErrorJSON(JSONResponse):
+    """ASCII JSON: a message quoting the caller's input can always be encoded, even when that
+    input held a lone surrogate."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode()
+
+
 def error_response(
     status: int,
     code: str,
@@ -81,7 +94,7 @@ def error_response(
     body: dict[str, Any] = {"status": status, "code": code, "message": message}
     if details is not None:
         body["details"] = details
-    return JSONResponse({"error": body}, status_code=status, headers=headers)
+    return _ErrorJSON({"error": body}, status_code=status, headers=headers)
 
 
 async def _service_error(_: Request, exc: Exception) -> JSONResponse:

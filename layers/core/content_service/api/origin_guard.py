@@ -7,16 +7,18 @@ sends one, so its absence means a client we cannot vouch for. Bearer-token clien
 may omit both.
 
 It runs as ASGI middleware rather than a per-route dependency so a new write route cannot forget
-it.
+it. Its refusal has the shape of the route asked: on `POST /api/v1/graphql`, HTTP 200 with the
+403 in `errors[].extensions.status` (spec 7.1), elsewhere the contract's error body.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from content_service.api.refusals import send_refusal
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -91,17 +93,4 @@ class OriginGuardMiddleware:
         if reason is None:
             await self.app(scope, receive, send)
             return
-        body = json.dumps(
-            {"error": {"status": 403, "code": "forbidden_origin", "message": reason}}
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 403,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await send_refusal(scope, send, 403, "forbidden_origin", reason)

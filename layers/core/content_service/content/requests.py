@@ -9,12 +9,12 @@ exist, does the value fit it) happen in the service, also as 400s.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from content_service import strict_json
 from content_service.errors import BadRequest
 from content_service.identity.principal import Caller
 
@@ -141,9 +141,9 @@ def parse_filter(raw: str | Mapping[str, Any] | None) -> FilterNode | None:
         if len(raw) > MAX_FILTER_BYTES:
             raise BadRequest(f"filter: longer than {MAX_FILTER_BYTES} characters")
         try:
-            parsed = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise BadRequest("filter: not valid JSON") from None
+            parsed = strict_json.loads(raw, where="filter")
+        except strict_json.JsonRefused as refused:
+            raise BadRequest(f"filter: {refused}", details=refused.details()) from None
     else:
         parsed = raw
     return _parse_node(parsed, 0, [0], "filter")
@@ -181,7 +181,8 @@ def parse_sort(raw: str | Sequence[str] | None) -> tuple[SortKey, ...]:
     return tuple(keys)
 
 
-def _page(page: int, page_size: int) -> None:
+def check_page(page: int, page_size: int) -> None:
+    """REST's bounds of `page` and `pageSize`, which GraphQL's list and relation fields share."""
     if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= MAX_PAGE:
         raise BadRequest(f"page must be an integer from 1 to {MAX_PAGE}")
     if isinstance(page_size, bool) or not isinstance(page_size, int):
@@ -234,7 +235,7 @@ class ListRequest:
         expand: str | Iterable[str] | None = None,
         links: str | Iterable[str] | None = None,
     ) -> ListRequest:
-        _page(page, page_size)
+        check_page(page, page_size)
         return cls(
             caller=caller,
             workspace_id=workspace_id,
@@ -311,7 +312,7 @@ class RelationRequest:
         page_size: int = DEFAULT_PAGE_SIZE,
         fields: str | Iterable[str] | None = None,
     ) -> RelationRequest:
-        _page(page, page_size)
+        check_page(page, page_size)
         return cls(
             caller=caller,
             workspace_id=workspace_id,

@@ -17,8 +17,10 @@ The shape (spec 2.1, CONTRACT.md "GraphQL shapes and counting"), for a collectio
     type Mutation { createBlogPost(input: BlogPostCreateInput!): BlogPost
                     updateBlogPost(id: ID!, input: BlogPostUpdateInput!): BlogPost
                     publishBlogPost(id: ID!): BlogPost  unpublishBlogPost(id: ID!): BlogPost
-                    deleteBlogPost(id: ID!): Boolean! }
+                    deleteBlogPost(id: ID!): Boolean }
 
+A caller who cannot write (a read token) gets no `Mutation` type at all. `deleteX` is nullable,
+so a failed delete nulls that field alone, not `data` with the other mutations' results.
 A relation whose target is not visible is left out of the object type and the write input.
 Input fields and arguments declare no default values, and input objects coerce to plain dicts
 keyed by their GraphQL names, so an omitted field stays absent and an explicit null stays null.
@@ -33,6 +35,7 @@ cache key, never per request.
 from __future__ import annotations
 
 import enum
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -55,6 +58,7 @@ from content_service.content.model import ContentType, FieldDef
 from content_service.content.requests import FILTER_OPS
 from content_service.graphql import resolvers
 from content_service.graphql.cost_limits import CostModel
+from content_service.graphql.introspection_bound import INTROSPECTION_FACTOR, standard_size
 from content_service.graphql.naming import SchemaNames, TypeNames, allocate
 from content_service.graphql.scalars import (
     JSON_DESCRIPTION,
@@ -84,12 +88,20 @@ class BuiltSchema:
     types: Mapping[str, ContentType]
     relations: Mapping[str, Mapping[str, FieldDef]]
     names: SchemaNames
+    writable: bool
+    """Built for a caller who may write: only then are there mutations (if any type is visible)."""
     graphene_schema: Any = field(repr=False)
     leaves: Mapping[tuple[str, str], LeafField] = field(default_factory=dict, repr=False)
     """Scalar fields of entry objects read straight from the entry (the executor's fast path)."""
     validated: OrderedDict[str, None] = field(default_factory=OrderedDict, repr=False)
     _sdl: str | None = field(default=None, repr=False)
     execution_class: Any = field(default=None, repr=False)
+
+    @functools.cached_property
+    def introspection_limit(self) -> int:
+        """The most values introspection may answer (`introspection_bound`), counted on the first
+        document that introspects."""
+        return INTROSPECTION_FACTOR * standard_size(self.schema)
 
     @property
     def sdl(self) -> str:
@@ -132,9 +144,12 @@ def _value(name: str) -> Callable[[Any, Any], Any]:
 
 
 class _Builder:
-    def __init__(self, types: Mapping[str, ContentType], names: SchemaNames) -> None:
+    def __init__(
+        self, types: Mapping[str, ContentType], names: SchemaNames, writable: bool
+    ) -> None:
         self.types = types
         self.names = names
+        self.writable = writable
         self.classes: list[Any] = []
         self.objects: dict[str, Any] = {}
         self.enums: dict[tuple[str, str], Any] = {}
@@ -381,7 +396,7 @@ class _Builder:
         query_type = self._object("Query", "Reads of the content API.", query)
         mutation_type = (
             self._object("Mutation", "Writes of the content API (a full token).", mutation)
-            if mutation
+            if mutation and self.writable
             else None
         )
         graphene_schema = graphene.Schema(
@@ -407,6 +422,7 @@ class _Builder:
             types=dict(self.types),
             relations=self.relations,
             names=self.names,
+            writable=self.writable,
             graphene_schema=graphene_schema,
         )
 
@@ -479,10 +495,11 @@ class _Builder:
             obj, args=id_argument, resolver=resolvers.state_mutation(type_name, "unpublish_entry")
         )
         mutation[own.mutation("delete")] = graphene.Field(
-            graphene.NonNull(graphene.Boolean),
+            graphene.Boolean,
             args=id_argument,
             resolver=resolvers.delete_mutation(type_name),
-            description="Moves the entry to the trash; returns true.",
+            description="Moves the entry to the trash; returns true (null with an error when "
+            "refused, leaving the other mutations' results in place).",
         )
 
 
@@ -526,6 +543,9 @@ def _leaves(schema: GraphQLSchema, entry_types: list[str]) -> dict[tuple[str, st
     return found
 
 
-def build_schema(workspace_id: str, version: int, types: Mapping[str, ContentType]) -> BuiltSchema:
-    """A schema over `types` (the content types visible to a grant set)."""
-    return _Builder(types, allocate(types)).build(workspace_id, version)
+def build_schema(
+    workspace_id: str, version: int, types: Mapping[str, ContentType], *, writable: bool = True
+) -> BuiltSchema:
+    """A schema over `types` (the content types visible to a grant set), with mutations when
+    `writable` (the caller may write)."""
+    return _Builder(types, allocate(types), writable).build(workspace_id, version)

@@ -6,9 +6,11 @@ Two layers, both bounded (LRU) and shared by every request of the process:
   (one GetItem) and the types only when it moved. So a content-type change shows in the schema
   within the TTL, and a stale schema may describe a type for that long (spec 5.3);
 - per key (workspace id, schema version, the sorted names of the types the live caller is
-  granted), the built schema. The grant set is taken from the live caller on every request, so
-  a token whose grant set changed gets another key at once; the version in the key means a
-  built schema never outlives the definitions it was built from, whatever the TTL.
+  granted, whether the caller may write), the built schema. The grant set and the write
+  permission are taken from the live caller on every request, so a token whose grant set
+  changed gets another key at once, and a read token never shares a full token's schema with
+  its `Mutation` type; the version in the key means a built schema never outlives the
+  definitions it was built from, whatever the TTL.
 
 Whatever a cached schema says, every resolver calls the service with the live caller (which
 re-checks scope, grant set and visibility), so a stale schema can describe a revoked or deleted
@@ -29,7 +31,7 @@ from content_service.errors import Forbidden
 from content_service.graphql.build import BuiltSchema, build_schema
 from content_service.identity.principal import Caller
 
-SchemaKey = tuple[str, int, frozenset[str]]
+SchemaKey = tuple[str, int, frozenset[str], bool]
 MAX_SCHEMAS = 64
 MAX_WORKSPACES = 512
 
@@ -68,13 +70,13 @@ class SchemaCache:
             raise Forbidden("this token lacks the content:read scope")
         snapshot = self._snapshot(workspace_id, ttl_seconds)
         visible = {name: t for name, t in snapshot.types.items() if caller.grants(name)}
-        key: SchemaKey = (workspace_id, snapshot.version, frozenset(visible))
+        key: SchemaKey = (workspace_id, snapshot.version, frozenset(visible), caller.can_write)
         with self._lock:
             built = self._schemas.get(key)
             if built is not None:
                 self._schemas.move_to_end(key)
                 return built
-        built = build_schema(workspace_id, snapshot.version, visible)
+        built = build_schema(workspace_id, snapshot.version, visible, writable=caller.can_write)
         with self._lock:
             self.builds += 1
             self._schemas[key] = built

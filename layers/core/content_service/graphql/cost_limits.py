@@ -9,6 +9,10 @@ it does is bounded by the limits, not by the document. Introspection subtrees (`
 own instead (nested type lists and their size), since an exempt subtree must not become the way
 around the limits.
 
+The same pass refuses a `page` or `pageSize` outside REST's bounds (1 to 100 for `pageSize`) on
+a list or a to-many relation, with REST's message: every such field, not only those a row
+reaches.
+
 Counting rules (CONTRACT.md "GraphQL shapes and counting"):
 - depth: a root field is at depth 1; each nested selection adds 1;
 - fields: every field selection, aliases, `items`, `total` and `__typename` included;
@@ -43,9 +47,10 @@ from graphql import (
     value_from_ast_untyped,
 )
 
+from content_service.content.requests import DEFAULT_PAGE_SIZE, check_page
+from content_service.errors import BadRequest
 from content_service.settings import GraphQLLimits
 
-DEFAULT_PAGE_SIZE = 25
 INTROSPECTION_ROOTS = frozenset({"__schema", "__type"})
 # graphql-js's MaxIntrospectionDepthRule: these lists nest at most twice in any real client's
 # introspection (GraphiQL's nests `fields` once); deeper nesting only multiplies the work.
@@ -246,6 +251,7 @@ class _Counter:
                 )
         kind, child_type = self.model.field(parent, node.name.value)
         if kind in (FieldKind.LIST, FieldKind.TO_MANY):
+            self._check_page(node)
             multiplier *= self._page_size(node) if not self._addresses_one(node) else 1
         if kind in (FieldKind.LIST, FieldKind.TO_MANY, FieldKind.ONE):
             self.complexity += multiplier
@@ -264,6 +270,18 @@ class _Counter:
                 return value_from_ast_untyped(argument.value, dict(self.variables))
         return None
 
+    def _check_page(self, node: FieldNode) -> None:
+        """REST's bounds of `page` and `pageSize`, refused before execution, so a list or a
+        relation answers the same 400 whether or not any row would reach its resolver. A value
+        of another type is left to validation and coercion."""
+        page, page_size = self._argument(node, "page"), self._argument(node, "pageSize")
+        try:
+            check_page(
+                page if _is_int(page) else 1, page_size if _is_int(page_size) else DEFAULT_PAGE_SIZE
+            )
+        except BadRequest as refused:
+            raise CostLimitExceeded("BAD_USER_INPUT", refused.message) from None
+
     def _page_size(self, node: FieldNode) -> int:
         value = self._argument(node, "pageSize")
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
@@ -274,6 +292,10 @@ class _Counter:
         if any(self._argument(node, name) is not None for name in ONE_RECORD_FIELDS):
             return True
         return _filter_addresses_one(self._argument(node, "filter"))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _filter_addresses_one(condition: Any) -> bool:

@@ -1,25 +1,34 @@
 """GraphQL errors: every one carries `extensions.status` (the HTTP status the REST equivalent
 would have answered, spec 7.1) and a stable `extensions.code`.
 
-| code                         | status | when                                                    |
-|------------------------------|--------|---------------------------------------------------------|
-| BAD_REQUEST                  | 400    | the HTTP body is not JSON, lacks `query`, bad variables |
-| GRAPHQL_PARSE_FAILED         | 400    | the document does not parse                             |
-| QUERY_TOO_LONG, TOO_DEEP,    | 400    | a cost limit (spec 8.1)                                 |
-| TOO_MANY_FIELDS, TOO_COMPLEX,|        |                                                         |
-| TOO_MANY_OPERATIONS,         |        |                                                         |
-| FRAGMENT_CYCLE               |        |                                                         |
-| INTROSPECTION_TOO_DEEP,      | 400    | introspection nesting type lists 3 deep, or selecting   |
-| INTROSPECTION_TOO_LARGE      |        | more than 2,000 fields (the exempt subtrees' own bound) |
-| OPERATION_RESOLUTION_FAILURE | 400    | `operationName` names no operation of the document      |
-| GRAPHQL_VALIDATION_FAILED    | 400    | graphql-core validation (unknown type or field...)      |
-| BAD_USER_INPUT               | 400/422| a variable or argument the schema or the service refuses|
-| UNAUTHENTICATED              | 401    | no valid token or session                               |
-| FORBIDDEN                    | 403    | valid credentials without the permission                |
-| NOT_FOUND                    | 404    | an entry (or a type revoked since) the caller cannot see|
-| CONFLICT                     | 409    | the write collides with the current state               |
-| PAYLOAD_TOO_LARGE            | 413    | the entry would exceed the item size                    |
-| INTERNAL_SERVER_ERROR        | 500    | a bug; the message says nothing more (logged)           |
+| code                            | status | when                                                  |
+|---------------------------------|--------|-------------------------------------------------------|
+| BAD_REQUEST                     | 400    | the HTTP body is not strict JSON (`strict_json`),     |
+|                                 |        | lacks `query`, bad variables; a malformed request     |
+| GRAPHQL_PARSE_FAILED            | 400    | the document does not parse (with `locations`)        |
+| QUERY_TOO_LONG, TOO_DEEP,       | 400    | a cost limit (spec 8.1)                               |
+| TOO_MANY_FIELDS, TOO_COMPLEX,   |        |                                                       |
+| TOO_MANY_OPERATIONS,            |        |                                                       |
+| FRAGMENT_CYCLE                  |        |                                                       |
+| INTROSPECTION_TOO_DEEP,         | 400    | introspection nesting type lists 3 deep, selecting    |
+| INTROSPECTION_TOO_LARGE         |        | more than 2,000 fields, or answering more than 3 times|
+|                                 |        | the standard introspection (`introspection_bound`)    |
+| OPERATION_RESOLUTION_FAILURE    | 400    | `operationName` names no operation of the document    |
+| GRAPHQL_VALIDATION_FAILED       | 400    | graphql-core validation (unknown type or field...)    |
+| BAD_USER_INPUT                  | 400/422| a variable or argument the schema or the service      |
+|                                 |        | refuses (`page`/`pageSize` before execution)          |
+| UNAUTHENTICATED                 | 401    | no valid token or session                             |
+| FORBIDDEN                       | 403    | valid credentials without the permission; a mutation  |
+|                                 |        | from a caller who cannot write; the origin guard      |
+| NOT_FOUND                       | 404    | an entry (or a type revoked since) hidden from caller |
+| CONFLICT                        | 409    | the write collides with the current state             |
+| PAYLOAD_TOO_LARGE               | 413    | the body is over 1 MiB; the entry exceeds item size   |
+| URI_TOO_LONG                    | 414    | the URL is over 64 KiB                                |
+| UNSUPPORTED_MEDIA_TYPE          | 415    | the body is not sent as `application/json`            |
+| REQUEST_HEADER_FIELDS_TOO_LARGE | 431    | the headers are over 64 KiB                           |
+| INTERNAL_SERVER_ERROR           | 500    | a bug; the message says nothing more (logged)         |
+
+The 413 (body), 414, 415 and 431 refusals are made in front of the adapter (`api.refusals`).
 """
 
 from __future__ import annotations
@@ -44,16 +53,34 @@ INTERNAL_MESSAGE = "internal error; the field was not resolved"
 
 
 class RequestError(Exception):
-    """A refusal of the whole request, before any resolver runs."""
+    """A refusal of the whole request, before any resolver runs; `locations` point into the
+    document (a syntax error), `details` say where in the body."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        status: int = 400,
+        *,
+        locations: list[dict[str, int]] | None = None,
+        details: Any = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
         self.message = message
+        self.locations = locations
+        self.details = details
 
     def to_json(self) -> dict[str, Any]:
-        return {"message": self.message, "extensions": {"status": self.status, "code": self.code}}
+        body: dict[str, Any] = {"message": self.message}
+        if self.locations:
+            body["locations"] = self.locations
+        extensions: dict[str, Any] = {"status": self.status, "code": self.code}
+        if self.details is not None:
+            extensions["details"] = self.details
+        body["extensions"] = extensions
+        return body
 
 
 def service_error_json(error: ServiceError) -> dict[str, Any]:

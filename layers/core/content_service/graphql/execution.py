@@ -1,28 +1,34 @@
 """The request pipeline, in this order; a refusal at any step runs no resolver:
 
-1. the HTTP body: a JSON object with a string `query`, an object (or null) `variables` no
-   deeper than MAX_VARIABLE_DEPTH and with at most MAX_VARIABLE_NODES values, and an optional
-   string `operationName`;
+1. the HTTP body: a JSON object (`content_service.strict_json`: UTF-8, no key twice, no lone
+   surrogate) with a string `query`, an object (or null) `variables` no deeper than
+   MAX_VARIABLE_DEPTH and with at most MAX_VARIABLE_NODES values, and an optional string
+   `operationName`;
 2. (the route authenticates and picks the cached schema of the caller's grant set);
 3. the length limit, before parsing (`cost_limits.check_length`);
-4. parsing (successful parses are kept in a small LRU keyed by the document text);
+4. parsing (successful parses are kept in a small LRU keyed by the document text); a syntax
+   error carries its `locations`;
 5. the cost limits in one bounded pass over the syntax tree (`cost_limits.measure`: exactly one
-   operation, depth, fields, complexity, fragment cycles; introspection exempt), before
-   graphql-core's validation, whose overlapping-fields rule is slow on alias bombs; then the
-   exempt introspection subtrees on their own terms (`cost_limits.check_introspection`);
-6. `operationName`, when given, must name the document's operation;
+   operation, depth, fields, complexity, fragment cycles, REST's bounds of `page` and
+   `pageSize`; introspection exempt), before graphql-core's validation, whose
+   overlapping-fields rule is slow on alias bombs; then the exempt introspection subtrees on
+   their own terms: the document (`cost_limits.check_introspection`), then the size of their
+   answer on this schema (`introspection_bound`);
+6. `operationName`, when given, must name the document's operation; a mutation needs a schema
+   with mutations (a caller who cannot write gets none: FORBIDDEN);
 7. graphql-core's validation with all of its specified rules (`rules=` replaces the defaults,
    LESSONS.md, so they are passed explicitly); a document that passed is remembered per built
    schema, so a repeated query is not validated again;
 8. execution (async: resolvers await the service in worker threads, with DataLoaders made for
    this request alone, since Mangum reuses one event loop across invocations).
+
+The route runs all of it off the server's event loop (`graphql.worker`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,6 +42,7 @@ from graphql import (
     GraphQLError,
     GraphQLObjectType,
     GraphQLSyntaxError,
+    OperationType,
     Undefined,
     execute,
     parse,
@@ -44,6 +51,7 @@ from graphql import (
 )
 from graphql.pyutils import Path
 
+from content_service import strict_json
 from content_service.graphql.build import BuiltSchema
 from content_service.graphql.cost_limits import (
     CostLimitExceeded,
@@ -53,6 +61,7 @@ from content_service.graphql.cost_limits import (
     single_operation,
 )
 from content_service.graphql.errors import RequestError, format_error
+from content_service.graphql.introspection_bound import check_answer_size
 from content_service.graphql.resolvers import Context
 from content_service.identity.principal import Caller
 from content_service.settings import GraphQLLimits
@@ -76,9 +85,11 @@ class GraphQLRequest:
 def parse_body(raw: bytes) -> GraphQLRequest:
     """The POST body (GraphQL over HTTP); refusals are BAD_REQUEST errors."""
     try:
-        body = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise RequestError("BAD_REQUEST", "the request body must be a JSON object") from None
+        body = strict_json.loads(raw)
+    except strict_json.JsonRefused as refused:
+        raise RequestError(
+            "BAD_REQUEST", f"the request body is refused: {refused}", details=refused.details()
+        ) from None
     if not isinstance(body, dict):
         raise RequestError("BAD_REQUEST", "the request body must be a JSON object")
     query = body.get("query")
@@ -131,7 +142,8 @@ class _Documents:
         try:
             document = parse(query)
         except GraphQLSyntaxError as error:
-            raise RequestError("GRAPHQL_PARSE_FAILED", error.message) from None
+            locations = [{"line": at.line, "column": at.column} for at in error.locations or ()]
+            raise RequestError("GRAPHQL_PARSE_FAILED", error.message, locations=locations) from None
         except RecursionError:
             raise RequestError("TOO_DEEP", "the document nests too deeply to parse") from None
         self.entries[query] = document
@@ -150,6 +162,9 @@ def prepare(built: BuiltSchema, request: GraphQLRequest, limits: GraphQLLimits) 
         document = documents.parse(request.query)
         measure(document, built.cost_model, limits, request.variables)
         check_introspection(document)
+        check_answer_size(
+            document, built.schema, request.variables or {}, lambda: built.introspection_limit
+        )
         operation = single_operation(document)
     except CostLimitExceeded as error:
         raise RequestError(error.code, error.message) from None
@@ -163,6 +178,13 @@ def prepare(built: BuiltSchema, request: GraphQLRequest, limits: GraphQLLimits) 
                 f"unknown operation named {request.operation_name[:100]!r}",
             )
     if built.schema.get_root_type(operation.operation) is None:
+        if operation.operation is OperationType.MUTATION and not built.writable:
+            raise RequestError(
+                "FORBIDDEN",
+                "this caller cannot write: mutations need a full token with content:write, "
+                "or a signed-in user",
+                403,
+            )
         raise RequestError(
             "GRAPHQL_VALIDATION_FAILED",
             f"this schema has no {operation.operation.value} operations",

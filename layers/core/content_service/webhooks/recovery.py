@@ -1,4 +1,4 @@
-"""Recover: redeliver an endpoint's failed deliveries since a time, as queued work (D?).
+"""Recover: redeliver an endpoint's failed deliveries since a time, as queued work (D32).
 
 `POST /api/webhooks/{id}/recover` only records a recovery job and queues it; the work runs in
 the delivery function, one step per queue message, like Svix's recover runs as a background

@@ -1,10 +1,12 @@
 """`/api/v1/graphql`: the GraphQL adapter over the content service (spec 4.1, 5, 7.1).
 
-- `POST /api/v1/graphql` `{query, variables?, operationName?}` answers HTTP 200 always, with
-  `{data?, errors?}`; each error carries `extensions.status` (what REST would have answered) and
-  `extensions.code`. Authentication failures and malformed bodies are errors too. (Middleware in
-  front of every route still answers 413 for a body over 1 MiB and 403 for a cookie-carrying
-  write from a foreign origin, as for any other route.)
+- `POST /api/v1/graphql` `{query, variables?, operationName?}` as `application/json` answers
+  HTTP 200 always, with `{data?, errors?}`; each error carries `extensions.status` (what REST
+  would have answered) and `extensions.code`. Authentication failures, malformed bodies, other
+  content types (415) and the refusals of the middleware in front of every route (a body over
+  1 MiB: 413, an over-long URL or headers, a foreign origin with a session cookie: 403) are
+  errors too, in the same shape (`api.refusals`). The whole pipeline runs off the server's
+  event loop (`graphql.worker`).
 - `GET /api/v1/graphql`: the SDL of the caller's grant set, the very schema that introspection
   describes (authenticated like it; 401 without valid credentials).
 - `GET /api/v1/graphql/playground`: GraphiQL from the app's own static files, only when
@@ -16,8 +18,9 @@ Same bearer tokens, session, workspace bucket, scopes and visibility as the REST
 
 from __future__ import annotations
 
-import asyncio
 import json
+from email.message import Message as MimeMessage
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
@@ -31,9 +34,10 @@ from content_service.api.auth import (
     optional_caller,
 )
 from content_service.api.error_handlers import errors
+from content_service.api.refusals import graphql_error
 from content_service.api.templating import templates
 from content_service.errors import NotFound, ServiceError, Unauthorized
-from content_service.graphql import execution
+from content_service.graphql import execution, worker
 from content_service.graphql.build import BuiltSchema
 from content_service.graphql.cache import schemas
 from content_service.graphql.errors import RequestError, service_error_json
@@ -60,7 +64,35 @@ class _GraphQLResponse(Response):
     media_type = "application/json"
 
     def render(self, content: object) -> bytes:
-        return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
+        text = json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+        try:
+            return text.encode()
+        except UnicodeEncodeError:  # a message quoting a lone surrogate: ASCII escapes it
+            return json.dumps(content, separators=(",", ":")).encode()
+
+
+INTERNAL_ERROR = {
+    "message": "internal error; the request was not completed",
+    "extensions": {"status": 500, "code": "INTERNAL_SERVER_ERROR"},
+}
+
+
+def unsupported_media_type(content_type: str | None) -> str | None:
+    """Why a POST's content type is refused, or None for `application/json` (GraphQL over HTTP;
+    a `charset`, if any, is UTF-8). `text/plain` and forms are refused: they are the types a
+    page on any site may send without a CORS preflight, and GraphQL over HTTP does not define
+    them (decisions.md)."""
+    if content_type is None:
+        return "send the request as application/json (no Content-Type was given)"
+    parsed = MimeMessage()
+    parsed["content-type"] = content_type
+    charset = parsed.get_param("charset")
+    if parsed.get_content_type() == "application/json" and (
+        charset is None or str(charset).lower().replace("-", "") == "utf8"
+    ):
+        return None
+    shown = content_type.encode("ascii", "replace").decode()[:80]
+    return f"send the request as application/json (UTF-8), not {shown}"
 
 
 def _schema_for(request: Request, settings: Settings) -> tuple[Caller, str, BuiltSchema]:
@@ -75,33 +107,34 @@ def _schema_for(request: Request, settings: Settings) -> tuple[Caller, str, Buil
 @router.post(
     "",
     summary="Run a GraphQL query or mutation",
-    description="Body `{query, variables?, operationName?}`; always HTTP 200 with "
-    "`{data?, errors?}`, each error carrying `extensions.status` and `extensions.code`.",
+    description="Body `{query, variables?, operationName?}` as `application/json`; always "
+    "HTTP 200 with `{data?, errors?}`, each error carrying `extensions.status` and "
+    "`extensions.code`.",
 )
 async def graphql_post(request: Request) -> Response:
+    refused = unsupported_media_type(request.headers.get("content-type"))
+    if refused is not None:
+        return _GraphQLResponse({"errors": [graphql_error(415, refused)]})
+    raw = await request.body()
+    settings = runtime.settings()
     try:
-        payload = execution.parse_body(await request.body())
-        settings = runtime.settings()
-        try:
-            caller, workspace_id, built = await asyncio.to_thread(_schema_for, request, settings)
-        except ServiceError as error:
-            return _GraphQLResponse({"errors": [service_error_json(error)]})
-        body = await execution.run(built, caller, workspace_id, payload, settings.graphql)
-        return _GraphQLResponse(body)
-    except RequestError as error:
-        return _GraphQLResponse({"errors": [error.to_json()]})
+        body = await worker.run_off_loop(lambda: _answer(request, raw, settings))
     except Exception:
         logger.exception("GraphQL request failed")
-        return _GraphQLResponse(
-            {
-                "errors": [
-                    {
-                        "message": "internal error; the request was not completed",
-                        "extensions": {"status": 500, "code": "INTERNAL_SERVER_ERROR"},
-                    }
-                ]
-            }
-        )
+        body = {"errors": [INTERNAL_ERROR]}
+    return _GraphQLResponse(body)
+
+
+async def _answer(request: Request, raw: bytes, settings: Settings) -> dict[str, Any]:
+    """The response body, computed on a worker thread's loop."""
+    try:
+        payload = execution.parse_body(raw)
+        caller, workspace_id, built = _schema_for(request, settings)
+    except RequestError as error:
+        return {"errors": [error.to_json()]}
+    except ServiceError as error:
+        return {"errors": [service_error_json(error)]}
+    return await execution.run(built, caller, workspace_id, payload, settings.graphql)
 
 
 @router.get(
