@@ -15,4 +15,12 @@
     presets: [SwaggerUIBundle.presets.apis],
     layout: "BaseLayout",
   });
+  // Code examples scroll inside their box: make each one focusable so that a keyboard can
+  // scroll it too (Swagger UI renders them as it opens each operation).
+  function focusableExamples() {
+    root.querySelectorAll("pre:not([tabindex])").forEach(function (block) {
+      block.setAttribute("tabindex", "0");
+    });
+  }
+  new MutationObserver(focusableExamples).observe(root, { childList: true, subtree: true });
 })();
