@@ -318,7 +318,7 @@ class LocalStack:
     def _serve(self, app: Any, listener: socket.socket) -> None:
         # The app logs every request itself (with its correlation id): no access log here.
         # Request heads up to SERVER_HEAD_BYTES reach the app, whose limits answer in the
-        # contract's shape; ApiH11Protocol answers anything longer in that shape too.
+        # API's error shape; ApiH11Protocol answers anything longer in that shape too.
         config = uvicorn.Config(
             app,
             log_config=None,

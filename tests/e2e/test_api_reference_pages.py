@@ -78,7 +78,8 @@ def test_the_rest_reference_is_served_offline_and_passes_axe(page: Page, output_
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(str(e)))
     response = page.goto("/api/v1/docs")
-    assert response is not None and response.status == 200
+    assert response is not None
+    assert response.status == 200
     assert "script-src 'self'" in response.headers["content-security-policy"]
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("Content Service")
     operation = page.locator(
@@ -132,7 +133,8 @@ def test_autocomplete_offers_the_types_of_the_token_typed_into_the_headers(
             json.dumps({"Authorization": f"Bearer {posts.read_token}"}),
         )
     offered = _hints_for(page, "bl")
-    assert "blogPosts" in offered and "blogPost" in offered, offered
+    assert "blogPosts" in offered, offered
+    assert "blogPost" in offered, offered
     page.screenshot(path=str(output_dir / "autocomplete.png"))
 
     with page.expect_request(_introspection(recipes.read_token)):
@@ -163,7 +165,8 @@ def test_the_playground_works_at_phone_width(
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     for pane in (".graphiql-query-editor", ".graphiql-editor-tool", ".graphiql-response"):
         box = page.locator(pane).bounding_box()
-        assert box is not None and box["width"] >= PHONE["width"] - 60, (pane, box)
+        assert box is not None, pane
+        assert box["width"] >= PHONE["width"] - 60, (pane, box)
     _set_editor(
         page,
         ".graphiql-editor-tool",
