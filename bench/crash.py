@@ -58,6 +58,7 @@ import boto3
 import httpx
 from boto3.dynamodb.types import TypeDeserializer
 
+from content_service.clock import parse_iso_utc
 from content_service.webhooks.deliveries import fanout_delivery_id
 from infra import REPO_ROOT
 from infra.emulator import FAKE_CREDENTIALS
@@ -66,6 +67,7 @@ from tests.support.receiver import Answer, Received, Receiver
 
 TYPE = "note"
 BUSY = ("pending", "delivering")
+CLAIM_TIMEOUT_S = 30.0  # claimTimeoutMs
 _deserializer = TypeDeserializer()
 
 
@@ -384,6 +386,7 @@ class Final:
     events: list[dict[str, Any]]
     endpoints: list[dict[str, Any]]
     rows: list[dict[str, Any]]
+    read_at: float
 
 
 def settle(storage: Storage, stall_s: float, limit_s: float) -> tuple[Final, bool]:
@@ -413,8 +416,9 @@ def settle(storage: Storage, stall_s: float, limit_s: float) -> tuple[Final, boo
 
 
 def _final(storage: Storage) -> Final:
+    read_at = time.time()
     rows = [r for r in storage.scan("DELIVERIES_TABLE") if "endpointId" in r]
-    return Final(storage.scan("EVENTS_TABLE"), storage.scan("ENDPOINTS_TABLE"), rows)
+    return Final(storage.scan("EVENTS_TABLE"), storage.scan("ENDPOINTS_TABLE"), rows, read_at)
 
 
 def check_events(final: Final, ledger: Ledger) -> list[str]:
@@ -457,12 +461,23 @@ def check_notifications(
 
 
 def check_rows(final: Final) -> tuple[list[str], Counter[str]]:
+    """Every row finished, scheduled by the ladder, or in flight (a live claim).
+
+    A failed row's retry can come due after the settle, so a row may be `delivering` when the
+    final scan reads it: allowed while its claim is younger than `claimTimeoutMs` (30 s).
+    """
     problems = []
     states: Counter[str] = Counter()
     for row in final.rows:
         states[row["status"]] += 1
         scheduled = row["status"] == "failed" and row.get("nextAttemptAt")
-        if row["status"] not in ("succeeded", "dead") and not scheduled:
+        claimed = row.get("claimedAt")
+        in_flight = (
+            row["status"] == "delivering"
+            and isinstance(claimed, str)
+            and final.read_at - parse_iso_utc(claimed) < CLAIM_TIMEOUT_S
+        )
+        if row["status"] not in ("succeeded", "dead") and not scheduled and not in_flight:
             problems.append(f"row {row['id']} is {row['status']}, neither finished nor scheduled")
     return problems, states
 
