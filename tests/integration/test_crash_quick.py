@@ -17,7 +17,7 @@ from bench.crash import CrashConfig, run_crash
 
 @pytest.mark.slow
 def test_three_kills_and_a_clean_stop_lose_nothing() -> None:
-    report = run_crash(CrashConfig(kills=3, graceful=1, writers=3, settle_timeout_s=90))
+    report = run_crash(CrashConfig(kills=3, graceful=1, writers=3))
     assert report["problems"] == []
     assert report["writesAcknowledged"] > 0
     assert report["events"] >= report["writesAcknowledged"]
