@@ -4,6 +4,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
+PYTHON_NEEDED := 3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 SAM_ENV := .tools/sam
@@ -12,7 +13,7 @@ SAM_CLI_VERSION := 1.170.0
 export SAM_CLI_TELEMETRY := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help run test lint typecheck unit sam-check browsers bench soak crash fuzz clean
+.PHONY: help run test lint typecheck unit sam-check browsers bench soak crash fuzz clean python-check
 
 help:
 	@echo "make run    - start the local stack (API, GraphQL, admin pages, webhook delivery)"
@@ -23,30 +24,54 @@ help:
 	@echo "make fuzz   - run the fuzzers long (200 examples per operation; make test runs them short)"
 	@echo "make lint   - ruff and mypy only"
 
-$(PY):
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+# pyproject.toml says requires-python ">=3.11,<3.12": say so, and what to install, before pip
+# fails with its own message. An existing .venv made with another Python is named too.
+python-check:
+	@if [ -x $(PY) ]; then found=$(PY); else found="$(PYTHON)"; fi; \
+	version=$$("$${found:-python3}" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null); \
+	if [ "$$version" != "$(PYTHON_NEEDED)" ]; then \
+		echo "This project needs Python $(PYTHON_NEEDED) (pyproject.toml); found $${version:-no Python} at $${found:-(none)}." >&2; \
+		echo "Install Python $(PYTHON_NEEDED) with its venv module, for example:" >&2; \
+		echo "  Debian/Ubuntu: sudo apt-get install python$(PYTHON_NEEDED) python$(PYTHON_NEEDED)-venv" >&2; \
+		echo "  macOS:         brew install python@$(PYTHON_NEEDED)" >&2; \
+		echo "  pyenv:         pyenv install $(PYTHON_NEEDED) && pyenv local $(PYTHON_NEEDED)" >&2; \
+		echo "then run make again (or name it: make run PYTHON=/path/to/python$(PYTHON_NEEDED))." >&2; \
+		if [ -x $(PY) ]; then echo "Remove the .venv made with Python $$version first: rm -rf $(VENV)" >&2; fi; \
+		exit 1; \
+	fi; \
+	if [ ! -x $(PY) ] && ! "$$found" -c 'import ensurepip, venv' 2>/dev/null; then \
+		echo "Python $(PYTHON_NEEDED) at $$found has no venv module: install python$(PYTHON_NEEDED)-venv (Debian/Ubuntu)." >&2; \
+		exit 1; \
+	fi
+
+$(PY): | python-check
+	@echo "==> creating the virtual environment $(VENV) (Python $(PYTHON_NEEDED): $(PYTHON))"
+	@$(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install -q --upgrade pip
 
 $(VENV)/.local-installed: pyproject.toml layers/core/requirements.txt | $(PY)
-	$(PY) -m pip install -q -e '.[local]'
-	touch $@
+	@echo "==> installing the service and its local tools into $(VENV) (about a minute the first time)"
+	@$(PY) -m pip install -q -e '.[local]'
+	@touch $@
 
 $(VENV)/.dev-installed: pyproject.toml layers/core/requirements.txt | $(PY)
-	$(PY) -m pip install -q -e '.[dev]'
-	touch $@ $(VENV)/.local-installed
+	@echo "==> installing the service and the test tools into $(VENV) (a few minutes the first time)"
+	@$(PY) -m pip install -q -e '.[dev]'
+	@touch $@ $(VENV)/.local-installed
 
 # The SAM CLI pins older boto3 and pydantic than the app, so it lives in its own environment.
 $(SAM):
 	$(PYTHON) -m venv $(SAM_ENV)
 	$(SAM_ENV)/bin/pip install -q 'aws-sam-cli==$(SAM_CLI_VERSION)'
 
-run: $(VENV)/.local-installed
-	$(PY) -m infra.local_stack
+run: python-check $(VENV)/.local-installed
+	@$(PY) -m infra.local_stack
 
-# Debian's Chromium for the Playwright tests (Playwright cannot download browsers here).
+# Debian's Chromium for the Playwright tests (Playwright cannot download browsers here), and jq,
+# which the README's quickstart uses (its test runs it).
 browsers:
-	@if [ ! -x /usr/bin/chromium ]; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	@if [ ! -x /usr/bin/chromium ] || ! command -v jq >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver jq >/dev/null; \
 	fi
 
 lint: $(VENV)/.dev-installed

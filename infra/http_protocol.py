@@ -5,7 +5,7 @@ uvicorn reads a request line and headers up to `h11_max_incomplete_event_size` (
 default), and past it, or on a malformed request, writes a text/plain 400 and closes at once.
 A client still sending its long URL then gets a reset instead of the answer (LESSONS.md). The
 local stack raises that size to SERVER_HEAD_BYTES, above the app's own URL and header limits
-(`api.request_limits`, answered in the contract's shape), and serves with this protocol, which
+(`api.request_limits`, answered in the API's error shape), and serves with this protocol, which
 for anything beyond:
 - answers in the shape of the route the request line names (`api.refusals`): 414 when the
   request line alone passes the size, 431 when the headers do, 400 for a malformed request;

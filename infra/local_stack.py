@@ -24,8 +24,10 @@ from types import FrameType, TracebackType
 from typing import Any
 
 import uvicorn
+from aws_lambda_powertools.logging.filters import SuppressFilter
 
 from content_service.api.request_limits import SERVER_HEAD_BYTES
+from content_service.observability import SERVICE_NAME
 from content_service.settings import Settings, SettingsError
 from infra import TEMPLATE_PATH
 from infra.durable_state import DurableState
@@ -75,6 +77,7 @@ class LocalStackOptions:
     the handlers read. `durable` keeps the tables under `local_dir` (snapshot and journal);
     `journal_fsync` False skips the fsync (a killed process still loses nothing, a power cut
     may). `resumer` runs after a restore, before the pollers start (None: nothing runs).
+    `progress` hears one short line per set-up step (`make run` prints them).
     """
 
     local_dir: Path = field(default_factory=lambda: Path(".local").resolve())
@@ -102,6 +105,7 @@ class LocalStackOptions:
     app_factory: AppFactory = default_app_factory
     bootstrapper: Bootstrapper = default_bootstrapper
     resumer: Resumer | None = default_resumer
+    progress: Callable[[str], None] | None = None
 
 
 class LocalStack:
@@ -181,7 +185,10 @@ class LocalStack:
         options.local_dir.mkdir(parents=True, exist_ok=True)
         user_env = dict(os.environ if options.user_env is None else options.user_env)
 
+        if self._owns_emulator:
+            self._progress(f"starting the AWS emulator (moto) on port {options.moto_port}")
         self.emulator.start()
+        self._progress(f"provisioning the tables and queues of {options.template_path.name}")
         provisioned = provision(
             self.emulator, self.template, prefix=options.prefix, user_env=user_env
         )
@@ -197,6 +204,7 @@ class LocalStack:
         self._mirror_session_key(settings)
 
         if options.durable:
+            self._progress(f"restoring the saved state from {options.local_dir}")
             state = DurableState(options.local_dir, provisioned.tables, fsync=options.journal_fsync)
             self.restored_items = state.open(self.emulator.dynamodb())
             self.durable_state = state
@@ -231,9 +239,16 @@ class LocalStack:
         if listener is not None:
             self.base_url = f"http://{options.host}:{listener.getsockname()[1]}"
         if options.bootstrap:
+            first = not (options.local_dir / "bootstrap.json").exists()
+            self._progress(
+                "bootstrapping: workspace default, an admin and two API tokens"
+                if first
+                else "bootstrapping: reading the credentials of the first start"
+            )
             base_url = settings.public_base_url or self.base_url or f"http://{options.host}"
             self.credentials = options.bootstrapper(settings, base_url, options.local_dir)
         if listener is not None:
+            self._progress(f"starting the API on {self.base_url}")
             self._serve(options.app_factory(settings), listener)
 
         if self.pollers is not None and options.start_pollers:
@@ -242,6 +257,10 @@ class LocalStack:
             target=self._housekeep, name="local-stack-housekeeping", daemon=True
         )
         self._housekeeping.start()
+
+    def _progress(self, step: str) -> None:
+        if self.options.progress is not None:
+            self.options.progress(step)
 
     def stop(self) -> None:
         """Stops everything; safe to call twice and after a failed start.
@@ -299,7 +318,7 @@ class LocalStack:
     def _serve(self, app: Any, listener: socket.socket) -> None:
         # The app logs every request itself (with its correlation id): no access log here.
         # Request heads up to SERVER_HEAD_BYTES reach the app, whose limits answer in the
-        # contract's shape; ApiH11Protocol answers anything longer in that shape too.
+        # API's error shape; ApiH11Protocol answers anything longer in that shape too.
         config = uvicorn.Config(
             app,
             log_config=None,
@@ -421,6 +440,15 @@ def _banner(stack: LocalStack, local_dir: Path) -> str:
         "Content service is running. Ctrl-C stops it (state is kept).",
         f"  API        {base}  (REST under /api/v1/content)",
         f"  GraphQL    {base}/api/v1/graphql",
+    ]
+    if stack.settings is not None and stack.settings.api_reference_enabled:
+        lines += [
+            f"  REST docs  {base}/api/v1/docs",
+            f"  Playground {base}/api/v1/graphql/playground",
+        ]
+    else:
+        lines.append("  REST docs and GraphQL playground: off (API_REFERENCE_ENABLED=false)")
+    lines += [
         f"  Webhooks   {base}/webhooks",
         f"  Login      {base}/login",
         f"  Health     {base}/healthz",
@@ -434,6 +462,10 @@ def _banner(stack: LocalStack, local_dir: Path) -> str:
     return "\n".join(lines)
 
 
+def _print_progress(step: str) -> None:
+    print(f"==> {step}", flush=True)
+
+
 def main() -> int:
     """`make run`: everything on 127.0.0.1, until Ctrl-C or SIGTERM; exit code 0 on a clean stop."""
     logging.basicConfig(
@@ -443,6 +475,10 @@ def main() -> int:
     )
     for chatty in ("botocore", "pynamodb"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
+    # The core logs through Powertools' Logger, whose own handler writes each record as one
+    # JSON line; the root handler takes everything else (uvicorn, the emulator, this module).
+    for handler in logging.root.handlers:
+        handler.addFilter(SuppressFilter(SERVICE_NAME))
     stop_requested = threading.Event()
     first_signal_at: list[float] = []
 
@@ -477,10 +513,19 @@ def main() -> int:
         os.environ["PUBLIC_BASE_URL"] = f"http://{host}:{port}"
     if not os.environ.get("SESSION_KEY_FILE"):
         os.environ["SESSION_KEY_FILE"] = str(ensure_session_key(local_dir / "session.key"))
+    # On a developer's machine the API reference and the playground are on unless turned off
+    # (on AWS the template's ApiReferenceEnabled parameter decides, off by default).
+    if not os.environ.get("API_REFERENCE_ENABLED"):
+        os.environ["API_REFERENCE_ENABLED"] = "true"
 
     stack = LocalStack(
         LocalStackOptions(
-            local_dir=local_dir, host=host, port=port, moto_port=moto_port, durable=journal == "on"
+            local_dir=local_dir,
+            host=host,
+            port=port,
+            moto_port=moto_port,
+            durable=journal == "on",
+            progress=_print_progress,
         )
     )
     stack_file = local_dir / "stack.json"

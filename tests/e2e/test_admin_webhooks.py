@@ -476,3 +476,43 @@ def test_delete_asks_for_confirmation(
     expect(page.get_by_role("status").filter(has_text="Endpoint deleted.")).to_be_visible()
     assert hooks.client.get(f"/api/webhooks/{endpoint['id']}").status_code == 404
     shot("deleted")
+
+
+def test_the_editor_warns_before_saving_an_endpoint_that_receives_nothing(
+    page: Page, credentials: dict[str, Any], hooks: Hooks, output_dir: Path, new_workspace: Any
+) -> None:
+    """No workspace and All workspaces off: the first press warns and saves nothing, the second
+    saves as asked. The URL help says what the policy in force allows."""
+    new_workspace()  # a second workspace, so that none is chosen for the administrator
+    shot = Shots(page, output_dir)
+    url = "https://93.184.215.14" + unique_path("receives-nothing")  # public, no DNS needed
+    admin_in(page, credentials, "/webhooks/new")
+    help_text = page.locator("#url-help")
+    expect(help_text).to_contain_text("Must use https://")
+    expect(help_text).to_contain_text("must resolve to a public address")
+    expect(help_text).not_to_contain_text("WEBHOOKS_ALLOW")
+    expect(page.locator('input[name="workspaces"]:checked')).to_have_count(0)
+    page.get_by_label("Endpoint URL").fill(url)
+    page.get_by_role("button", name="Create endpoint").click()
+    notice = page.locator("#form-notice")
+    expect(notice).to_contain_text("would receive nothing")
+    expect(notice).to_have_class(re.compile(r"\bnotice-warn\b"))
+    shot("warned")
+    assert not [e for e in hooks.client.get("/api/webhooks").json()["items"] if e["url"] == url]
+    page.get_by_role("button", name="Create endpoint").click()
+    expect(page.get_by_label("Signing secret", exact=True)).to_have_value(SECRET)
+    created = [e for e in hooks.client.get("/api/webhooks").json()["items"] if e["url"] == url]
+    assert len(created) == 1
+    hooks.created.append(created[0]["id"])
+    assert created[0]["workspaces"] == []
+    assert created[0]["allWorkspaces"] is False
+
+
+def test_the_editor_help_follows_a_relaxed_policy(
+    page: Page, credentials: dict[str, Any], local_receivers_allowed: None
+) -> None:
+    admin_in(page, credentials, "/webhooks/new")
+    help_text = page.locator("#url-help")
+    expect(help_text).to_contain_text("WEBHOOKS_ALLOW_INSECURE_URLS is on")
+    expect(help_text).to_contain_text("WEBHOOKS_ALLOW_PRIVATE_NETWORKS is on")
+    expect(help_text).not_to_contain_text("Must use https")

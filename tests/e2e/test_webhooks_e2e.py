@@ -167,7 +167,7 @@ def test_entry_write_through_the_content_api_reaches_a_receiver(
     new_workspace: Any,
     local_receivers_allowed: None,
 ) -> None:
-    """The whole chain from CONTRACT.md's content routes; needs the content capability."""
+    """The whole chain from the content routes of docs/api.md; needs the content capability."""
     workspace: WorkspaceAccess = new_workspace()
     endpoint = hooks.create(receiver.url(), workspaces=[workspace.id], events=["entry.created"])
     type_name = f"article_{uuid.uuid4().hex[:8]}"

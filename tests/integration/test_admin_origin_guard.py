@@ -1,4 +1,4 @@
-"""Cross-origin writes are refused (CONTRACT.md "Origin guard"), over HTTP with a real session.
+"""Cross-origin writes are refused (docs/api.md, "Authentication"), over HTTP with a real session.
 
 The admin pages write only through the webhooks API, so every write route of that API is tried
 with the admin's session cookie and a foreign `Origin`, a foreign `Referer`, an opaque `null`

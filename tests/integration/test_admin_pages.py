@@ -3,6 +3,7 @@ the server renders (filters, the catalogue-fed picker, the header rules, escapin
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import uuid
@@ -14,6 +15,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
+from content_service import runtime
 from content_service.webhooks.custom_headers import rules_json
 from tests.conftest import WorkspaceAccess, sign_in
 from tests.support.admin_pages import editor_user
@@ -214,3 +216,25 @@ def test_hostile_values_are_escaped_by_the_server(
         assert "<img src=x" not in page, path
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page, path
         assert script in unescape(page)
+
+
+def test_a_favicon_answers_at_the_address_browsers_ask(base_url: str) -> None:
+    response = httpx.get(f"{base_url}/favicon.ico")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("image/svg+xml")
+    assert response.content.startswith(b"<svg")
+    assert httpx.get(f"{base_url}/static/favicon.svg").content == response.content
+
+
+def test_the_reference_pages_are_off_unless_enabled(base_url: str) -> None:
+    before = runtime.settings()
+    runtime.configure(dataclasses.replace(before, api_reference_enabled=False))
+    try:
+        for path in ("/api/v1/docs", "/api/v1/graphql/playground"):
+            response = httpx.get(f"{base_url}{path}")
+            assert response.status_code == 404
+            assert "API_REFERENCE_ENABLED" in response.json()["error"]["message"]
+        assert "off here" in httpx.get(f"{base_url}/").text
+    finally:
+        runtime.configure(before)
+    assert 'href="/api/v1/docs"' in httpx.get(f"{base_url}/").text

@@ -7,6 +7,7 @@ session key comes from SSM (moto) through Powertools parameters, not from a loca
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import time
 import uuid
@@ -143,3 +144,16 @@ def test_through_mangum_an_over_long_url_is_a_414(
     response = api_handler(event, _context())
     assert response["statusCode"] == 414
     assert json.loads(_body(response))["error"]["code"] == "uri_too_long"
+
+
+def test_through_mangum_a_compressed_asset_is_base64_encoded(api_handler: Any) -> None:
+    """Under API Gateway the gzip bytes of an asset travel base64-encoded, as binary must."""
+    event = _event("api-get-healthz.json")
+    event["rawPath"] = event["requestContext"]["http"]["path"] = "/static/graphiql/playground.js"
+    event["headers"]["accept-encoding"] = "gzip"
+    response = api_handler(event, _context())
+    assert response["statusCode"] == 200
+    assert response["headers"]["content-encoding"] == "gzip"
+    assert response["isBase64Encoded"] is True
+    text = gzip.decompress(base64.b64decode(response["body"])).decode()
+    assert "GraphiQL" in text

@@ -142,3 +142,20 @@ def test_cli_without_any_stack_says_how_to_start_one(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert "make run" in result.stderr
+
+
+def test_a_reader_that_goes_away_ends_the_output_without_a_traceback(stack: LocalStack) -> None:
+    """`content-service token list | head`: the reader closes the pipe early (`true` reads
+    nothing at all); the CLI stops quietly, as Unix tools do. The shell's environment names
+    the stack's tables, as in Lambda."""
+    assert stack.environment["SCHEMA_TABLE"] == os.environ["SCHEMA_TABLE"]
+    result = subprocess.run(
+        ["bash", "-c", f"'{sys.executable}' -m content_service.cli token list | true"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0
+    assert "Traceback" not in result.stderr, result.stderr
+    assert "BrokenPipeError" not in result.stderr, result.stderr

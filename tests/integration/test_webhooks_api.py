@@ -1,4 +1,4 @@
-"""The webhooks API of CONTRACT.md through real HTTP: shapes, validation, access, the log."""
+"""The webhooks API (docs/api.md) through real HTTP: shapes, validation, access, the log."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def _camel(name: str) -> str:
 
 
 def _sdl(model: dict[str, Any]) -> str:
-    """The vectors' model as SDL, shaped like the adapter's schema (CONTRACT.md)."""
+    """The vectors' model as SDL, shaped like the adapter's schema (docs/graphql.md)."""
     scalar_types = {"string": "String", "richtext": "String", "integer": "Int"}
     lines = [
         "scalar JSON",

@@ -1,4 +1,4 @@
-"""CONTRACT.md origin guard: which writes are refused, decided from headers alone."""
+"""The origin guard (docs/api.md): which writes are refused, decided from headers alone."""
 
 from __future__ import annotations
 

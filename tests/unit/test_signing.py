@@ -55,7 +55,7 @@ def test_signature_is_lower_case_hex_sha256() -> None:
 
 
 def test_key_is_the_whole_secret_including_prefix() -> None:
-    # CONTRACT.md: the `whsec_` prefix is part of the key, so dropping it changes the signature.
+    # docs/api.md: the `whsec_` prefix is part of the key, so dropping it changes the signature.
     assert sign(SECRET, T, BODY) != sign(SECRET.removeprefix("whsec_"), T, BODY)
 
 

@@ -1,4 +1,4 @@
-"""CONTRACT.md: `cs_` + 32 random bytes base64url, stored only as a SHA-256 digest."""
+"""docs/api.md: `cs_` + 32 random bytes base64url, stored only as a SHA-256 digest."""
 
 from __future__ import annotations
 

@@ -479,3 +479,44 @@ def test_ipv6_outside_global_unicast_is_refused_unless_it_embeds_a_public_ipv4(
     embeds = address in IPv6Network("::ffff:0:0/96") or address in IPv6Network("64:ff9b::/96")
     assume(not embeds)
     assert classify_address(address) is not None
+
+
+@pytest.mark.parametrize(
+    ("url", "names"),
+    [
+        ("http://hooks.example.com/in", ["WEBHOOKS_ALLOW_INSECURE_URLS"]),
+        (
+            "http://127.0.0.1:9000/hooks",
+            ["WEBHOOKS_ALLOW_INSECURE_URLS", "WEBHOOKS_ALLOW_PRIVATE_NETWORKS"],
+        ),
+        ("https://127.0.0.1/", ["WEBHOOKS_ALLOW_PRIVATE_NETWORKS"]),
+        ("https://localhost:8443/in", ["WEBHOOKS_ALLOW_PRIVATE_NETWORKS"]),
+        ("https://192.168.1.10/in", ["WEBHOOKS_ALLOW_PRIVATE_NETWORKS"]),
+        ("https://[::1]/in", ["WEBHOOKS_ALLOW_PRIVATE_NETWORKS"]),
+    ],
+)
+def test_a_refusal_a_setting_would_lift_names_that_setting(url: str, names: list[str]) -> None:
+    with pytest.raises(UrlRefused) as refused:
+        check_url_syntax(url, DEFAULT)
+    for name in names:
+        assert f"{name}=true" in refused.value.reason
+    # ...and the settings it names do allow the URL.
+    check_url_syntax(url, BOTH)
+
+
+def test_a_resolved_private_address_names_the_setting_too() -> None:
+    resolver = FakeResolver({"hooks.internal.example": ["10.1.2.3"]})
+    with pytest.raises(UrlRefused, match="WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true allows it"):
+        check_url("https://hooks.internal.example/in", DEFAULT, resolver)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://169.254.169.254/latest/", "https://100.64.0.1/", "http://169.254.169.254/"],
+)
+def test_a_refusal_no_setting_lifts_names_no_setting_for_the_address(url: str) -> None:
+    with pytest.raises(UrlRefused) as refused:
+        check_url_syntax(url, DEFAULT)
+    assert "WEBHOOKS_ALLOW_PRIVATE_NETWORKS" not in refused.value.reason
+    with pytest.raises(UrlRefused):
+        check_url_syntax(url, BOTH)

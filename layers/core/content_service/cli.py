@@ -1,5 +1,6 @@
 """`content-service`: tokens, users and the first bootstrap, against the local stack or AWS;
-`listen`, which receives webhook deliveries on this machine through the API.
+`listen`, which receives webhook deliveries on this machine through the API; `receive`, a
+receiver on this machine that prints what it gets.
 
 Where the tables are: environment variables when set (as in Lambda); otherwise `--stack NAME`
 reads a deployed stack's outputs; otherwise the running local stack's `.local/stack.json`.
@@ -213,6 +214,14 @@ def _listen(args: argparse.Namespace) -> int:
         return 1
 
 
+def _receive(args: argparse.Namespace) -> int:
+    from content_service.receiver import ReceiverOptions, serve
+
+    return serve(
+        ReceiverOptions(port=args.port, host=args.host, secret=args.secret, count=args.count)
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="content-service", description=__doc__)
     parser.add_argument("--stack", help="a deployed CloudFormation stack to act on")
@@ -282,10 +291,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     listen.add_argument("--email", help="the administrator to sign in as")
     listen.set_defaults(over_api=_listen)
+    receive = commands.add_parser(
+        "receive", help="a webhook receiver on this machine that prints each delivery"
+    )
+    receive.add_argument("--port", type=int, default=9000, help="port to listen on (9000)")
+    receive.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    receive.add_argument("--secret", help="the endpoint's whsec_ secret, to check signatures")
+    receive.add_argument("--count", type=int, help="exit after this many deliveries")
+    receive.set_defaults(over_api=_receive)
     return parser
 
 
+# 128 + SIGPIPE, what a shell reports for a program whose reader went away.
+CLOSED_PIPE_EXIT = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Runs one command. A reader that goes away (`content-service token list | head`) ends
+    the output quietly, as with any Unix tool, instead of a BrokenPipeError traceback."""
+    try:
+        code = _run(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python would flush stdout again at exit and fail the same way: point it at nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return CLOSED_PIPE_EXIT
+    return code
+
+
+def _run(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "over_api", None) is not None:
         try:

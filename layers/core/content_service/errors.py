@@ -1,6 +1,6 @@
 """Domain errors with the HTTP status and stable code they answer with.
 
-REST renders them as `{"error": {"status", "code", "message", "details"}}` (CONTRACT.md); GraphQL
+REST renders them as `{"error": {"status", "code", "message", "details"}}` (docs/api.md); GraphQL
 puts the same status and code in `errors[].extensions`. Raising one of these is the only way the
 core reports a refusal, so both protocols answer a refusal the same way.
 """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 
 from content_service.api.auth import SESSION_COOKIE
@@ -20,6 +21,7 @@ from content_service.api.routes import (
     home,
     login,
     me,
+    reference,
     tokens,
     webhooks,
 )
@@ -48,13 +50,16 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         content_types.router,
         content.router,
         graphql.router,
+        reference.router,
         webhooks.router,
         admin.router,
         login.router,
         home.router,
     ):
         app.include_router(router)
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    # Assets are compressed (the playground's and the reference's scripts are megabytes);
+    # API answers are not, so no secret they carry is compressed beside reflected input.
+    app.mount("/static", GZipMiddleware(StaticFiles(directory=STATIC_DIR)), name="static")
 
     # Starlette wraps in reverse order: the last added runs first.
     app.add_middleware(

@@ -1,4 +1,4 @@
-"""Every refusal leaves the API in the contract's error shape, and a bug never leaks details.
+"""Every refusal leaves the API in its error shape (docs/api.md); a bug never leaks details.
 
 `{"error": {"status", "code", "message", "details?"}}`: ServiceError carries its own status and
 code; FastAPI's request validation becomes 400 for query, path and header problems and 422 for
@@ -58,7 +58,7 @@ class ErrorDetail(BaseModel):
 
 
 class ErrorResponse(BaseModel):
-    """The contract's error shape: `{"error": {"status", "code", "message", "details?"}}`."""
+    """The error shape of docs/api.md: `{"error": {"status", "code", "message", "details?"}}`."""
 
     error: ErrorDetail
 

@@ -1,4 +1,4 @@
-"""The origin guard of CONTRACT.md, one piece in front of every write route.
+"""The origin guard (docs/api.md, "Authentication"), one piece in front of every write route.
 
 A write (POST, PUT, PATCH, DELETE) whose `Origin`, or `Referer` when `Origin` is absent, names an
 origin other than the service's own (or one in ALLOWED_ORIGINS) is refused with 403. A write
@@ -8,7 +8,7 @@ may omit both.
 
 It runs as ASGI middleware rather than a per-route dependency so a new write route cannot forget
 it. Its refusal has the shape of the route asked: on `POST /api/v1/graphql`, HTTP 200 with the
-403 in `errors[].extensions.status` (spec 7.1), elsewhere the contract's error body.
+403 in `errors[].extensions.status` (spec 7.1), elsewhere the API's error body (docs/api.md).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ One middleware, in front of every route, so the rule is the same everywhere:
   object and without a lone surrogate (`content_service.strict_json`): else 400 naming where.
   The GraphQL route parses its own body with the same rule, so its refusals are GraphQL errors.
 
-Refusals take the shape of the route asked (`api.refusals`): the contract's error body, or
+Refusals take the shape of the route asked (`api.refusals`): the API's error body (docs/api.md), or
 HTTP 200 with `errors[].extensions.status` on `POST /api/v1/graphql`. The local HTTP server
 reads request heads up to SERVER_HEAD_BYTES, so the limits above are answered here rather than
 by a connection reset (`infra/http_protocol.py` answers anything longer).

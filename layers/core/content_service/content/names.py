@@ -1,7 +1,7 @@
 """Content-type and field names, and the GraphQL names derived from a type's name.
 
 `blog_post` -> object type `BlogPost`, single-entry field `blogPost`, list field `blogPosts`
-(CONTRACT.md). The plural is simple English: consonant + `y` -> `ies`, `s x z ch sh` -> `es`,
+(docs/api.md). The plural is simple English: consonant + `y` -> `ies`, `s x z ch sh` -> `es`,
 otherwise `s`. Field names keep their spelling in GraphQL.
 """
 
@@ -14,7 +14,7 @@ NAME_PATTERN = r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
 MAX_NAME_LENGTH = 64
 _NAME = re.compile(NAME_PATTERN)
 
-# The system fields of the entry JSON (CONTRACT.md), in the order entries show them.
+# The system fields of the entry JSON (docs/api.md, "Entries"), in the order entries show them.
 ENTRY_SYSTEM_FIELDS: tuple[str, ...] = (
     "id",
     "contentType",
@@ -27,9 +27,9 @@ ENTRY_SYSTEM_FIELDS: tuple[str, ...] = (
     "audiences",
 )
 # System fields of an entry (and the envelope's own keys) cannot be content fields. `title` is
-# deliberately NOT reserved: CONTRACT.md's own example defines a `title` field (and the event's
-# `data.title` is a snapshot of the titleField, not an entry field), so reserving it would
-# refuse the contract's example body.
+# deliberately NOT reserved: the API's own example (docs/api.md) defines a `title` field (and
+# the event's `data.title` is a snapshot of the titleField, not an entry field), so reserving it
+# would refuse that example body.
 RESERVED_FIELD_NAMES = frozenset({*ENTRY_SYSTEM_FIELDS, "values", "relations", "deleted"})
 # Object type names GraphQL or the adapter already owns; a content type deriving one of these
 # would shadow it.

@@ -13,7 +13,7 @@ The same pass refuses a `page` or `pageSize` outside REST's bounds (1 to 100 for
 a list or a to-many relation, with REST's message: every such field, not only those a row
 reaches.
 
-Counting rules (CONTRACT.md "GraphQL shapes and counting"):
+Counting rules (docs/graphql.md, "Cost limits"):
 - depth: a root field is at depth 1; each nested selection adds 1;
 - fields: every field selection, aliases, `items`, `total` and `__typename` included;
 - complexity: each field that returns records adds the product of the multipliers on its path,

@@ -51,7 +51,7 @@ class TokenCaller:
 
     @property
     def can_change_types(self) -> bool:
-        """Content types are changed by a full token (CONTRACT.md "Content types")."""
+        """Content types are changed by a full token or an admin (docs/api.md, "Content types")."""
         return self.can_write
 
     def has_permission(self, permission: str) -> bool:
@@ -95,7 +95,7 @@ class UserCaller:
 
     @property
     def can_change_types(self) -> bool:
-        """Editors write entries; the content model is the admin's (CONTRACT.md)."""
+        """Editors write entries; the content model is the admin's (docs/api.md, D25)."""
         return self.role == "admin"
 
     def has_permission(self, permission: str) -> bool:

@@ -119,7 +119,7 @@ def example(kind: str) -> dict[str, Any]:
 
 
 def to_json() -> list[dict[str, Any]]:
-    """The body of `GET /api/webhook-events` (CONTRACT.md), in catalogue order."""
+    """The body of `GET /api/webhook-events` (docs/api.md), in catalogue order."""
     return [
         {
             "kind": event.kind,

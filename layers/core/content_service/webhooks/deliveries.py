@@ -1,6 +1,6 @@
 """Delivery rows in the deliveries table, keyed by `id` (spec 2.4, 3.1).
 
-Attributes (CONTRACT.md's delivery JSON names where they exist):
+Attributes (the delivery JSON names of docs/api.md where they exist):
 - `id`, `endpointId`, `eventId`, `event`, `workspaceId`, `status`, `attempts`, `nextAttemptAt`,
   `createdAt`, `updatedAt`, `requestBody` (the frozen envelope, exact UTF-8 JSON text),
   `lastStatusCode`, `lastDurationMs`, `responseSnippet`, `lastError`, `attemptLog` (one map per

@@ -1,4 +1,4 @@
-"""Endpoint secrets (spec 2.3, CONTRACT.md "Secret format").
+"""Endpoint secrets (spec 2.3): `whsec_` + 32 random bytes in unpadded base64url (docs/api.md).
 
 Named `endpoint_secrets` so it does not shadow the standard library's `secrets` module.
 """

@@ -53,7 +53,7 @@ class Endpoint:
         return self.mode == "pull"
 
     def to_json(self) -> dict[str, Any]:
-        """CONTRACT.md's endpoint JSON; never the secret."""
+        """The endpoint JSON of docs/api.md; never the secret."""
         return {
             "id": self.id,
             "url": self.url,

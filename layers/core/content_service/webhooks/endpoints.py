@@ -1,4 +1,4 @@
-"""The endpoint registry (spec 2.3, 4.2, CONTRACT.md "Webhooks API"): the service behind the
+"""The endpoint registry (spec 2.3, 4.2; docs/api.md, "Webhooks"): the service behind the
 admin routes. Create, read, update, delete, rotate the secret, re-enable, the delivery log,
 redeliver and the send test. Everything the routes accept is validated here, so a refusal is a
 `ServiceError` (400/404/409/422) and never a 500.

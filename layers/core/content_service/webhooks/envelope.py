@@ -34,7 +34,7 @@ def ping_envelope(
     endpoint_id: str,
     actor: Mapping[str, str] | None,
 ) -> dict[str, Any]:
-    """`ping` carries no workspace; its data names the endpoint (CONTRACT.md send test)."""
+    """`ping` carries no workspace; its data names the endpoint (docs/api.md, Send test)."""
     return {
         "id": delivery_id,
         "event": PING,

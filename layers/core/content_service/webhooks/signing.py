@@ -1,6 +1,6 @@
 """Signature of outgoing deliveries (spec 6.3) and a receiver-side verifier.
 
-The HMAC key is the UTF-8 bytes of the whole secret, `whsec_` included (CONTRACT.md), so a
+The HMAC key is the UTF-8 bytes of the whole secret, `whsec_` included (docs/api.md), so a
 receiver can verify with any Stripe-style verifier. The verifier here is what our docs tell
 receivers to do; the service itself only signs.
 """

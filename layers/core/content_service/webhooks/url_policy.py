@@ -13,7 +13,7 @@ import re
 import socket
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address
 from typing import Protocol
 from urllib.parse import quote
@@ -21,6 +21,10 @@ from urllib.parse import quote
 IPAddress = IPv4Address | IPv6Address
 
 MAX_URL_LENGTH = 2048
+# The settings that lift the two switchable refusals; a refusal names the one that would allow
+# the URL (for a receiver on a developer's machine; production keeps both off).
+INSECURE_SETTING = "WEBHOOKS_ALLOW_INSECURE_URLS"
+PRIVATE_SETTING = "WEBHOOKS_ALLOW_PRIVATE_NETWORKS"
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 # Most specific first: the first match gives the reason.
@@ -294,10 +298,18 @@ def refusal_reason(address: str | IPAddress, policy: UrlPolicy) -> str | None:
     return reason
 
 
+def _address_refusal(subject: str, reason: str) -> str:
+    """`<subject> ... (<reason> address)`, naming the setting that lifts it when one does."""
+    message = f"{subject} ({reason} address)"
+    if is_private_network_reason(reason):
+        message += f"; {PRIVATE_SETTING}=true allows it"
+    return message
+
+
 def _refuse_literal(address: IPAddress, policy: UrlPolicy, given: str) -> None:
     reason = refusal_reason(address, policy)
     if reason is not None:
-        raise UrlRefused(f"{given} is refused ({reason} address)")
+        raise UrlRefused(_address_refusal(f"{given} is refused", reason))
 
 
 def _split_authority(authority: str) -> tuple[str, bool, str | None]:
@@ -361,7 +373,9 @@ def _check_unbracketed(host_text: str, policy: UrlPolicy) -> tuple[str, IPv4Addr
         raise UrlRefused(f"host {host_text!r} is not a valid domain name")
     is_localhost = host == "localhost" or host.endswith(".localhost")
     if is_localhost and not policy.allow_private_networks:
-        raise UrlRefused(f"{host_text} is refused (loopback name, RFC 6761)")
+        raise UrlRefused(
+            f"{host_text} is refused (loopback name, RFC 6761); {PRIVATE_SETTING}=true allows it"
+        )
     return host, None
 
 
@@ -389,7 +403,7 @@ def check_url_syntax(url: str, policy: UrlPolicy) -> ParsedTarget:
     if scheme not in DEFAULT_PORTS:
         raise UrlRefused(f"scheme {scheme!r} is not allowed; use https")
     if scheme == "http" and not policy.allow_insecure_urls:
-        raise UrlRefused("http URLs are refused; use https")
+        raise UrlRefused(_insecure_refusal(url, policy))
     rest = url[match.end() :]
     if not rest.startswith("//"):
         raise UrlRefused("the URL has no host")
@@ -414,6 +428,18 @@ def check_url_syntax(url: str, policy: UrlPolicy) -> ParsedTarget:
     return ParsedTarget(scheme, host, port, target, host_text, ip)
 
 
+def _insecure_refusal(url: str, policy: UrlPolicy) -> str:
+    """Why an http URL is refused, with the setting that allows http, and the other one too
+    when the address would be refused next (`http://127.0.0.1:9000/` needs both)."""
+    message = f"http URLs are refused: use https, or set {INSECURE_SETTING}=true to allow http"
+    try:
+        check_url_syntax(url, replace(policy, allow_insecure_urls=True))
+    except UrlRefused as next_refusal:
+        if PRIVATE_SETTING in next_refusal.reason:
+            message += f" (and {PRIVATE_SETTING}=true for this address)"
+    return message
+
+
 def check_url(url: str, policy: UrlPolicy, resolver: Resolver | None = None) -> CheckedTarget:
     """`check_url_syntax`, then resolves a name and checks every address it resolves to.
 
@@ -432,5 +458,7 @@ def check_url(url: str, policy: UrlPolicy, resolver: Resolver | None = None) -> 
         except ValueError:
             raise UrlRefused(f"{parsed.host} resolved to {answer!r}, not an address") from None
         if reason is not None:
-            raise UrlRefused(f"{parsed.host} resolves to {answer}, refused ({reason} address)")
+            raise UrlRefused(
+                _address_refusal(f"{parsed.host} resolves to {answer}, refused", reason)
+            )
     return CheckedTarget(parsed, tuple(answers))

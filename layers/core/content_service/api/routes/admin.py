@@ -177,6 +177,7 @@ def _editor_context(caller: Caller, endpoint: Endpoint | None) -> dict[str, Any]
         "kinds": views.subscribable_kinds(),
         "system_kinds": views.unsubscribable_kinds(),
         "header_rules": rules_json(),
+        "url_policy": views.url_policy_view(runtime.settings().webhooks),
     }
 
 

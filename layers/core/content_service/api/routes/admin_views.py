@@ -15,6 +15,7 @@ from typing import Any
 
 from content_service.clock import parse_iso_utc
 from content_service.identity.workspaces import Workspace
+from content_service.settings import WebhookOptions
 from content_service.webhooks.catalogue import CATALOGUE, SUBSCRIBABLE_KINDS
 from content_service.webhooks.deliveries import STATUSES, DeliveryRow
 from content_service.webhooks.endpoint_store import Endpoint
@@ -94,6 +95,15 @@ def workspace_labels(workspaces: Iterable[Workspace]) -> dict[str, str]:
 def ordered_workspaces(workspaces: Iterable[Workspace]) -> list[Workspace]:
     """`default` first, then by name: the order of the editor's workspace picker."""
     return sorted(workspaces, key=lambda w: (w.slug != "default", w.name.lower(), w.slug))
+
+
+def url_policy_view(options: WebhookOptions) -> dict[str, bool]:
+    """The URL policy in force, for the editor's help text (it names the settings that are on,
+    so the text never says "must use https" where http is allowed)."""
+    return {
+        "insecure": options.allow_insecure_urls,
+        "private": options.allow_private_networks,
+    }
 
 
 def events_summary(events: Sequence[str]) -> str:

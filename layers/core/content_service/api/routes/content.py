@@ -1,4 +1,4 @@
-"""`/api/v1/content`: the REST content API of CONTRACT.md.
+"""`/api/v1/content`: the REST content API (docs/api.md, "Entries").
 
 Each route turns its path, query and body into a request object of the content service, calls
 the one service function, and renders the result. No storage access happens here; GraphQL

@@ -1,4 +1,4 @@
-"""`/api/v1/content-types`: the content types of the caller's workspace (CONTRACT.md).
+"""`/api/v1/content-types`: the content types of the caller's workspace (docs/api.md).
 
 Reads answer any valid caller, narrowed to a token's grant set; writes need a full token with
 content:write or the admin role (decisions.md D25). The route translates HTTP to the content
@@ -25,7 +25,7 @@ from content_service.errors import BadRequest
 
 class ContentRoute(APIRoute):
     """Malformed JSON in a body is a 400 `bad_request` (a well-formed body with refused values
-    stays a 422), as the contract's error statuses say."""
+    stays a 422), as the API's error statuses (docs/api.md) say."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()

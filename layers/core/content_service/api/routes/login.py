@@ -1,4 +1,4 @@
-"""Sign-in and sign-out for the admin pages (CONTRACT.md "Sign-in")."""
+"""Sign-in and sign-out for the admin pages (docs/api.md, "Sign-in")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`GET /api/v1/me`: who the caller is (CONTRACT.md "Who am I")."""
+"""`GET /api/v1/me`: who the caller is (docs/api.md, "Health and identity")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The webhooks API of CONTRACT.md: endpoints, secrets, send test, delivery log, redeliver,
+"""The webhooks API (docs/api.md): endpoints, secrets, send test, delivery log, redeliver,
 retry now, recover, and the pull endpoints of `content-service listen`.
 
 Admin only: `webhooks:read` for every GET, `webhooks:manage` for every write (spec 5.5); the

@@ -66,7 +66,7 @@ export function errorField(error) {
   return null;
 }
 
-// A sentence a person can act on, from the contract's `{"error": {...}}`.
+// A sentence a person can act on, from the API's `{"error": {...}}`.
 export function describe(error) {
   if (!(error instanceof ApiError)) return String(error && error.message ? error.message : error);
   if (error.status === 401) return "Your session has ended. Sign in again, then retry.";

@@ -302,6 +302,28 @@ function checkLocally(body) {
   return problems;
 }
 
+// An endpoint with no workspace and "All workspaces" off receives nothing (an empty list is
+// not "all"). Saving one takes a second press, after this warning says so.
+let warnedEmpty = false;
+function receivesNothing(body) {
+  if (body.allWorkspaces || body.workspaces.length || warnedEmpty) return false;
+  warnedEmpty = true;
+  setMessage(
+    noticeBox,
+    `This endpoint would receive nothing: no workspace is chosen and All workspaces is off. ` +
+      `Choose a workspace or switch All workspaces on, or press ${saveButton.textContent.trim()} again to save it as it is.`,
+  );
+  noticeBox.classList.replace("notice-info", "notice-warn");
+  document.getElementById("field-workspaces").scrollIntoView({ block: "center" });
+  focusTarget(workspaceBoxes.find((b) => !b.disabled) || allWorkspaces);
+  return true;
+}
+function rearmWarning() {
+  warnedEmpty = false;
+  noticeBox.classList.replace("notice-warn", "notice-info");
+}
+form.addEventListener("input", rearmWarning);
+
 const initial = mode === "edit" ? collect() : null;
 
 function changes(body) {
@@ -327,6 +349,7 @@ form.addEventListener("submit", async (event) => {
     focusTarget(problems[0][0] === "headers" && firstBadHeader ? firstBadHeader : first);
     return;
   }
+  if (receivesNothing(body)) return;
   const payload = changes(body);
   if (mode === "edit" && Object.keys(payload).length === 0) {
     setMessage(noticeBox, "Nothing changed, so there is nothing to save.");
