@@ -1,7 +1,8 @@
-"""EventBridge schedules -> the retry sweep (every minute) and pruning (every hour).
+"""EventBridge schedules -> the retry sweep and list indexing (every minute), pruning (hourly).
 
-The template's schedules pass a constant input, `{"job": "sweep"}` or `{"job": "prune"}`. Both
-jobs stop early when the invocation is close to its timeout and finish on the next run.
+The template's schedules pass a constant input, `{"job": "sweep"}`, `{"job": "lists"}` or
+`{"job": "prune"}`. Every job stops early when the invocation is close to its timeout and
+finishes on the next run.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from content_service import runtime
+from content_service.content import list_jobs
 from content_service.observability import logger, metrics, tracer
 from content_service.webhooks import services, wiring
 from content_service.webhooks.sweeper import Sweeper
@@ -45,7 +47,11 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, object]:
         prune = sweeper.prune(out_of_time)
         metrics.add_metric(name="DeliveriesPruned", unit=MetricUnit.Count, value=prune.deleted)
         result = prune.to_json()
+    elif job == "lists":
+        lists = list_jobs.run_jobs(out_of_time)
+        metrics.add_metric(name="ListEntriesIndexed", unit=MetricUnit.Count, value=lists.entries)
+        result = lists.to_json()
     else:
-        raise ValueError(f"unknown job {job!r}: expected 'sweep' or 'prune'")
+        raise ValueError(f"unknown job {job!r}: expected 'sweep', 'lists' or 'prune'")
     logger.info("scheduled job done", extra=result)
     return result
