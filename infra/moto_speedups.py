@@ -26,7 +26,11 @@ work repeated per request whose result cannot change between requests:
   seconds. The patch hands that Query the partition's items alone, already in range-key order
   (moto's own sort then finds them sorted), so it costs the partition, not the table; and a
   string's comparison value (`DynamoType.cast_value`, behind every key comparison) is found
-  before five type checks that a string always fails.
+  before five type checks that a string always fails;
+- building an item checks the 400 KB limit once per attribute, each time summing the sizes
+  of every attribute so far (nested maps and lists walked again): quadratic in attributes, the
+  largest cost of writing an entry (twenty attributes, values and index keys nested). The
+  running total only grows, so one check of the whole item refuses exactly the same items.
 
 What it rules out: any change a client can see. A cached result is only ever the result moto
 itself computed for the same inputs, a request that moto refuses is refused again the same way
@@ -51,8 +55,10 @@ from moto.core import serialize
 from moto.core import utils as core_utils
 from moto.core.constants import MISSING
 from moto.dynamodb import comparisons
+from moto.dynamodb import exceptions as dynamo_exceptions
 from moto.dynamodb.models import dynamo_type
 from moto.dynamodb.models import table as dynamodb_table
+from moto.dynamodb.models import utilities as dynamo_utilities
 from moto.dynamodb.parsing import ast_nodes as _ast_nodes
 from moto.dynamodb.parsing import expressions as _expressions
 from moto.dynamodb.parsing import validators
@@ -259,6 +265,8 @@ def _now(factor: float) -> Any:
 # -- DynamoDB Query of one partition ----------------------------------------------------------
 
 _querying = threading.local()
+# moto's own item size limit (LimitedSizeDict: between DynamoDB's 409 and 410 KB, it says).
+_ITEM_SIZE_LIMIT = 405000
 # Table.query's positional parameters after hash_key: index_name is the seventh.
 _INDEX_NAME_POSITION = 6
 
@@ -305,6 +313,19 @@ def _string_first(original: Any) -> Any:
     return property(cast_value)
 
 
+def _item_init(_original: Any) -> Any:
+    def init(self: Any, hash_key: Any, range_key: Any, attrs: dict[str, Any]) -> None:
+        self.hash_key = hash_key
+        self.range_key = range_key
+        values = {key: dynamo_type.DynamoType(value) for key, value in attrs.items()}
+        total = sum(dynamo_utilities.bytesize(k) + v.size() for k, v in values.items())
+        if total > _ITEM_SIZE_LIMIT:
+            raise dynamo_exceptions.ItemSizeTooLarge
+        self.attrs = dynamo_type.LimitedSizeDict(values)  # dict.update: no check per key
+
+    return init
+
+
 def _patch(owner: Any, name: str, make: Any) -> None:
     """Sets `owner.name` to `make(current value)`."""
     setattr(owner, name, make(getattr(owner, name)))
@@ -337,6 +358,7 @@ def install() -> None:
     _patch(dynamodb_table.Table, "query", _partition_query)
     _patch(dynamodb_table.Table, "all_items", _partition_items)
     _patch(dynamo_type.DynamoType, "cast_value", _string_first)
+    _patch(dynamo_type.Item, "__init__", _item_init)
 
     _patch(sqs_models, "unix_time", _now(1))
     _patch(sqs_models, "unix_time_millis", _now(1000))

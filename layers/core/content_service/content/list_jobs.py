@@ -9,7 +9,9 @@ every locale and shard of the type's `A` / `@c` partitions (every entry not in t
 from the job's checkpoint, and re-indexes each entry in a transaction of its own: the items
 and counts both layouts want, and a version bump, so a write validated against the old
 layout that commits later is refused and validated again. When the walk is done, one
-transaction makes `listNext` the layout lists read and deletes the job.
+transaction makes `listNext` the layout lists read and turns the job to its second phase: a
+second walk re-indexes every entry for that layout alone, deleting the items only the old one
+had (each entry records them, so none is ever left behind or read), then the job is deleted.
 
 Trashed entries have no index items; restoring one checks the type's revision, which the
 type change bumped, so a restore validated against the old layout is tried again as well. A
@@ -181,8 +183,8 @@ def _lease(key: dict[str, Any], gen: int, now: float) -> str | None:
     return owner
 
 
-def _finish(content_type: ContentType, workspace_id: str, gen: int) -> None:
-    """Lists read the new layout from now on; the job is gone (both only for this `gen`)."""
+def _switch(content_type: ContentType, workspace_id: str, gen: int) -> None:
+    """Lists read the new layout from now on; the job turns to cleaning (both for `gen` only)."""
     assert content_type.list_next is not None
     dynamo.transact(
         [
@@ -204,12 +206,20 @@ def _finish(content_type: ContentType, workspace_id: str, gen: int) -> None:
                 }
             },
             {
-                "Delete": {
+                "Update": {
                     "TableName": dynamo.tables().schema,
                     "Key": list_job_key(workspace_id, content_type.name),
+                    "UpdateExpression": "SET #phase = :clean REMOVE #cursor",
                     "ConditionExpression": "#gen = :gen",
-                    "ExpressionAttributeNames": {"#gen": "gen"},
-                    "ExpressionAttributeValues": {":gen": {"N": str(gen)}},
+                    "ExpressionAttributeNames": {
+                        "#phase": "phase",
+                        "#cursor": "cursor",
+                        "#gen": "gen",
+                    },
+                    "ExpressionAttributeValues": {
+                        ":clean": {"S": "clean"},
+                        ":gen": {"N": str(gen)},
+                    },
                 }
             },
         ]
@@ -230,33 +240,61 @@ def _drop(key: dict[str, Any], gen: int) -> None:
         pass
 
 
+def _walk(
+    content_type: ContentType,
+    workspace_id: str,
+    lease: tuple[dict[str, Any], str, int],
+    cursor: dict[str, Any],
+    out_of_time: Callable[[], bool],
+    report: JobReport,
+) -> bool:
+    """Re-indexes every entry from `cursor`, checkpointing; False when out of time."""
+    key, owner, gen = lease
+    walk = _entry_ids(content_type, workspace_id, cursor)
+    for done, (entry_id, checkpoint) in enumerate(walk, start=1):
+        reindex_entry(content_type, workspace_id, entry_id)
+        report.entries += 1
+        if done % _PAGE == 0 or out_of_time():
+            _checkpoint(key, owner, gen, checkpoint)
+        if out_of_time():
+            report.stopped_early = True
+            return False
+    return True
+
+
 def _run_job(
     job: dict[str, Any], out_of_time: Callable[[], bool], now: float, report: JobReport
 ) -> None:
     workspace_id, name, gen = str(job["workspaceId"]), str(job["typeName"]), int(job["gen"])
     key = list_job_key(workspace_id, name)
+    cleaning = job.get("phase") == "clean"
     content_type = get_type(workspace_id, name)
-    if content_type is None or content_type.list_gen != gen or content_type.list_next is None:
+    if (
+        content_type is None
+        or content_type.list_gen != gen
+        or (content_type.list_next is None) != cleaning
+    ):
         _drop(key, gen)
         return
     owner = _lease(key, gen, now)
     if owner is None:
         return
     report.jobs += 1
-    walk = _entry_ids(content_type, workspace_id, job.get("cursor") or {})
-    for done, (entry_id, checkpoint) in enumerate(walk, start=1):
-        reindex_entry(content_type, workspace_id, entry_id)
-        report.entries += 1
-        if done % _PAGE == 0:
-            _checkpoint(key, owner, gen, checkpoint)
-        if out_of_time():
-            _checkpoint(key, owner, gen, checkpoint)
-            report.stopped_early = True
+    cursor: dict[str, Any] = job.get("cursor") or {}
+    if not cleaning:
+        if not _walk(content_type, workspace_id, (key, owner, gen), cursor, out_of_time, report):
             return
-    try:
-        _finish(content_type, workspace_id, gen)
-    except dynamo.TransactionCancelled:
-        return  # changed again meanwhile: the newer job does the work
+        try:
+            _switch(content_type, workspace_id, gen)
+        except dynamo.TransactionCancelled:
+            return  # changed again meanwhile: the newer job does the work
+        content_type = get_type(workspace_id, name)
+        if content_type is None:
+            return
+        cursor = {}
+    if not _walk(content_type, workspace_id, (key, owner, gen), cursor, out_of_time, report):
+        return
+    _drop(key, gen)
     report.finished.append(f"{workspace_id}/{name}")
 
 

@@ -348,8 +348,16 @@ def plan(content_type: ContentType, request: ListRequest) -> _Served | _Scope:
 
 
 def _query(
-    pk: str, lower: str | None, upper: str | None, *, forward: bool, limit: int
+    pk: str,
+    lower: str | None,
+    upper: str | None,
+    *,
+    forward: bool,
+    limit: int,
+    count: bool = False,
 ) -> dict[str, Any]:
+    """A strongly consistent Query of one partition between inclusive sort-key bounds, of the
+    keys (or, `count`, of their number)."""
     condition = "#pk = :pk"
     values: dict[str, Any] = {":pk": {"S": pk}}
     if lower is not None and upper is not None:
@@ -362,7 +370,7 @@ def _query(
         values[":lo"] = {"S": lower}
     if upper is not None:
         values[":hi"] = {"S": upper}
-    return {
+    request: dict[str, Any] = {
         "TableName": dynamo.tables().content,
         "KeyConditionExpression": condition,
         "ExpressionAttributeNames": {"#pk": "pk", "#sk": "sk"},
@@ -370,8 +378,12 @@ def _query(
         "ScanIndexForward": forward,
         "Limit": limit,
         "ConsistentRead": True,
-        "ProjectionExpression": "#sk",
     }
+    if not count:
+        request["ProjectionExpression"] = "#sk"
+    elif lower is None and upper is None:
+        del request["ExpressionAttributeNames"]["#sk"]
+    return request
 
 
 def _max(a: str | None, b: str | None) -> str | None:
@@ -577,8 +589,7 @@ def _counted(streams: Sequence[_Stream]) -> int:
         for pk, lower, upper in parts:
             if pk is None or (lower is not None and upper is not None and lower > upper):
                 continue
-            request = _query(pk, lower, upper, forward=True, limit=COUNT_BUDGET)
-            del request["ProjectionExpression"]
+            request = _query(pk, lower, upper, forward=True, limit=COUNT_BUDGET, count=True)
             counted = dynamo.query_count(request, COUNT_BUDGET - total)
             if counted is None:
                 raise BadRequest(
