@@ -1,4 +1,5 @@
-"""`content-service`: tokens, users and the first bootstrap, against the local stack or AWS.
+"""`content-service`: tokens, users, the first bootstrap and list indexes, against the local
+stack or AWS.
 
 Where the tables are: environment variables when set (as in Lambda); otherwise `--stack NAME`
 reads a deployed stack's outputs; otherwise the running local stack's `.local/stack.json`.
@@ -124,6 +125,14 @@ def _bootstrap(args: argparse.Namespace, settings: Settings) -> None:
     _print(created)
 
 
+def _lists_reindex(args: argparse.Namespace, settings: Settings) -> None:
+    from content_service.content.list_jobs import reindex_stored
+    from content_service.identity.workspaces import resolve_workspace
+
+    workspace_id = resolve_workspace(args.workspace).id if args.workspace else None
+    _print({"indexed": reindex_stored(workspace_id)})
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="content-service", description=__doc__)
     parser.add_argument("--stack", help="a deployed CloudFormation stack to act on")
@@ -164,6 +173,15 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "bootstrap", help="create the first workspace, admin and tokens of a fresh stack"
     ).set_defaults(run=_bootstrap)
+
+    lists = commands.add_parser("lists", help="list indexes").add_subparsers(
+        dest="action", required=True
+    )
+    reindex = lists.add_parser(
+        "reindex", help="index every stored entry (once, after upgrading to list indexes)"
+    )
+    reindex.add_argument("--workspace", help="workspace id or slug (default: every workspace)")
+    reindex.set_defaults(run=_lists_reindex)
     return parser
 
 

@@ -298,6 +298,52 @@ def _run_job(
     report.finished.append(f"{workspace_id}/{name}")
 
 
+def reindex_stored(workspace_id: str | None = None) -> int:
+    """Indexes every stored entry (of one workspace, or all) for its type's layouts, and
+    records its locale on the type: the upgrade of entries written before list indexes
+    existed, which the job, walking the index itself, cannot find. One Scan of the content
+    table; returns how many entries were indexed. `content-service lists reindex` runs it."""
+    names = {"#sk": "sk", "#ws": "workspaceId", "#type": "contentType", "#id": "id"}
+    names["#locale"] = "locale"
+    condition = "#sk = :entry" + (" AND #ws = :ws" if workspace_id else "")
+    values: dict[str, Any] = {":entry": {"S": "ENTRY"}}
+    if workspace_id:
+        values[":ws"] = {"S": workspace_id}
+    request: dict[str, Any] = {
+        "TableName": dynamo.tables().content,
+        "FilterExpression": condition,
+        "ProjectionExpression": "#ws, #type, #id, #locale",
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
+    }
+    types: dict[tuple[str, str], ContentType | None] = {}
+    indexed = 0
+    while True:
+        page = dynamo.client().scan(**request)
+        for raw in page.get("Items", []):
+            item = dynamo.decode(raw)
+            ws, name = str(item["workspaceId"]), str(item["contentType"])
+            if (ws, name) not in types:
+                types[(ws, name)] = get_type(ws, name)
+            content_type = types[(ws, name)]
+            if content_type is None:
+                continue
+            locale = str(item.get("locale", "en"))
+            if locale not in content_type.locales:
+                dynamo.client().update_item(
+                    TableName=dynamo.tables().schema,
+                    Key=type_key(ws, name),
+                    UpdateExpression="ADD locales :locale",
+                    ExpressionAttributeValues={":locale": {"SS": [locale]}},
+                )
+                types[(ws, name)] = content_type = get_type(ws, name)
+            if content_type is not None and reindex_entry(content_type, ws, str(item["id"])):
+                indexed += 1
+        if "LastEvaluatedKey" not in page:
+            return indexed
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
 def run_jobs(out_of_time: Callable[[], bool], now: Callable[[], float] = time.time) -> JobReport:
     """Works on every pending list index job until done or out of time."""
     report = JobReport()

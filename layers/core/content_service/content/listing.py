@@ -218,23 +218,28 @@ class _Served:
     families: tuple[tuple[Visibility, tuple[str, str] | None], ...]
 
 
-def _sort_of(content_type: ContentType, keys: tuple[SortKey, ...], scope: _Scope) -> _Sort | None:
+def _sort_of(
+    content_type: ContentType, keys: tuple[SortKey, ...], scope: _Scope
+) -> tuple[_Sort, bool]:
+    """The first sort key, and whether the index can serve the sort (reasons if not)."""
+    servable = True
     if len(keys) > 1:
         scope.reasons.append("sort: more than one key is sorted in memory")
-        return None
+        servable = False
     key = keys[0]
     if key.field in SYSTEM_SORT_KEYS:
-        return _Sort(SYSTEM_SORT_KEYS[key.field], "timestamp", key.field, key.descending)
+        name = SYSTEM_SORT_KEYS[key.field]
+        return _Sort(name, "timestamp", key.field, key.descending), servable
     definition = content_type.field(key.field)
-    if definition is None or not definition.is_scalar:
+    if definition is None or not definition.is_scalar:  # `id`: ties are broken by it anyway
         scope.reasons.append(f"sort: `{key.field}` is sorted in memory")
-        return None
+        return _Sort(key.field, "id", key.field, key.descending), False
     if not content_type.list_ready(definition):
         building = " (its index is still being built)" if definition.sortable else ""
         scope.reasons.append(f"sort: `{key.field}` is not sortable{building}")
         scope.mark.append(key.field)
-        return None
-    return _Sort(definition.key, definition.type, key.field, key.descending)
+        servable = False
+    return _Sort(definition.key, definition.type, key.field, key.descending), servable
 
 
 def _bound_leaf(content_type: ContentType, sort: _Sort, leaf: FilterLeaf, scope: _Scope) -> None:
@@ -329,14 +334,14 @@ def plan(content_type: ContentType, request: ListRequest) -> _Served | _Scope:
     scope = _Scope(visibilities=set(_visibilities(request)))
     if content_type.audience_gated and isinstance(request.caller, TokenCaller):
         scope.reasons.append("the type is audience-gated: a token's entries are picked in memory")
-    sort = _sort_of(content_type, request.sort or DEFAULT_SORT, scope)
+    sort, servable = _sort_of(content_type, request.sort or DEFAULT_SORT, scope)
     leaves = _root_leaves(request.filter)
     if leaves is None:
         scope.reasons.append("filter: `or` is evaluated in memory")
-    if sort is None or leaves is None or scope.reasons:
-        return scope
-    for leaf in leaves:
+    for leaf in leaves or ():  # every reason, and every field worth marking, is named
         _leaf(content_type, sort, leaf, scope)
+    if not servable or leaves is None or scope.reasons:
+        return scope
     families = _families(sort, scope)
     if families is None or scope.reasons:
         return scope
