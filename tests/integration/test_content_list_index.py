@@ -296,7 +296,7 @@ def test_a_range_total_is_counted_with_select_count(
     assert body["total"] == sum(1 for e in entries if (e["values"]["price"] or 0) >= 7.5)
 
 
-@pytest.mark.parametrize("page_size", [2, 7])
+@pytest.mark.parametrize("page_size", [3, 7])
 @pytest.mark.parametrize(
     ("sort", "client"),
     [

@@ -214,7 +214,7 @@ class Totals(RuleBasedStateMachine):
                 assert self._total(self.full, where) == shown + recount[("draft", name, value)]
 
 
-Totals.TestCase.settings = settings(FUZZ, stateful_step_count=10)
+Totals.TestCase.settings = settings(FUZZ, stateful_step_count=8)
 
 
 @pytest.mark.usefixtures("stack")

@@ -28,8 +28,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from content_service.content import dynamo
-from content_service.content.items import entry_key, from_item, summary_text
-from content_service.content.list_index import index_changes, index_state, with_state
+from content_service.content.items import StoredEntry, entry_key, from_item, summary_text
+from content_service.content.list_index import (
+    IndexState,
+    index_changes,
+    index_state,
+    with_state,
+)
 from content_service.content.list_keys import TERM, partition
 from content_service.content.model import ContentType
 from content_service.content.schema import LIST_JOBS_PK, get_type, list_job_key, type_key
@@ -62,6 +67,46 @@ class _LostLease(Exception):
     """Another run took the job over, or a newer type change replaced it."""
 
 
+def _fenced_update(stored: StoredEntry, indexed: StoredEntry, summary: str) -> dict[str, Any]:
+    """The entry now records `indexed`'s items; its version moves on (conditioned on it)."""
+    return {
+        "Update": {
+            "TableName": dynamo.tables().content,
+            "Key": entry_key(stored.workspace_id, stored.id),
+            "UpdateExpression": "SET #keys = :keys, #counts = :counts, #summary = :summary, "
+            "#version = #version + :one",
+            "ConditionExpression": "#version = :version",
+            "ExpressionAttributeNames": {
+                "#keys": "listKeys",
+                "#counts": "listCounts",
+                "#summary": "summary",
+                "#version": "version",
+            },
+            "ExpressionAttributeValues": {
+                ":keys": dynamo.encode_value([list(k) for k in indexed.list_keys]),
+                ":counts": dynamo.encode_value(list(indexed.list_counts)),
+                ":summary": {"S": summary},
+                ":one": {"N": "1"},
+                ":version": {"N": str(stored.version)},
+            },
+        }
+    }
+
+
+def _steps(stored: StoredEntry, state: IndexState) -> list[IndexState]:
+    """The states to go through: `state` at once when it fits one transaction, else first
+    what no layout wants any more is dropped (no list reads it), then the rest is added."""
+    summary_changes = sum(1 for carries in state.items.values() if carries)
+    had, counted = set(stored.list_keys), set(stored.list_counts)
+    size = len(had ^ state.items.keys()) + summary_changes + len(counted ^ state.counts) + 1
+    if size <= dynamo.TRANSACT_LIMIT:
+        return [state]
+    kept = IndexState(
+        {k: v for k, v in state.items.items() if k in had}, state.counts & frozenset(counted)
+    )
+    return [kept, state]
+
+
 def reindex_entry(content_type: ContentType, workspace_id: str, entry_id: str) -> bool:
     """Gives one entry the index items and counts its type's layouts want (False when it is
     gone or trashed). The version bump refuses a concurrent write made with an older layout."""
@@ -72,34 +117,13 @@ def reindex_entry(content_type: ContentType, workspace_id: str, entry_id: str) -
         stored = from_item(workspace_id, item)
         if stored.deleted or stored.content_type != content_type.name:
             return False
-        state = index_state(content_type, stored)
         summary = summary_text(content_type, stored)
-        changes = index_changes(stored, state, summary, rewrite=True)
-        indexed = with_state(stored, state)
-        update = {
-            "Update": {
-                "TableName": dynamo.tables().content,
-                "Key": entry_key(workspace_id, entry_id),
-                "UpdateExpression": "SET #keys = :keys, #counts = :counts, #summary = :summary, "
-                "#version = #version + :one",
-                "ConditionExpression": "#version = :version",
-                "ExpressionAttributeNames": {
-                    "#keys": "listKeys",
-                    "#counts": "listCounts",
-                    "#summary": "summary",
-                    "#version": "version",
-                },
-                "ExpressionAttributeValues": {
-                    ":keys": dynamo.encode_value([list(k) for k in indexed.list_keys]),
-                    ":counts": dynamo.encode_value(list(indexed.list_counts)),
-                    ":summary": {"S": summary},
-                    ":one": {"N": "1"},
-                    ":version": {"N": str(stored.version)},
-                },
-            }
-        }
         try:
-            dynamo.transact([update, *changes])
+            for state in _steps(stored, index_state(content_type, stored)):
+                indexed = with_state(stored, state)
+                changes = index_changes(stored, state, summary, rewrite=True)
+                dynamo.transact([_fenced_update(stored, indexed, summary), *changes])
+                stored = indexed.with_changes(version=stored.version + 1)
             return True
         except dynamo.TransactionCancelled:
             continue  # written meanwhile: read it again
