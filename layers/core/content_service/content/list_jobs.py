@@ -29,12 +29,7 @@ from typing import Any
 
 from content_service.content import dynamo
 from content_service.content.items import StoredEntry, entry_key, from_item, summary_text
-from content_service.content.list_index import (
-    IndexState,
-    index_changes,
-    index_state,
-    with_state,
-)
+from content_service.content.list_index import index_changes, index_state, with_state
 from content_service.content.list_keys import TERM, partition
 from content_service.content.model import ContentType
 from content_service.content.schema import LIST_JOBS_PK, get_type, list_job_key, type_key
@@ -93,20 +88,6 @@ def _fenced_update(stored: StoredEntry, indexed: StoredEntry, summary: str) -> d
     }
 
 
-def _steps(stored: StoredEntry, state: IndexState) -> list[IndexState]:
-    """The states to go through: `state` at once when it fits one transaction, else first
-    what no layout wants any more is dropped (no list reads it), then the rest is added."""
-    summary_changes = sum(1 for carries in state.items.values() if carries)
-    had, counted = set(stored.list_keys), set(stored.list_counts)
-    size = len(had ^ state.items.keys()) + summary_changes + len(counted ^ state.counts) + 1
-    if size <= dynamo.TRANSACT_LIMIT:
-        return [state]
-    kept = IndexState(
-        {k: v for k, v in state.items.items() if k in had}, state.counts & frozenset(counted)
-    )
-    return [kept, state]
-
-
 def reindex_entry(content_type: ContentType, workspace_id: str, entry_id: str) -> bool:
     """Gives one entry the index items and counts its type's layouts want (False when it is
     gone or trashed). The version bump refuses a concurrent write made with an older layout."""
@@ -118,12 +99,12 @@ def reindex_entry(content_type: ContentType, workspace_id: str, entry_id: str) -
         if stored.deleted or stored.content_type != content_type.name:
             return False
         summary = summary_text(content_type, stored)
+        state = index_state(content_type, stored)
+        changes = index_changes(stored, state, summary, rewrite=True)
         try:
-            for state in _steps(stored, index_state(content_type, stored)):
-                indexed = with_state(stored, state)
-                changes = index_changes(stored, state, summary, rewrite=True)
-                dynamo.transact([_fenced_update(stored, indexed, summary), *changes])
-                stored = indexed.with_changes(version=stored.version + 1)
+            # At most two layouts of at most 22 items each are stored or wanted (plus 4
+            # summaries and 16 count moves): always within one transaction.
+            dynamo.transact([_fenced_update(stored, with_state(stored, state), summary), *changes])
             return True
         except dynamo.TransactionCancelled:
             continue  # written meanwhile: read it again
