@@ -247,12 +247,6 @@ def _validate_field(
             _problem(problems, f"{where}.values", "values must be unique")
     elif spec.values:
         _problem(problems, f"{where}.values", "only an enum field takes values")
-    if spec.sortable and spec.type not in SCALAR_TYPES:
-        _problem(
-            problems,
-            f"{where}.sortable",
-            "only string, integer, float, boolean, datetime, date and enum fields are sortable",
-        )
     if spec.type == "relation":
         if spec.cardinality not in CARDINALITIES:
             _problem(problems, f"{where}.cardinality", f"must be one of {', '.join(CARDINALITIES)}")
@@ -266,6 +260,31 @@ def _validate_field(
             _problem(problems, f"{where}.target", "only a relation field takes a target")
         if spec.cardinality is not None:
             _problem(problems, f"{where}.cardinality", "only a relation field has a cardinality")
+
+
+def _list_problems(definition: TypeDefinition, problems: list[dict[str, str]]) -> None:
+    """Sortable flags (scalar fields, a few per type) and listShards."""
+    for index, spec in enumerate(definition.fields):
+        if spec.sortable and spec.type not in SCALAR_TYPES:
+            _problem(
+                problems,
+                f"fields[{index}].sortable",
+                "only string, integer, float, boolean, datetime, date and enum fields are sortable",
+            )
+    if sum(1 for spec in definition.fields if spec.sortable) > MAX_SORTABLE_FIELDS:
+        _problem(
+            problems,
+            "fields",
+            f"at most {MAX_SORTABLE_FIELDS} fields of a type are sortable (each one adds list "
+            "index items to every write)",
+        )
+    shards = definition.list_shards
+    if (
+        isinstance(shards, bool)
+        or not isinstance(shards, int)
+        or not 1 <= shards <= MAX_LIST_SHARDS
+    ):
+        _problem(problems, "listShards", f"must be an integer from 1 to {MAX_LIST_SHARDS}")
 
 
 def _validated_fields(
@@ -305,19 +324,7 @@ def _validated_fields(
         _problem(problems, "kind", "must be 'collection' or 'single'")
     if len(definition.fields) > MAX_FIELDS_PER_TYPE:
         _problem(problems, "fields", f"a content type has at most {MAX_FIELDS_PER_TYPE} fields")
-    if sum(1 for spec in definition.fields if spec.sortable) > MAX_SORTABLE_FIELDS:
-        _problem(
-            problems,
-            "fields",
-            f"at most {MAX_SORTABLE_FIELDS} fields of a type are sortable (each one adds list "
-            "index items to every write)",
-        )
-    if (
-        isinstance(definition.list_shards, bool)
-        or not isinstance(definition.list_shards, int)
-        or not 1 <= definition.list_shards <= MAX_LIST_SHARDS
-    ):
-        _problem(problems, "listShards", f"must be an integer from 1 to {MAX_LIST_SHARDS}")
+    _list_problems(definition, problems)
     seen: set[str] = set()
     for index, spec in enumerate(definition.fields):
         _validate_field(index, spec, name, schema, caller, problems)
