@@ -1,4 +1,5 @@
-"""`content-service` CLI: token create|revoke|list, user create, bootstrap, on the running stack."""
+"""`content-service` CLI: token create|revoke|list, user create, bootstrap, lists reindex, on the
+running stack."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The sample events under events/ fed to their handlers, on the local stack (moto, server mode).
 
 The samples are what Lambda delivers (a stream batch with an INSERT of an outbox event, an SQS
-batch of delivery ids, the two schedule inputs). Ids inside a sample are patched to rows this
+batch of delivery ids, the three schedule inputs). Ids inside a sample are patched to rows this
 test created, so the handler's effects can be checked; everything else is the sample's.
 """
 
