@@ -537,7 +537,8 @@ def _merge(
 
 
 def _has_nulls(sort: _Sort, visibility: Visibility) -> bool:
-    """Whether a partition can hold entries whose sort value is null."""
+    """Whether a partition can hold entries whose sort value is null (a draft's publishedAt
+    always is, a published entry's never)."""
     if sort.name in ("@c", "@u"):
         return False
     return not (sort.name == "@p" and visibility == "P")
@@ -572,9 +573,10 @@ def _streams(
                 )
 
             nulls = scope.nulls and _has_nulls(sort, visibility)
+            values = scope.values and not (sort.name == "@p" and visibility == "D")
             streams.append(
                 _Stream(
-                    value_pk=pk(False) if scope.values else None,
+                    value_pk=pk(False) if values else None,
                     null_pk=pk(True) if nulls else None,
                     lower=scope.lower,
                     upper=scope.upper,
