@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 import socket
+from collections.abc import Iterable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import boto3
 from botocore.config import Config
@@ -135,6 +136,21 @@ class Emulator:
 
     def ssm(self) -> SSMClient:
         return self.session().client("ssm", endpoint_url=self.endpoint_url, config=self._config())
+
+    def load(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
+        """Stores `items` (DynamoDB JSON) in one of this process's moto tables, each through
+        moto's own `put_item` (what BatchWriteItem runs for every item), without HTTP and JSON:
+        a benchmark seeds a million items in a couple of minutes instead of ten. Only possible
+        because the server runs in this process. Returns how many were stored."""
+        from moto.core.models import DEFAULT_ACCOUNT_ID
+        from moto.dynamodb.models import dynamodb_backends
+
+        target = dynamodb_backends[DEFAULT_ACCOUNT_ID][self.region].get_table(table)
+        stored = 0
+        for item in items:
+            target.put_item(dict(item))
+            stored += 1
+        return stored
 
     def compact(self, keep: int = _KEPT_STREAM_ITERATORS) -> None:
         """Forgets old stream shard iterators that moto would otherwise keep forever.

@@ -19,7 +19,18 @@ work repeated per request whose result cannot change between requests:
   its three structural passes (duplicate clauses, overlapping paths, key attributes updated)
   depend only on the expression, the attribute names and the table's keys;
 - SQS computes every attribute of a queue (each a walk over all its messages, asking for the
-  time through datetime arithmetic per message) for every message sent or received.
+  time through datetime arithmetic per message) for every message sent or received;
+- a DynamoDB Query of a table's own key lists and sorts every item of the table (by hash and
+  range key, through Python-level comparisons) to keep those of one partition; the list index
+  puts hundreds of thousands of items in the content table, so a benchmark's one Query took
+  seconds. The patch hands that Query the partition's items alone, already in range-key order
+  (moto's own sort then finds them sorted), so it costs the partition, not the table; and a
+  string's comparison value (`DynamoType.cast_value`, behind every key comparison) is found
+  before five type checks that a string always fails;
+- building an item checks the 400 KB limit once per attribute, each time summing the sizes
+  of every attribute so far (nested maps and lists walked again): quadratic in attributes, the
+  largest cost of writing an entry (twenty attributes, values and index keys nested). The
+  running total only grows, so one check of the whole item refuses exactly the same items.
 
 What it rules out: any change a client can see. A cached result is only ever the result moto
 itself computed for the same inputs, a request that moto refuses is refused again the same way
@@ -33,6 +44,7 @@ from __future__ import annotations
 import copy
 import functools
 import pickle
+import threading
 import time
 from collections import deque
 from typing import Any
@@ -43,6 +55,10 @@ from moto.core import serialize
 from moto.core import utils as core_utils
 from moto.core.constants import MISSING
 from moto.dynamodb import comparisons
+from moto.dynamodb import exceptions as dynamo_exceptions
+from moto.dynamodb.models import dynamo_type
+from moto.dynamodb.models import table as dynamodb_table
+from moto.dynamodb.models import utilities as dynamo_utilities
 from moto.dynamodb.parsing import ast_nodes as _ast_nodes
 from moto.dynamodb.parsing import expressions as _expressions
 from moto.dynamodb.parsing import validators
@@ -246,6 +262,70 @@ def _now(factor: float) -> Any:
     return make
 
 
+# -- DynamoDB Query of one partition ----------------------------------------------------------
+
+_querying = threading.local()
+# moto's own item size limit (LimitedSizeDict: between DynamoDB's 409 and 410 KB, it says).
+_ITEM_SIZE_LIMIT = 405000
+# Table.query's positional parameters after hash_key: index_name is the seventh.
+_INDEX_NAME_POSITION = 6
+
+
+def _partition_query(original: Any) -> Any:
+    def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        index_name = (
+            args[_INDEX_NAME_POSITION]
+            if len(args) > _INDEX_NAME_POSITION
+            else kwargs.get("index_name")
+        )
+        if index_name or hash_key is None or self.range_key_attr is None:
+            return original(self, hash_key, *args, **kwargs)
+        _querying.partition = (self, hash_key)
+        try:
+            return original(self, hash_key, *args, **kwargs)
+        finally:
+            _querying.partition = None
+
+    return query
+
+
+def _partition_items(original: Any) -> Any:
+    """`all_items` for the Query of this thread: that partition's items, in key order."""
+
+    def all_items(self: Any) -> Any:
+        scope = getattr(_querying, "partition", None)
+        if scope is None or scope[0] is not self:
+            return original(self)
+        found = self.items.get(scope[1])
+        items = list(found.values()) if found else []
+        items.sort(key=lambda item: item.range_key.cast_value)
+        return items
+
+    return all_items
+
+
+def _string_first(original: Any) -> Any:
+    getter = original.fget
+
+    def cast_value(self: Any) -> Any:
+        return self.value if self.type == "S" else getter(self)
+
+    return property(cast_value)
+
+
+def _item_init(_original: Any) -> Any:
+    def init(self: Any, hash_key: Any, range_key: Any, attrs: dict[str, Any]) -> None:
+        self.hash_key = hash_key
+        self.range_key = range_key
+        values = {key: dynamo_type.DynamoType(value) for key, value in attrs.items()}
+        total = sum(dynamo_utilities.bytesize(k) + v.size() for k, v in values.items())
+        if total > _ITEM_SIZE_LIMIT:
+            raise dynamo_exceptions.ItemSizeTooLarge
+        self.attrs = dynamo_type.LimitedSizeDict(values)  # dict.update: no check per key
+
+    return init
+
+
 def _patch(owner: Any, name: str, make: Any) -> None:
     """Sets `owner.name` to `make(current value)`."""
     setattr(owner, name, make(getattr(owner, name)))
@@ -274,6 +354,11 @@ def install() -> None:
     init, validate = _remembering_validator(validators.UpdateExpressionValidator.__init__)
     _patch(validators.UpdateExpressionValidator, "__init__", lambda _: init)
     _patch(validators.UpdateExpressionValidator, "validate", lambda _: validate)
+
+    _patch(dynamodb_table.Table, "query", _partition_query)
+    _patch(dynamodb_table.Table, "all_items", _partition_items)
+    _patch(dynamo_type.DynamoType, "cast_value", _string_first)
+    _patch(dynamo_type.Item, "__init__", _item_init)
 
     _patch(sqs_models, "unix_time", _now(1))
     _patch(sqs_models, "unix_time_millis", _now(1000))

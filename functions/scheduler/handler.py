@@ -1,9 +1,9 @@
-"""EventBridge schedules -> the sweep (every minute) and pruning (every hour); resuming by hand.
+"""EventBridge schedules -> the sweep and list indexing (every minute), pruning (hourly); resume.
 
-The template's schedules pass a constant input, `{"job": "sweep"}` or `{"job": "prune"}`. Both
-jobs stop early when the invocation is close to its timeout and finish on the next run.
-`{"job": "resume"}` is never scheduled: an operator invokes it after purging the delivery
-queue, and the local stack runs the same core after restoring its state.
+The template's schedules pass a constant input, `{"job": "sweep"}`, `{"job": "lists"}` or
+`{"job": "prune"}`. Every job stops early when the invocation is close to its timeout and
+finishes on the next run. `{"job": "resume"}` is never scheduled: an operator invokes it after
+purging the delivery queue, and the local stack runs the same core after restoring its state.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from content_service import runtime
+from content_service.content import list_jobs
 from content_service.observability import logger, metrics, tracer
 from content_service.webhooks import services, wiring
 
@@ -42,7 +43,11 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, object]:
         prune = sweeper.prune(out_of_time)
         metrics.add_metric(name="DeliveriesPruned", unit=MetricUnit.Count, value=prune.deleted)
         result = prune.to_json()
+    elif job == "lists":
+        lists = list_jobs.run_jobs(out_of_time)
+        metrics.add_metric(name="ListEntriesIndexed", unit=MetricUnit.Count, value=lists.entries)
+        result = lists.to_json()
     else:
-        raise ValueError(f"unknown job {job!r}: expected 'sweep', 'prune' or 'resume'")
+        raise ValueError(f"unknown job {job!r}: expected 'sweep', 'lists', 'prune' or 'resume'")
     logger.info("scheduled job done", extra=result)
     return result

@@ -1,4 +1,5 @@
-"""`content-service` CLI: token create|revoke|list, user create, bootstrap, on the running stack."""
+"""`content-service` CLI: token create|revoke|list, user create, bootstrap, lists reindex, on the
+running stack."""
 
 from __future__ import annotations
 
@@ -159,3 +160,44 @@ def test_a_reader_that_goes_away_ends_the_output_without_a_traceback(stack: Loca
     assert result.returncode == 0
     assert "Traceback" not in result.stderr, result.stderr
     assert "BrokenPipeError" not in result.stderr, result.stderr
+
+
+def test_lists_reindex_indexes_entries_stored_before_list_indexes(
+    capsys: pytest.CaptureFixture[str], new_workspace: Any
+) -> None:
+    from content_service.clock import iso_utc
+    from content_service.content import dynamo
+    from content_service.content.items import entry_item
+    from content_service.content.schema import get_type
+    from tests.support.seeding import stored_entry
+
+    workspace: WorkspaceAccess = new_workspace()
+    created = workspace.full.post(
+        "/api/v1/content-types",
+        json={"name": "old", "fields": [{"name": "title", "type": "string", "sortable": True}]},
+    )
+    assert created.status_code == 201, created.text
+    old = get_type(workspace.id, "old")
+    assert old is not None
+    # Entries as a version without list indexes stored them: the entry item alone.
+    for i in range(3):
+        entry = stored_entry(
+            workspace.id,
+            old,
+            {old.fields[0].key: f"t{i}"},
+            entry_id=str(uuid.uuid4()),
+            stamp=iso_utc(1_700_000_000 + i),
+        )
+        item = entry_item(old, entry)
+        del item["listKeys"], item["listCounts"]
+        dynamo.client().put_item(TableName=dynamo.tables().content, Item=dynamo.encode(item))
+    assert workspace.read.get("/api/v1/content/old").json()["total"] == 0
+    code, result, _ = run_cli(capsys, "lists", "reindex", "--workspace", workspace.slug)
+    assert code == 0
+    assert result == {"indexed": 3}
+    body = workspace.read.get("/api/v1/content/old", params={"sort": "-title"}).json()
+    assert body["total"] == 3
+    assert [e["values"]["title"] for e in body["items"]] == ["t2", "t1", "t0"]
+    # Indexed once: running it again changes no total.
+    assert run_cli(capsys, "lists", "reindex", "--workspace", workspace.slug)[1] == {"indexed": 3}
+    assert workspace.read.get("/api/v1/content/old").json()["total"] == 3

@@ -535,8 +535,19 @@ def test_entry_writes_store_the_documented_shape(
     )
     item = storage.entry_item(workspace.id, entry["id"])
     assert item is not None
-    assert item["gsi1pk"] == f"{workspace.id}#article#en"
-    assert item["gsi1sk"] == f"{entry['createdAt']}#{entry['id']}"
+    # The list index items it has: every entry by createdAt (with the summary), and as a draft
+    # by updatedAt and in publishedAt's null partition (ordered by id).
+    prefix = f"L#{workspace.id}#article#en#"
+    keys = sorted(map(tuple, item["listKeys"]))
+    assert keys == [
+        (f"{prefix}A#0.1#@c", f"{entry['createdAt']}\x01{entry['id']}"),
+        (f"{prefix}D#0.1#@p!", entry["id"]),
+        (f"{prefix}D#0.1#@u", f"{entry['updatedAt']}\x01{entry['id']}"),
+    ]
+    indexed = {(i["pk"], i["sk"]): i for i in storage.content_items(workspace.id)}
+    assert all(key in indexed for key in keys)
+    assert indexed[keys[0]]["summary"] == item["summary"]
+    assert len(item["listCounts"]) == 1  # counted once, among the drafts
     summary = json.loads(item["summary"])  # compact JSON in one string attribute
     assert summary["i"] == entry["id"]
     assert summary["s"] == "draft"
@@ -547,5 +558,8 @@ def test_entry_writes_store_the_documented_shape(
     assert workspace.full.delete(f"/api/v1/content/article/{entry['id']}").status_code == 204
     trashed = storage.entry_item(workspace.id, entry["id"])
     assert trashed is not None
-    assert "gsi1pk" not in trashed
+    assert trashed["listKeys"] == []  # out of every list, in the same transaction
+    assert trashed["listCounts"] == []
+    remaining = {(i["pk"], i["sk"]) for i in storage.content_items(workspace.id)}
+    assert not remaining & set(keys)
     assert json.loads(trashed["summary"])["d"] is True

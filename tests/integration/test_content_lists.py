@@ -247,10 +247,14 @@ def test_fields_narrow_the_projection_and_never_read_rich_text(
     content_calls = captured.on(stack.settings.tables.content)
     assert [c.operation for c in content_calls] == ["Query", "BatchGetItem"]
     query, batch = content_calls
-    # The list reads the narrow index: only the summary attribute.
-    assert query.body["IndexName"] == "byType"
-    assert query.body["ProjectionExpression"] == "#summary"
-    assert set(query.body["ExpressionAttributeNames"].values()) == {"summary"}
+    # The list reads the narrow index: one strongly consistent Query of the list partition, of
+    # a page and one more, projecting only the index keys (no value, no summary).
+    assert "IndexName" not in query.body
+    assert query.body["ConsistentRead"] is True
+    assert query.body["Limit"] == 26
+    assert query.body["ProjectionExpression"] == "#sk"
+    assert set(query.body["ExpressionAttributeNames"].values()) == {"pk", "sk"}
+    assert b"rich rich" not in query.raw_response
     # The page read names the system attributes and exactly one value path: the title's.
     request = batch.body["RequestItems"][stack.settings.tables.content]
     names = request["ExpressionAttributeNames"]

@@ -4,7 +4,8 @@ Each case reads through both protocols over real HTTP and compares ids, statuses
 after mapping the documented differences of spec table 2.2: the status in upper case, the list
 envelope without `page`/`pageSize`, relations as nested fields instead of `relations`, a single
 type's record instead of the list's first item, and the relations route's page as the field's
-list."""
+list. Cursor walks page through a list in both protocols at once: every page, its total and
+its next cursor are the same, and the pages together are the whole list once."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.content import shared_workspace
-from tests.support.graphql import Blog, build_blog, data
+from tests.support.content import create, define, publish, shared_workspace
+from tests.support.graphql import Blog, build_blog, clear_schema_cache, data
 
 SYSTEM = ("id", "status", "locale", "localeGroupId", "createdAt", "updatedAt", "publishedAt")
 POST_VALUES = ("title", "body", "views", "score", "hot", "day", "at", "color", "meta")
@@ -344,3 +345,139 @@ def test_rest_and_graphql_return_the_same_records(blog: Blog, name: str) -> None
     else:
         targets = answer[case.extra["field"]]
         assert targets == [_expected(e, case.fields, ()) for e in rest["items"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Cursor paging and totals: both protocols walk the same pages, page by page
+
+
+PRODUCT_FIELDS: list[dict[str, Any]] = [
+    {"name": "title", "type": "string"},
+    {"name": "price", "type": "float", "sortable": True},
+    {"name": "category", "type": "enum", "values": ["a", "b"], "sortable": True},
+]
+
+
+@pytest.fixture(scope="module")
+def products(blog: Blog) -> Blog:
+    """A type with sortable fields next to the blog: prices with ties and nulls, drafts."""
+    client = blog.access.full
+    define(client, "product", PRODUCT_FIELDS)
+    prices = [3.5, None, 7.0, 7.0, 1.25, 7.0, None, 9.5, 2.0, 7.0, 4.0, 0.5]
+    for i, price in enumerate(prices):
+        values: dict[str, Any] = {"title": f"p{i}", "category": "ab"[i % 2]}
+        if price is not None:
+            values["price"] = price
+        made = create(client, "product", values)
+        if i % 5 != 4:
+            publish(client, "product", made["id"])
+    clear_schema_cache()  # the schema cached before `product` existed
+    return blog
+
+
+@dataclass(frozen=True)
+class Walk:
+    path: str
+    root: str
+    page_size: int
+    sort: str | None = None
+    filter: dict[str, Any] | None = None
+    locale: str | None = None
+    client: str = "full"
+    fields: tuple[str, ...] = ("title",)
+
+
+WALKS: dict[str, Walk] = {
+    "posts, default order": Walk("/api/v1/content/post", "posts", 2),
+    "posts, read token": Walk("/api/v1/content/post", "posts", 2, client="read"),
+    "posts, sorted in memory by two keys": Walk(
+        "/api/v1/content/post", "posts", 2, sort="-views,title", fields=("title", "views")
+    ),
+    "posts, filtered in memory": Walk(
+        "/api/v1/content/post",
+        "posts",
+        1,
+        filter={"field": "hot", "op": "eq", "value": True},
+        fields=("title", "hot"),
+    ),
+    "products, sortable field with eq on another": Walk(
+        "/api/v1/content/product",
+        "products",
+        2,
+        sort="-price",
+        filter={"field": "category", "op": "eq", "value": "a"},
+        client="read",
+        fields=("title", "price", "category"),
+    ),
+    "products, range on the sort key": Walk(
+        "/api/v1/content/product",
+        "products",
+        3,
+        sort="price",
+        filter={"field": "price", "op": "gte", "value": 2},
+        fields=("title", "price"),
+    ),
+    "products, nulls last, drafts too": Walk(
+        "/api/v1/content/product", "products", 4, sort="-price", fields=("title", "price")
+    ),
+}
+
+
+def _rest_page(client: httpx.Client, walk: Walk, cursor: str | None) -> dict[str, Any]:
+    params: dict[str, Any] = {"pageSize": walk.page_size}
+    for name in ("sort", "locale", "cursor"):
+        value = cursor if name == "cursor" else getattr(walk, name)
+        if value is not None:
+            params[name] = value
+    if walk.filter is not None:
+        params["filter"] = json.dumps(walk.filter)
+    response = client.get(walk.path, params=params)
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def _graphql_page(client: httpx.Client, walk: Walk, cursor: str | None) -> dict[str, Any]:
+    arguments = {
+        "pageSize": ("Int", walk.page_size),
+        "sort": ("String", walk.sort),
+        "filter": ("Filter", walk.filter),
+        "locale": ("String", walk.locale),
+        "cursor": ("String", cursor),
+    }
+    used = {name: pair for name, pair in arguments.items() if pair[1] is not None}
+    declared = ", ".join(f"${name}: {kind}" for name, (kind, _) in used.items())
+    passed = ", ".join(f"{name}: ${name}" for name in used)
+    selection = " ".join((*SYSTEM, *walk.fields))
+    query = (
+        f"query ({declared}) {{ {walk.root}({passed}) "
+        f"{{ total nextCursor items {{ {selection} }} }} }}"
+    )
+    page: dict[str, Any] = data(client, query, {n: v for n, (_, v) in used.items()})[walk.root]
+    return page
+
+
+@pytest.mark.parametrize("name", list(WALKS))
+def test_rest_and_graphql_walk_the_same_cursor_pages_and_totals(products: Blog, name: str) -> None:
+    walk = WALKS[name]
+    client = getattr(products.access, walk.client)
+    everything = _rest_page(client, Walk(**{**walk.__dict__, "page_size": 100}), None)
+    rest_cursor: str | None = None
+    graphql_cursor: str | None = None
+    walked: list[str] = []
+    pages = 0
+    while True:
+        rest = _rest_page(client, walk, rest_cursor)
+        answer = _graphql_page(client, walk, graphql_cursor)
+        assert set(answer) == {"total", "nextCursor", "items"}  # no page, no pageSize echoed
+        assert answer["total"] == rest["total"] == everything["total"]
+        assert answer["items"] == [_expected(e, walk.fields, ()) for e in rest["items"]]
+        assert answer["nextCursor"] == rest["nextCursor"]
+        walked.extend(e["id"] for e in rest["items"])
+        pages += 1
+        if rest["nextCursor"] is None:
+            break
+        rest_cursor, graphql_cursor = rest["nextCursor"], answer["nextCursor"]
+    assert walked == [e["id"] for e in everything["items"]]
+    assert pages == max(1, -(-everything["total"] // walk.page_size))
+    assert everything["total"] > walk.page_size  # every case walks more than one page

@@ -1,7 +1,7 @@
 """The sample events under events/ fed to their handlers, on the local stack (moto, server mode).
 
 The samples are what Lambda delivers (a stream batch with an INSERT of an outbox event, an SQS
-batch of delivery ids, the two schedule inputs). Ids inside a sample are patched to rows this
+batch of delivery ids, the three schedule inputs). Ids inside a sample are patched to rows this
 test created, so the handler's effects can be checked; everything else is the sample's.
 """
 
@@ -127,12 +127,42 @@ def test_scheduler_prune_sample(stack: LocalStack) -> None:
     assert again["skipped"] == "already pruned this hour"
 
 
+def test_scheduler_lists_sample_indexes_a_pending_layout(stack: LocalStack) -> None:
+    from content_service import runtime
+    from content_service.content import service
+    from content_service.content.model import FieldSpec, TypeDefinition
+    from content_service.content.requests import WriteRequest
+    from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
+    from content_service.identity.workspaces import create_workspace
+
+    slug = f"lists-{uuid.uuid4().hex[:8]}"
+    workspace = create_workspace(runtime.settings(), slug, slug)
+    caller = authenticate_token(create_token(TokenSpec("t", workspace.id, "full"))[0])
+    plain = TypeDefinition("note", fields=(FieldSpec("rank", "integer"),))
+    service.create_type(caller, workspace.id, plain)
+    for rank in range(3):
+        service.create_entry(WriteRequest(caller, workspace.id, "note", values={"rank": rank}))
+    sortable = TypeDefinition("note", fields=(FieldSpec("rank", "integer", sortable=True),))
+    assert service.replace_type(caller, workspace.id, "note", sortable).list_next is not None
+    result = function_runtime(stack, "SchedulerFunction").invoke(sample("scheduler-lists.json"))
+    assert result["job"] == "lists"
+    assert f"{workspace.id}/note" in result["finished"]
+    assert result["entries"] >= 6  # each entry twice: indexed, then cleaned
+    ready = service.require_type(caller, workspace.id, "note")
+    assert ready.list_next is None
+    assert ready.list_layout.sortable == (ready.fields[0].key,)
+
+
 def test_schedule_inputs_are_the_templates() -> None:
     from infra.template_model import Template
 
     events = Template.load().functions["SchedulerFunction"].events
     inputs = {json.loads(str(e.properties["Input"]))["job"] for e in events.values()}
-    assert inputs == {sample("scheduler-sweep.json")["job"], sample("scheduler-prune.json")["job"]}
+    assert inputs == {
+        sample("scheduler-sweep.json")["job"],
+        sample("scheduler-lists.json")["job"],
+        sample("scheduler-prune.json")["job"],
+    }
 
 
 def test_the_delivery_batch_size_is_the_options() -> None:

@@ -158,6 +158,100 @@ def test_a_refused_condition_is_refused_every_time(table: tuple[Any, str]) -> No
     assert "Item" not in client.get_item(TableName=name, Key=request["Key"])
 
 
+@pytest.fixture(scope="module")
+def keyed(stack: LocalStack) -> Iterator[tuple[Any, str]]:
+    """A table with a sort key: three partitions whose keys interleave."""
+    client = stack.emulator.dynamodb()
+    name = f"speedups-keyed-{uuid.uuid4().hex[:8]}"
+    client.create_table(
+        TableName=name,
+        KeySchema=[
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    for i in range(60):
+        item = {
+            "pk": {"S": f"p{i % 3}"},
+            "sk": {"S": f"k{(i * 37) % 60:02d}\x01x"},
+            "n": {"N": str(i)},
+        }
+        client.put_item(TableName=name, Item=item)
+    yield client, name
+    client.delete_table(TableName=name)
+
+
+def _keys(client: Any, **request: Any) -> list[str]:
+    found: list[str] = []
+    while True:
+        page = client.query(**request)
+        found.extend(i["sk"]["S"] for i in page["Items"])
+        if "LastEvaluatedKey" not in page:
+            return found
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+@pytest.mark.parametrize("forward", [True, False])
+@pytest.mark.parametrize(
+    ("condition", "values", "wanted"),
+    [
+        ("pk = :p", {}, lambda k: True),
+        (
+            "pk = :p AND sk BETWEEN :a AND :b",
+            {":a": "k10", ":b": "k40"},
+            lambda k: "k10" <= k <= "k40",
+        ),
+        ("pk = :p AND sk > :a", {":a": "k30\x01x"}, lambda k: k > "k30\x01x"),
+        ("pk = :p AND sk <= :a", {":a": "k20"}, lambda k: k <= "k20"),
+        ("pk = :p AND begins_with(sk, :a)", {":a": "k1"}, lambda k: k.startswith("k1")),
+    ],
+)
+def test_a_query_reads_one_partition_in_key_order(
+    keyed: tuple[Any, str], forward: bool, condition: str, values: dict[str, str], wanted: Any
+) -> None:
+    client, name = keyed
+    every = sorted(f"k{(i * 37) % 60:02d}\x01x" for i in range(60) if i % 3 == 1)
+    expected = [k for k in every if wanted(k)]
+    if not forward:
+        expected.reverse()
+    request = {
+        "TableName": name,
+        "KeyConditionExpression": condition,
+        "ExpressionAttributeValues": {
+            ":p": {"S": "p1"},
+            **{k: {"S": v} for k, v in values.items()},
+        },
+        "ScanIndexForward": forward,
+    }
+    assert _keys(client, **request) == expected
+    assert _keys(client, **request, Limit=3) == expected  # pages resume after their last key
+    assert client.query(**request, Select="COUNT")["Count"] == len(expected)
+
+
+def test_an_item_over_the_size_limit_is_refused_whole_or_in_attributes(
+    table: tuple[Any, str],
+) -> None:
+    client, name = table
+    big = {"id": {"S": "big"}, "blob": {"S": "x" * 406_000}}
+    refused = _refusal(client.put_item, TableName=name, Item=big)
+    assert "Item size has exceeded the maximum allowed size" in refused
+    spread = {"id": {"S": "spread"}, **{f"a{i}": {"S": "y" * 41_000} for i in range(10)}}
+    assert _refusal(client.put_item, TableName=name, Item=spread) == refused
+    nested = {
+        "id": {"S": "nested"},
+        "m": {"M": {f"k{i}": {"L": [{"S": "z" * 9_000}] * 5} for i in range(10)}},
+    }
+    assert _refusal(client.put_item, TableName=name, Item=nested) == refused
+    fits = {"id": {"S": "fits"}, **{f"a{i}": {"S": "y" * 39_000} for i in range(10)}}
+    client.put_item(TableName=name, Item=fits)
+    assert client.get_item(TableName=name, Key={"id": {"S": "fits"}})["Item"] == fits
+
+
 def test_installing_twice_changes_nothing() -> None:
     from moto.dynamodb.parsing.expressions import UpdateExpressionParser
 

@@ -1,24 +1,31 @@
 """Bulk seeding for tests and benchmarks: entries of exactly the stored shape, fast.
 
-Items are built by the content service's own builder (`entry_item`) and written 25 per
-BatchWriteItem, far faster on the emulator than one transaction per entry. No outbox event is
-written and no claim item: seeded entries are for reading, never for webhook or uniqueness
-tests. The type's entry counter is kept right, so deleting the type still sees them.
+Items are built by the content service's own builders (`entry_item`, and `index_state` for the
+list index and count items an entry has) and written 25 per BatchWriteItem, far faster on the
+emulator than one transaction per entry; a benchmark's hundreds of thousands of items go
+straight into the emulator's table instead (`Emulator.load`). No outbox event is written and
+no claim item: seeded entries are for reading, never for webhook or uniqueness tests. The
+type's entry counter, its locales and the count items are kept right, so lists total them,
+the list index job walks them and deleting the type still sees them.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from content_service.clock import iso_utc
 from content_service.content import dynamo
-from content_service.content.items import StoredEntry, entry_item, title_of
+from content_service.content.items import StoredEntry, entry_item, summary_text, title_of
+from content_service.content.list_index import index_state, with_state
+from content_service.content.list_keys import COUNT_SK
 from content_service.content.model import ContentType
 from content_service.content.schema import get_type, type_key
 from content_service.content.values import to_storage
+from infra.emulator import Emulator
 
 
 def stored_entry(
@@ -30,6 +37,7 @@ def stored_entry(
     stamp: str,
     published: bool = True,
     links_by_key: Mapping[str, Sequence[str]] | None = None,
+    locale: str = "en",
 ) -> StoredEntry:
     """One entry as the service stores it; values keyed by field storage key."""
     return StoredEntry(
@@ -37,7 +45,7 @@ def stored_entry(
         workspace_id=workspace_id,
         content_type=content_type.name,
         status="published" if published else "draft",
-        locale="en",
+        locale=locale,
         locale_group_id=entry_id,
         created_at=stamp,
         updated_at=stamp,
@@ -51,23 +59,94 @@ def stored_entry(
     )
 
 
-def bulk_put(workspace_id: str, content_type: ContentType, entries: Sequence[StoredEntry]) -> None:
-    """Writes `entries` 25 per BatchWriteItem (retrying unprocessed items) and counts them."""
+def stored_items(
+    content_type: ContentType, entries: Sequence[StoredEntry], counts: Counter[str]
+) -> Iterator[dict[str, Any]]:
+    """Every item of `entries` as DynamoDB JSON: each entry and its list index items. The
+    count items they add to are tallied in `counts`."""
+    for entry in entries:
+        state = index_state(content_type, entry)
+        indexed = with_state(entry, state)
+        yield dynamo.encode(entry_item(content_type, indexed))
+        summary = summary_text(content_type, indexed)
+        for (pk, sk), carries in state.items.items():
+            item: dict[str, Any] = {"pk": {"S": pk}, "sk": {"S": sk}}
+            if carries:
+                item["summary"] = {"S": summary}
+            yield item
+        counts.update(state.counts)
+
+
+def _batch_write(table: str, items: Iterator[dict[str, Any]]) -> None:
     client = dynamo.client()
-    table = dynamo.tables().content
-    requests = [
-        {"PutRequest": {"Item": dynamo.encode(entry_item(content_type, entry))}}
-        for entry in entries
-    ]
-    for offset in range(0, len(requests), 25):
-        pending: dict[str, Any] = {table: requests[offset : offset + 25]}
+    chunk: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        pending: dict[str, Any] = {table: [{"PutRequest": {"Item": i}} for i in chunk]}
         while pending:
             pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-    client.update_item(
+        chunk.clear()
+
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == 25:
+            flush()
+    if chunk:
+        flush()
+
+
+def _add_counts(table: str, counts: Counter[str], emulator: Emulator | None) -> None:
+    """Adds to the count items (creating those not there yet)."""
+    if emulator is None:
+        for pk, delta in counts.items():
+            dynamo.client().update_item(
+                TableName=table,
+                Key=dynamo.key(pk, COUNT_SK),
+                UpdateExpression="ADD #n :delta",
+                ExpressionAttributeNames={"#n": "n"},
+                ExpressionAttributeValues={":delta": {"N": str(delta)}},
+            )
+        return
+    keys = [dynamo.key(pk, COUNT_SK) for pk in counts]
+    current = {
+        str(item["pk"]): int(item.get("n", 0))
+        for item in dynamo.batch_get(table, keys, consistent=True)
+    }
+    emulator.load(
+        table,
+        (
+            {**dynamo.key(pk, COUNT_SK), "n": {"N": str(current.get(pk, 0) + delta)}}
+            for pk, delta in counts.items()
+        ),
+    )
+
+
+def bulk_put(
+    workspace_id: str,
+    content_type: ContentType,
+    entries: Sequence[StoredEntry],
+    *,
+    emulator: Emulator | None = None,
+) -> None:
+    """Writes `entries` with their index and count items (25 per BatchWriteItem, or straight
+    into the in-process `emulator`) and counts them on the type."""
+    table = dynamo.tables().content
+    counts: Counter[str] = Counter()
+    items = stored_items(content_type, entries, counts)
+    if emulator is None:
+        _batch_write(table, items)
+    else:
+        emulator.load(table, items)
+    _add_counts(dynamo.tables().schema, counts, emulator)
+    locales = sorted({entry.locale for entry in entries})
+    dynamo.client().update_item(
         TableName=dynamo.tables().schema,
         Key=type_key(workspace_id, content_type.name),
-        UpdateExpression="SET entryCount = entryCount + :n",
-        ExpressionAttributeValues={":n": {"N": str(len(entries))}},
+        UpdateExpression="SET entryCount = entryCount + :n ADD locales :locales",
+        ExpressionAttributeValues={
+            ":n": {"N": str(len(entries))},
+            ":locales": {"SS": locales or ["en"]},
+        },
     )
 
 

@@ -132,6 +132,7 @@ def test_names_and_root_fields_follow_spec_2_1() -> None:
         "sort": "String",
         "filter": "Filter",
         "locale": "String",
+        "cursor": "String",
     }
     # A single type: one field taking `locale`, returning the record itself.
     assert str(query.fields["siteSettings"].type) == "SiteSettings"
@@ -141,6 +142,7 @@ def test_names_and_root_fields_follow_spec_2_1() -> None:
     assert {n: str(f.type) for n, f in envelope.fields.items()} == {
         "items": "[BlogPost!]!",
         "total": "Int!",
+        "nextCursor": "String",
     }
     mutation = object_type(schema, "Mutation")
     for verb in ("create", "update", "publish", "unpublish", "delete"):

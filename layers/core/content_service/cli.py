@@ -1,6 +1,6 @@
-"""`content-service`: tokens, users and the first bootstrap, against the local stack or AWS;
-`listen`, which receives webhook deliveries on this machine through the API; `receive`, a
-receiver on this machine that prints what it gets.
+"""`content-service`: tokens, users, the first bootstrap, list indexes and failure-queue
+replays, against the local stack or AWS; `listen`, which receives webhook deliveries on this
+machine through the API; `receive`, a receiver on this machine that prints what it gets.
 
 Where the tables are: environment variables when set (as in Lambda); otherwise `--stack NAME`
 reads a deployed stack's outputs; otherwise the running local stack's `.local/stack.json`.
@@ -222,6 +222,14 @@ def _receive(args: argparse.Namespace) -> int:
     )
 
 
+def _lists_reindex(args: argparse.Namespace, settings: Settings) -> None:
+    from content_service.content.list_jobs import reindex_stored
+    from content_service.identity.workspaces import resolve_workspace
+
+    workspace_id = resolve_workspace(args.workspace).id if args.workspace else None
+    _print({"indexed": reindex_stored(workspace_id)})
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="content-service", description=__doc__)
     parser.add_argument("--stack", help="a deployed CloudFormation stack to act on")
@@ -299,6 +307,15 @@ def build_parser() -> argparse.ArgumentParser:
     receive.add_argument("--secret", help="the endpoint's whsec_ secret, to check signatures")
     receive.add_argument("--count", type=int, help="exit after this many deliveries")
     receive.set_defaults(over_api=_receive)
+
+    lists = commands.add_parser("lists", help="list indexes").add_subparsers(
+        dest="action", required=True
+    )
+    reindex = lists.add_parser(
+        "reindex", help="index every stored entry (once, after upgrading to list indexes)"
+    )
+    reindex.add_argument("--workspace", help="workspace id or slug (default: every workspace)")
+    reindex.set_defaults(run=_lists_reindex)
     return parser
 
 

@@ -157,6 +157,29 @@ def batch_get(
     return found
 
 
+def query_page(request: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """One page of a Query: its raw items and its LastEvaluatedKey (None at the end)."""
+    response = client().query(**request)
+    return response.get("Items", []), response.get("LastEvaluatedKey") or None
+
+
+def query_count(request: Mapping[str, Any], limit: int) -> int | None:
+    """How many items a Query matches (`Select=COUNT`, every page), or None once more than
+    `limit` items have been examined."""
+    page_request = {**request, "Select": "COUNT"}
+    counted = scanned = 0
+    while True:
+        response = client().query(**page_request)
+        counted += int(response.get("Count", 0))
+        scanned += int(response.get("ScannedCount", 0))
+        if scanned > limit:
+            return None
+        last = response.get("LastEvaluatedKey")
+        if not last:
+            return counted
+        page_request["ExclusiveStartKey"] = last
+
+
 def query_pages(request: Mapping[str, Any]) -> Iterator[list[dict[str, Any]]]:
     """Raw items of every page of a Query (still DynamoDB-typed: the caller decodes)."""
     page_request = dict(request)

@@ -7,15 +7,20 @@ Entry item (`pk` = `ENTRY#<ws>#<id>`, `sk` = `ENTRY`):
     values   {<field key>: <stored value>}          field keys are `f1`, `f2`, ... (model.py)
     links    {<field key>: [<target id>, ...]}      relation links, in link order
     summary  {i, s, d, l, g, c, u, p, a, v: {<field key>: <scalar>}}
-    gsi1pk   <ws>#<type>#<locale>                   (absent while trashed: a sparse index)
-    gsi1sk   <createdAt>#<id>
+    listKeys    [[pk, sk], ...]                     the list index items the entry has now
+    listCounts  [pk, ...]                           the count items it is counted in
 
 `summary` is all a list needs to decide visibility, filter and sort: id (i), status (s),
 deleted (d), locale (l), localeGroupId (g), createdAt (c), updatedAt (u), publishedAt (p),
 audiences (a) and the scalar field values (v: string, integer, float, boolean, datetime, date,
-enum; never text, richtext or json). The byType index projects only `summary` (INCLUDE); the
-keys are one letter, and d, g, p and a are left out while they hold their default (false, the
-entry's own id, null, none), to keep a 10,000-entry listing small on the wire.
+enum; never text, richtext or json). The list index items that lists read filtered in memory
+(`content.list_index`) carry a copy; the keys are one letter, and d, g, p and a are left out
+while they hold their default (false, the entry's own id, null, none), to keep a
+10,000-entry listing small on the wire.
+
+`listKeys` and `listCounts` record exactly which index and count items the entry has, so every
+write removes what it no longer needs and counts each change once, whatever layout the type
+had when the entry was last written (`content.list_index`).
 
 It is stored as compact JSON in ONE string attribute rather than a DynamoDB map: botocore parses
 a response shape-driven, node by node, and a 10,000-entry listing of nested maps cost 1.3 s to
@@ -60,10 +65,6 @@ def entry_key(workspace_id: str, entry_id: str) -> dict[str, Any]:
     return dynamo.key(entry_pk(workspace_id, entry_id), ENTRY_SK)
 
 
-def index_pk(workspace_id: str, content_type: str, locale: str) -> str:
-    return f"{workspace_id}#{content_type}#{locale}"
-
-
 def group_claim_key(workspace_id: str, group_id: str, locale: str) -> dict[str, Any]:
     return dynamo.key(f"GROUP#{workspace_id}#{group_id}", f"LOCALE#{locale}")
 
@@ -97,6 +98,10 @@ class StoredEntry:
     title: str
     values: Mapping[str, Any] = field(default_factory=dict)
     links: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    list_keys: tuple[tuple[str, str], ...] = ()
+    """The (pk, sk) of every list index item the entry has (read only with the whole item)."""
+    list_counts: tuple[str, ...] = ()
+    """The pk of every count item the entry is counted in."""
 
     def with_changes(self, **changes: Any) -> StoredEntry:
         return replace(self, **changes)
@@ -113,7 +118,7 @@ def title_of(content_type: ContentType, values: Mapping[str, Any]) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _plain(definition: FieldDef, value: Any) -> Any:
+def plain_value(definition: FieldDef, value: Any) -> Any:
     """A stored scalar as JSON-ready Python (numbers read back from DynamoDB are Decimal)."""
     if isinstance(value, Decimal):
         return int(value) if definition.type == "integer" else float(value)
@@ -122,7 +127,7 @@ def _plain(definition: FieldDef, value: Any) -> Any:
 
 def summary_of(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
     scalars = {
-        f.key: _plain(f, entry.values[f.key])
+        f.key: plain_value(f, entry.values[f.key])
         for f in content_type.scalar_fields
         if entry.values.get(f.key) is not None
     }
@@ -174,10 +179,9 @@ def entry_item(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
         "values": {k: v for k, v in entry.values.items() if v is not None},
         "links": {k: list(v) for k, v in entry.links.items() if v},
         "summary": summary_text(content_type, entry),
+        "listKeys": [list(k) for k in entry.list_keys],
+        "listCounts": list(entry.list_counts),
     }
-    if not entry.deleted:
-        item["gsi1pk"] = index_pk(entry.workspace_id, entry.content_type, entry.locale)
-        item["gsi1sk"] = f"{entry.created_at}#{entry.id}"
     return item
 
 
@@ -206,12 +210,14 @@ def from_item(workspace_id: str, item: Mapping[str, Any]) -> StoredEntry:
         title=str(item.get("title", "")),
         values=dict(item.get("values") or {}),
         links={str(k): tuple(str(i) for i in v) for k, v in links.items()},
+        list_keys=tuple((str(k[0]), str(k[1])) for k in item.get("listKeys") or ()),
+        list_counts=tuple(str(pk) for pk in item.get("listCounts") or ()),
     )
 
 
 @dataclass(frozen=True)
 class Summary:
-    """One entry's summary as a list reads it from the byType index."""
+    """One entry's summary as a list reads it from the list index."""
 
     id: str
     status: Status

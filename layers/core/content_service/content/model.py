@@ -55,6 +55,9 @@ Kind = Literal["collection", "single"]
 MAX_FIELDS_PER_TYPE = 100
 MAX_TYPES_PER_WORKSPACE = 200
 MAX_ENUM_VALUES = 100
+# Sortable fields per type: each adds index items to every write (docs/content.md, "Lists").
+MAX_SORTABLE_FIELDS = 3
+MAX_LIST_SHARDS = 8
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ class FieldSpec:
     values: tuple[str, ...] = ()
     target: str | None = None
     cardinality: str | None = None
+    sortable: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,28 @@ class TypeDefinition:
     audience_gated: bool = False
     title_field: str | None = None
     fields: tuple[FieldSpec, ...] = ()
+    list_shards: int = 1
+
+
+@dataclass(frozen=True)
+class ListLayout:
+    """What a type's list index holds: the sortable fields (by storage key) and the number of
+    shards each partition is split into. `docs/content.md` ("Lists") describes the items."""
+
+    shards: int = 1
+    sortable: tuple[str, ...] = ()
+
+    def to_storage(self) -> dict[str, Any]:
+        return {"shards": self.shards, "sortable": list(self.sortable)}
+
+    @classmethod
+    def from_storage(cls, stored: Mapping[str, Any] | None) -> ListLayout:
+        if not stored:
+            return cls()
+        return cls(
+            shards=int(stored.get("shards", 1)),
+            sortable=tuple(sorted(str(k) for k in stored.get("sortable") or ())),
+        )
 
 
 @dataclass(frozen=True)
@@ -90,6 +116,7 @@ class FieldDef:
     values: tuple[str, ...] = ()
     target: str | None = None
     cardinality: Cardinality | None = None
+    sortable: bool = False
 
     @property
     def is_relation(self) -> bool:
@@ -114,6 +141,8 @@ class FieldDef:
         if self.is_relation:
             body["target"] = self.target
             body["cardinality"] = self.cardinality
+        if self.sortable:
+            body["sortable"] = True
         return body
 
     def to_storage(self) -> dict[str, Any]:
@@ -129,6 +158,7 @@ class FieldDef:
             values=tuple(stored.get("values") or ()),
             target=stored.get("target"),
             cardinality=stored.get("cardinality"),
+            sortable=bool(stored.get("sortable", False)),
         )
 
 
@@ -148,10 +178,21 @@ class ContentType:
     created_at: str
     updated_at: str
     entry_count: int = 0
+    list_shards: int = 1
+    """The shards asked for; `list_layout` is what the index holds now."""
+    list_layout: ListLayout = ListLayout()
+    list_next: ListLayout | None = None
+    """The layout being built in the background (writers keep both), or None."""
+    list_gen: int = 0
+    """Bumped by every change of the requested layout; the background job works for one."""
+    locales: frozenset[str] = frozenset()
+    """Every locale an entry of the type was ever created in (the background job walks them)."""
     _by_name: dict[str, FieldDef] = dataclass_field(default_factory=dict, compare=False, repr=False)
+    _by_key: dict[str, FieldDef] = dataclass_field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self._by_name.update({f.name: f for f in self.fields})
+        self._by_key.update({f.key: f for f in self.fields})
 
     @property
     def graphql(self) -> GraphQLNames:
@@ -163,6 +204,28 @@ class ContentType:
 
     def field(self, name: str) -> FieldDef | None:
         return self._by_name.get(name)
+
+    def field_by_key(self, key: str) -> FieldDef | None:
+        return self._by_key.get(key)
+
+    @property
+    def requested_layout(self) -> ListLayout:
+        """The layout the definition asks for: its sortable fields and shards."""
+        return ListLayout(
+            shards=self.list_shards,
+            sortable=tuple(sorted(f.key for f in self.fields if f.sortable)),
+        )
+
+    @property
+    def write_layouts(self) -> tuple[ListLayout, ...]:
+        """The layouts every write keeps: the one lists read, and the one being built."""
+        if self.list_next is None or self.list_next == self.list_layout:
+            return (self.list_layout,)
+        return (self.list_layout, self.list_next)
+
+    def list_ready(self, definition: FieldDef) -> bool:
+        """Whether lists may sort and filter on `definition` through the index."""
+        return definition.key in self.list_layout.sortable and definition.is_scalar
 
     @property
     def value_fields(self) -> tuple[FieldDef, ...]:
@@ -185,6 +248,12 @@ class ContentType:
             "audienceGated": self.audience_gated,
             "titleField": self.title_field,
             "fields": [f.to_json() for f in self.fields],
+            "listIndex": {
+                "shards": self.list_layout.shards,
+                "sortable": [f.name for f in self.fields if f.key in self.list_layout.sortable],
+                "state": "ready" if self.list_next is None else "building",
+            },
+            "listShards": self.list_shards,
             "graphql": self.graphql.to_json(),
             "version": self.revision,
             "createdAt": self.created_at,

@@ -165,6 +165,18 @@ def _leaf(content_type: ContentType, leaf: FilterLeaf) -> Predicate:
     return _safe(tests[op], get)
 
 
+def leaf_value(content_type: ContentType, leaf: FilterLeaf) -> Any:
+    """The single value of a compiled leaf (eq, lt, lte, gt, gte), normalised as stored."""
+    operand = _operand(content_type, leaf.field, SYSTEM_FILTER_FIELDS, "filter")
+    return _check_value(operand, leaf.value)
+
+
+def sort_operand(content_type: ContentType, key: SortKey) -> tuple[str, Getter]:
+    """The kind of a sort key's values (`timestamp`, `id`, a field type) and their getter."""
+    operand = _operand(content_type, key.field, SYSTEM_SORT_FIELDS, "sort")
+    return operand.kind, operand.getter
+
+
 def compile_filter(content_type: ContentType, node: FilterNode | None) -> Predicate:
     if node is None:
         return lambda _: True

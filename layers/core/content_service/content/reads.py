@@ -1,14 +1,8 @@
-"""Reading entries: lists, one entry, relation pages, and the batched loaders.
+"""Reading entries: one entry, relation pages, expansions and the batched loaders.
 
-The list design (docs/content.md has the figures):
-1. one Query of the byType index partition `<ws>#<type>#<locale>`, every page, projecting only
-   `summary` (a few hundred bytes per entry, never text, rich text or json);
-2. visibility, the filter and the sort applied in memory to those summaries; `total` counted;
-3. one BatchGetItem of just the page's entries, with a ProjectionExpression naming the system
-   attributes and the selected value fields (and links to expand);
-4. each expanded relation level fetched with BatchGetItem for every row at once.
-A filter pinning `id` or `localeGroupId` with `eq` skips the index: a key lookup reads the one
-record (plus a claim item for localeGroupId).
+Lists are `content.listing`; both read pages of entries with `fetch_entries` (one BatchGetItem
+per 100 ids, projected to the selected fields) and expand each relation level with one
+BatchGetItem round for every row at once.
 """
 
 from __future__ import annotations
@@ -23,24 +17,13 @@ from content_service.content.items import (
     Summary,
     entry_key,
     from_item,
-    group_claim_key,
-    index_pk,
     projection_paths,
-    summary_from,
 )
 from content_service.content.model import ContentType, FieldDef
-from content_service.content.query import (
-    Selection,
-    check_sort,
-    compile_filter,
-    direct_address,
-    select,
-    sort_summaries,
-)
+from content_service.content.query import Selection, select
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
     GetRequest,
-    ListRequest,
     RelationRequest,
     is_entry_id,
 )
@@ -49,8 +32,6 @@ from content_service.content.views import Entry, EntryPage, entry_view
 from content_service.content.visibility import visible
 from content_service.errors import NotFound
 from content_service.identity.principal import Caller
-
-BY_TYPE_INDEX = "byType"
 
 
 def _content_table() -> str:
@@ -67,7 +48,7 @@ def stored_visible(caller: Caller, content_type: ContentType, stored: StoredEntr
     )
 
 
-def _summary_visible(caller: Caller, content_type: ContentType, summary: Summary) -> bool:
+def summary_visible(caller: Caller, content_type: ContentType, summary: Summary) -> bool:
     return visible(
         caller,
         content_type,
@@ -94,7 +75,7 @@ def fetch_entries(
     return {e.id: e for e in (from_item(workspace_id, i) for i in items)}
 
 
-def _fetch_one(workspace_id: str, entry_id: str, paths: list[list[str]]) -> dict[str, Any] | None:
+def fetch_one(workspace_id: str, entry_id: str, paths: list[list[str]]) -> dict[str, Any] | None:
     if not is_entry_id(entry_id):
         return None
     return dynamo.get_item(
@@ -235,7 +216,7 @@ def expand_relations(
     return {source_id: by_field[relation.name] for source_id, by_field in expanded.items()}
 
 
-def _views(
+def views(
     caller: Caller,
     content_type: ContentType,
     entries: Sequence[StoredEntry],
@@ -268,7 +249,7 @@ def _views(
 def get_entry(request: GetRequest) -> Entry:
     content_type = require_type(request.caller, request.workspace_id, request.content_type)
     selection = select(request.caller, content_type, request.fields, request.expand, request.links)
-    item = _fetch_one(
+    item = fetch_one(
         request.workspace_id,
         request.id,
         projection_paths(selection.value_keys, selection.link_keys),
@@ -276,93 +257,7 @@ def get_entry(request: GetRequest) -> Entry:
     stored = from_item(request.workspace_id, item) if item else None
     if stored is None or not stored_visible(request.caller, content_type, stored):
         raise NotFound(f"entry {request.id[:64]!r} not found")
-    return _views(request.caller, content_type, [stored], selection)[0]
-
-
-def _index_summaries(workspace_id: str, content_type: str, locale: str) -> list[Summary]:
-    summaries: list[Summary] = []
-    for page in dynamo.query_pages(
-        {
-            "TableName": _content_table(),
-            "IndexName": BY_TYPE_INDEX,
-            "KeyConditionExpression": "gsi1pk = :pk",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": index_pk(workspace_id, content_type, locale)}
-            },
-            "ProjectionExpression": "#summary",
-            "ExpressionAttributeNames": {"#summary": "summary"},
-        }
-    ):
-        summaries.extend(summary_from(raw["summary"]["S"]) for raw in page if "summary" in raw)
-    return summaries
-
-
-def _addressed(
-    request: ListRequest,
-    content_type: ContentType,
-    address: tuple[str, str],
-    paths: list[list[str]],
-) -> tuple[list[Summary], dict[str, StoredEntry]]:
-    """The one record an `id`/`localeGroupId` `eq` filter names: a key lookup, never a scan."""
-    field_name, value = address
-    entry_id: str | None = value
-    if field_name == "localeGroupId":
-        if not is_entry_id(value):
-            return [], {}
-        claim = dynamo.get_item(
-            _content_table(), group_claim_key(request.workspace_id, value, request.locale)
-        )
-        entry_id = str(claim["entryId"]) if claim else None
-    if entry_id is None:
-        return [], {}
-    item = _fetch_one(request.workspace_id, entry_id, [*paths, ["summary"]])
-    if not item or item.get("contentType") != content_type.name or "summary" not in item:
-        return [], {}
-    stored = from_item(request.workspace_id, item)
-    return [summary_from(item["summary"])], {stored.id: stored}
-
-
-def list_entries(request: ListRequest) -> EntryPage:
-    caller = request.caller
-    content_type = require_type(caller, request.workspace_id, request.content_type)
-    selection = select(caller, content_type, request.fields, request.expand, request.links)
-    predicate = compile_filter(content_type, request.filter)
-    check_sort(content_type, request.sort)
-    paths = projection_paths(selection.value_keys, selection.link_keys)
-
-    address = direct_address(request.filter)
-    prefetched: dict[str, StoredEntry] | None = None
-    if address is not None:
-        candidates, prefetched = _addressed(request, content_type, address, paths)
-    else:
-        candidates = _index_summaries(request.workspace_id, content_type.name, request.locale)
-    matched = [
-        s
-        for s in candidates
-        if s.locale == request.locale and _summary_visible(caller, content_type, s) and predicate(s)
-    ]
-    ordered = sort_summaries(content_type, matched, request.sort)
-    start = (request.page - 1) * request.page_size
-    page_ids = [s.id for s in ordered[start : start + request.page_size]]
-    fetched = (
-        prefetched
-        if prefetched is not None
-        else fetch_entries(
-            request.workspace_id, page_ids, selection.value_keys, selection.link_keys
-        )
-    )
-    # The index is eventually consistent: an entry changed since is checked again here.
-    rows = [
-        fetched[i]
-        for i in page_ids
-        if i in fetched and stored_visible(caller, content_type, fetched[i])
-    ]
-    return EntryPage(
-        items=_views(caller, content_type, rows, selection),
-        total=len(ordered),
-        page=request.page,
-        page_size=request.page_size,
-    )
+    return views(request.caller, content_type, [stored], selection)[0]
 
 
 def list_related(request: RelationRequest) -> EntryPage:
@@ -378,7 +273,7 @@ def list_related(request: RelationRequest) -> EntryPage:
     if target_type is None:
         raise NotFound(f"content type {relation.target!r} not found")
     selection = select(caller, target_type, request.fields)
-    item = _fetch_one(request.workspace_id, request.id, projection_paths((), (relation.key,)))
+    item = fetch_one(request.workspace_id, request.id, projection_paths((), (relation.key,)))
     source = from_item(request.workspace_id, item) if item else None
     if source is None or not stored_visible(caller, content_type, source):
         raise NotFound(f"entry {request.id[:64]!r} not found")

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from content_service import strict_json
+from content_service.content.list_cursor import Cursor, decode_cursor, query_digest
 from content_service.errors import BadRequest
 from content_service.identity.principal import Caller
 
@@ -24,6 +25,8 @@ DEFAULT_LOCALE = "en"
 DEFAULT_PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
 MAX_PAGE = 1_000_000
+# Page numbers reach the first 10,000 entries of a list; past them, a cursor (docs/content.md).
+MAX_LIST_DEPTH = 10_000
 MAX_FILTER_DEPTH = 4
 MAX_FILTER_LEAVES = 20
 MAX_FILTER_BYTES = 8 * 1024
@@ -199,6 +202,34 @@ def _locale(locale: str | None) -> str:
     return locale
 
 
+def _node_json(node: FilterNode | None) -> Any:
+    if node is None:
+        return None
+    if isinstance(node, FilterLeaf):
+        return [node.field, node.op, node.value]
+    return [node.op, [_node_json(child) for child in node.children]]
+
+
+def list_digest(
+    content_type: str, locale: str, sort: tuple[SortKey, ...], node: FilterNode | None
+) -> str:
+    """What names one list for its cursors: type, locale, sort and filter."""
+    return query_digest(
+        [content_type, locale, [[k.field, k.descending] for k in sort], _node_json(node)]
+    )
+
+
+def _depth(page: int, page_size: int, cursor: str | None) -> None:
+    if cursor is not None and page != 1:
+        raise BadRequest("page and cursor exclude each other: a cursor names its own page")
+    if page * page_size > MAX_LIST_DEPTH:
+        raise BadRequest(
+            f"page: page {page} of {page_size} goes past entry {MAX_LIST_DEPTH:,}, as deep as "
+            "page numbers go; follow the cursor instead (pass each page's `nextCursor` as "
+            "`cursor`)"
+        )
+
+
 @dataclass(frozen=True)
 class ListRequest:
     """A list of one content type's entries (also how a single type is read)."""
@@ -218,6 +249,12 @@ class ListRequest:
     links: tuple[str, ...] = ()
     """Relation fields whose target ids to read (`Entry.links`) without expanding them; REST
     never needs it, a GraphQL resolver names the relation fields its selection contains."""
+    cursor: Cursor | None = None
+    """Where the page starts (the previous page's `nextCursor`), instead of `page`."""
+
+    @property
+    def digest(self) -> str:
+        return list_digest(self.content_type, self.locale, self.sort, self.filter)
 
     @classmethod
     def parse(
@@ -234,9 +271,11 @@ class ListRequest:
         locale: str | None = None,
         expand: str | Iterable[str] | None = None,
         links: str | Iterable[str] | None = None,
+        cursor: str | None = None,
     ) -> ListRequest:
         check_page(page, page_size)
-        return cls(
+        _depth(page, page_size, cursor)
+        request = cls(
             caller=caller,
             workspace_id=workspace_id,
             content_type=content_type,
@@ -249,6 +288,9 @@ class ListRequest:
             expand=_names(expand, "expand"),
             links=_names(links, "links"),
         )
+        if cursor is None:
+            return request
+        return replace(request, cursor=decode_cursor(cursor, request.digest))
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,13 @@ Layout (schema table, next to the workspace's own record):
   `revision` (bumped by every change of the definition), `fieldSeq` (the last field key issued)
   and `entryCount` (entries of the type, trashed included; kept by the entry transactions).
 - `WORKSPACE#<ws>` / `SCHEMA`: `version`, bumped in the same transaction as every type change.
+- `LISTJOBS` / `<ws>#<name>`: a list index being built in the background (`content.list_jobs`),
+  written in the transaction of the type change that asks for it.
+
+A type's list layout (its sortable fields and shards, `content.list_index`) changes with its
+definition: at once when the type has no entries, otherwise as `listNext`, which writers keep
+beside the current layout while the background job indexes the existing entries; lists keep
+reading the current layout until the job switches them over.
 
 Every type change is one TransactWriteItems: the type item and the version item, conditioned on
 the version read before validating. Two concurrent changes cannot both pass a check that spans
@@ -16,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from content_service.clock import Clock, SystemClock, iso_utc
@@ -25,10 +33,14 @@ from content_service.content.model import (
     FIELD_TYPES,
     MAX_ENUM_VALUES,
     MAX_FIELDS_PER_TYPE,
+    MAX_LIST_SHARDS,
+    MAX_SORTABLE_FIELDS,
     MAX_TYPES_PER_WORKSPACE,
+    SCALAR_TYPES,
     ContentType,
     FieldDef,
     FieldSpec,
+    ListLayout,
     TypeDefinition,
     WorkspaceSchema,
 )
@@ -49,6 +61,7 @@ _ENUM_VALUE = re.compile(ENUM_VALUE_PATTERN)
 _ATTEMPTS = 5
 SCHEMA_SK = "SCHEMA"
 TYPE_SK_PREFIX = "TYPE#"
+LIST_JOBS_PK = "LISTJOBS"
 
 
 def workspace_pk(workspace_id: str) -> str:
@@ -57,6 +70,10 @@ def workspace_pk(workspace_id: str) -> str:
 
 def type_key(workspace_id: str, name: str) -> dict[str, Any]:
     return dynamo.key(workspace_pk(workspace_id), f"{TYPE_SK_PREFIX}{name}")
+
+
+def list_job_key(workspace_id: str, name: str) -> dict[str, Any]:
+    return dynamo.key(LIST_JOBS_PK, f"{workspace_id}#{name}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -77,7 +94,17 @@ def _from_item(workspace_id: str, item: Mapping[str, Any]) -> ContentType:
         created_at=str(item.get("createdAt", "")),
         updated_at=str(item.get("updatedAt", "")),
         entry_count=int(item.get("entryCount", 0)),
+        list_shards=int(item.get("listShards", 1)),
+        list_layout=ListLayout.from_storage(item.get("listLayout")),
+        list_next=ListLayout.from_storage(item["listNext"]) if item.get("listNext") else None,
+        list_gen=int(item.get("listGen", 0)),
+        locales=frozenset(str(locale) for locale in item.get("locales") or ()),
     )
+
+
+def type_from_item(workspace_id: str, item: Mapping[str, Any]) -> ContentType:
+    """A decoded type item (for readers that fetch it beside other items)."""
+    return _from_item(workspace_id, item)
 
 
 def get_type(workspace_id: str, name: str) -> ContentType | None:
@@ -152,6 +179,24 @@ def require_type(caller: Caller, workspace_id: str, name: str) -> ContentType:
     return content_type
 
 
+def require_type_with(
+    caller: Caller, workspace_id: str, name: str, keys: Iterable[dict[str, Any]]
+) -> tuple[ContentType, list[dict[str, Any]]]:
+    """`require_type`, reading `keys` of the schema table in the same BatchGetItem (a list
+    reads its type and its count items in one request); the other items found come back
+    decoded, in no particular order."""
+    _require_read(caller)
+    if not caller.grants(name) or not is_valid_name(name):
+        raise NotFound(f"content type {name!r} not found")
+    wanted = type_key(workspace_id, name)
+    found = dynamo.batch_get(dynamo.tables().schema, [wanted, *keys])
+    sk = wanted["sk"]["S"]
+    types = [item for item in found if item.get("sk") == sk]
+    if not types:
+        raise NotFound(f"content type {name!r} not found")
+    return _from_item(workspace_id, types[0]), [item for item in found if item.get("sk") != sk]
+
+
 def visible_schema(caller: Caller, workspace_id: str) -> WorkspaceSchema:
     """The workspace schema narrowed to the caller's grant set (what GraphQL should build)."""
     _require_read(caller)
@@ -217,6 +262,31 @@ def _validate_field(
             _problem(problems, f"{where}.cardinality", "only a relation field has a cardinality")
 
 
+def _list_problems(definition: TypeDefinition, problems: list[dict[str, str]]) -> None:
+    """Sortable flags (scalar fields, a few per type) and listShards."""
+    for index, spec in enumerate(definition.fields):
+        if spec.sortable and spec.type not in SCALAR_TYPES:
+            _problem(
+                problems,
+                f"fields[{index}].sortable",
+                "only string, integer, float, boolean, datetime, date and enum fields are sortable",
+            )
+    if sum(1 for spec in definition.fields if spec.sortable) > MAX_SORTABLE_FIELDS:
+        _problem(
+            problems,
+            "fields",
+            f"at most {MAX_SORTABLE_FIELDS} fields of a type are sortable (each one adds list "
+            "index items to every write)",
+        )
+    shards = definition.list_shards
+    if (
+        isinstance(shards, bool)
+        or not isinstance(shards, int)
+        or not 1 <= shards <= MAX_LIST_SHARDS
+    ):
+        _problem(problems, "listShards", f"must be an integer from 1 to {MAX_LIST_SHARDS}")
+
+
 def _validated_fields(
     definition: TypeDefinition,
     existing: ContentType | None,
@@ -254,6 +324,7 @@ def _validated_fields(
         _problem(problems, "kind", "must be 'collection' or 'single'")
     if len(definition.fields) > MAX_FIELDS_PER_TYPE:
         _problem(problems, "fields", f"a content type has at most {MAX_FIELDS_PER_TYPE} fields")
+    _list_problems(definition, problems)
     seen: set[str] = set()
     for index, spec in enumerate(definition.fields):
         _validate_field(index, spec, name, schema, caller, problems)
@@ -301,6 +372,7 @@ def _validated_fields(
                 values=tuple(spec.values),
                 target=spec.target,
                 cardinality=spec.cardinality,  # type: ignore[arg-type]
+                sortable=spec.sortable,
             )
         )
     return tuple(fields), field_seq, title_field
@@ -336,7 +408,14 @@ def _definition_attributes(
         "audienceGated": definition.audience_gated,
         "titleField": title_field,
         "fields": [f.to_storage() for f in fields],
+        "listShards": definition.list_shards,
     }
+
+
+def _requested_layout(definition: TypeDefinition, fields: tuple[FieldDef, ...]) -> ListLayout:
+    return ListLayout(
+        shards=definition.list_shards, sortable=tuple(sorted(f.key for f in fields if f.sortable))
+    )
 
 
 def _retrying(operation: Any) -> Any:
@@ -372,6 +451,8 @@ def create_type(
             "revision": 1,
             "fieldSeq": field_seq,
             "entryCount": 0,
+            "listLayout": _requested_layout(definition, fields).to_storage(),
+            "listGen": 1,
             "createdAt": now,
             "updatedAt": now,
         }
@@ -393,6 +474,103 @@ def create_type(
     return result
 
 
+@dataclass(frozen=True)
+class _LayoutChange:
+    """What a type change does to the list layout: attributes to set and remove, an extra
+    condition, and the background job item to write (if any)."""
+
+    sets: dict[str, Any]
+    removes: tuple[str, ...]
+    condition: str
+    job: dict[str, Any] | None
+    layout: ListLayout
+    next: ListLayout | None
+    gen: int
+
+
+def _layout_change(
+    existing: ContentType, requested: ListLayout, workspace_id: str, now: str
+) -> _LayoutChange:
+    """At once on a type without entries; otherwise `listNext` and a job for the background
+    (`content.list_jobs`). Asking for the layout already being built changes nothing."""
+    unchanged = _LayoutChange({}, (), "", None, existing.list_layout, existing.list_next, 0)
+    if existing.list_next is None and requested == existing.list_layout:
+        return unchanged
+    if existing.list_next is not None and requested == existing.list_next:
+        return unchanged
+    gen = existing.list_gen + 1
+    if existing.entry_count == 0:
+        drop_job = {
+            "Delete": {
+                "TableName": dynamo.tables().schema,
+                "Key": list_job_key(workspace_id, existing.name),
+            }
+        }
+        return _LayoutChange(
+            {"listLayout": requested.to_storage(), "listGen": gen},
+            ("listNext",),
+            " AND entryCount = :zero",
+            drop_job,
+            requested,
+            None,
+            gen,
+        )
+    job = {
+        **list_job_key(workspace_id, existing.name),
+        **dynamo.encode(
+            {"workspaceId": workspace_id, "typeName": existing.name, "gen": gen, "since": now}
+        ),
+    }
+    return _LayoutChange(
+        {"listNext": requested.to_storage(), "listGen": gen},
+        (),
+        "",
+        {"Put": {"TableName": dynamo.tables().schema, "Item": job}},
+        existing.list_layout,
+        requested,
+        gen,
+    )
+
+
+def _type_update(
+    workspace_id: str,
+    existing: ContentType,
+    attributes: Mapping[str, Any],
+    change: _LayoutChange,
+    shape_changed: bool,
+) -> dict[str, Any]:
+    attributes = {**attributes, **change.sets}
+    names = {f"#a{i}": attribute for i, attribute in enumerate(attributes)}
+    values = {f":a{i}": dynamo.encode_value(v) for i, v in enumerate(attributes.values())}
+    expression = (
+        "SET "
+        + ", ".join(f"#a{i} = :a{i}" for i in range(len(attributes)))
+        + ", revision = revision + :one"
+    )
+    if change.removes:
+        removed = {f"#r{i}": attribute for i, attribute in enumerate(change.removes)}
+        names.update(removed)
+        expression += " REMOVE " + ", ".join(removed)
+    condition = "revision = :revision" + change.condition
+    if shape_changed and not change.condition:
+        condition += " AND entryCount = :zero"
+    return {
+        "Update": {
+            "TableName": dynamo.tables().schema,
+            "Key": type_key(workspace_id, existing.name),
+            "UpdateExpression": expression,
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": {
+                **values,
+                ":revision": {"N": str(existing.revision)},
+                ":one": {"N": "1"},
+                ":zero": {"N": "0"},
+            },
+        }
+    }
+
+
 def replace_type(
     caller: Caller,
     workspace_id: str,
@@ -400,10 +578,13 @@ def replace_type(
     definition: TypeDefinition,
     clock: Clock | None = None,
 ) -> ContentType:
-    """PUT: add and remove fields, change required, enum values and titleField.
+    """PUT: add and remove fields, change required, enum values, titleField, sortable flags
+    and listShards.
 
     Changing an existing field's type, target or cardinality is a 409, and so is changing
-    `kind`, `localized` or `audienceGated` while the type has entries.
+    `kind`, `localized` or `audienceGated` while the type has entries. A new list layout
+    (sortable flags, shards) applies at once to a type without entries; otherwise existing
+    entries are indexed in the background and lists switch when that is done.
     """
     _require_type_change(caller)
     if definition.name != name:
@@ -434,36 +615,16 @@ def replace_type(
             "fieldSeq": field_seq,
             "updatedAt": now,
         }
-        names = {f"#a{i}": attribute for i, attribute in enumerate(attributes)}
-        values = {f":a{i}": dynamo.encode_value(v) for i, v in enumerate(attributes.values())}
-        condition = "revision = :revision"
-        if shape_changed:
-            condition += " AND entryCount = :zero"
-        dynamo.transact(
-            [
-                _version_update(workspace_id, schema.version),
-                {
-                    "Update": {
-                        "TableName": dynamo.tables().schema,
-                        "Key": type_key(workspace_id, name),
-                        "UpdateExpression": "SET "
-                        + ", ".join(f"#a{i} = :a{i}" for i in range(len(attributes)))
-                        + ", revision = revision + :one",
-                        "ConditionExpression": condition,
-                        "ExpressionAttributeNames": names,
-                        "ExpressionAttributeValues": {
-                            **values,
-                            ":revision": {"N": str(existing.revision)},
-                            ":one": {"N": "1"},
-                            ":zero": {"N": "0"},
-                        },
-                    }
-                },
-            ]
-        )
-        return ContentType(
-            workspace_id=workspace_id,
-            name=name,
+        change = _layout_change(existing, _requested_layout(definition, fields), workspace_id, now)
+        items = [
+            _version_update(workspace_id, schema.version),
+            _type_update(workspace_id, existing, attributes, change, shape_changed),
+        ]
+        if change.job is not None:
+            items.append(change.job)
+        dynamo.transact(items)
+        return replace(
+            existing,
             kind="single" if definition.kind == "single" else "collection",
             localized=definition.localized,
             audience_gated=definition.audience_gated,
@@ -471,9 +632,13 @@ def replace_type(
             fields=fields,
             revision=existing.revision + 1,
             field_seq=field_seq,
-            created_at=existing.created_at,
             updated_at=now,
-            entry_count=existing.entry_count,
+            list_shards=definition.list_shards,
+            list_layout=change.layout,
+            list_next=change.next,
+            list_gen=change.gen or existing.list_gen,
+            _by_name={},
+            _by_key={},
         )
 
     result: ContentType = _retrying(attempt)
@@ -518,6 +683,12 @@ def delete_type(caller: Caller, workspace_id: str, name: str) -> None:
                             ":revision": {"N": str(existing.revision)},
                             ":zero": {"N": "0"},
                         },
+                    }
+                },
+                {
+                    "Delete": {
+                        "TableName": dynamo.tables().schema,
+                        "Key": list_job_key(workspace_id, name),
                     }
                 },
             ]

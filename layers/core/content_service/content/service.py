@@ -15,10 +15,10 @@ schema cache.
 
 from __future__ import annotations
 
+from content_service.content.listing import list_entries
 from content_service.content.reads import (
     expand_relations,
     get_entry,
-    list_entries,
     list_related,
     load_entries_by_ids,
 )

@@ -62,14 +62,21 @@ class EntryPage:
     total: int
     page: int
     page_size: int
+    next_cursor: str | None = None
+    """Where the next page starts (`cursor`), or None when this page is the last."""
+    cursors: bool = False
+    """Whether the list pages by cursor too (lists do; the relations route pages by number)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        body = {
             "items": [e.to_json() for e in self.items],
             "total": self.total,
             "page": self.page,
             "pageSize": self.page_size,
         }
+        if self.cursors:
+            body["nextCursor"] = self.next_cursor
+        return body
 
 
 def entry_view(

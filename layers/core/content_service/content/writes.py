@@ -1,6 +1,7 @@
 """Writing entries: every successful write is ONE TransactWriteItems with exactly one event.
 
-The transaction holds the entry change and its event, plus whatever keeps the write honest:
+The transaction holds the entry change and its event, the list index and count items the
+change moves (`content.list_index`), plus whatever keeps the write honest:
 - the content type's item (an Update of `entryCount` on create and purge, a ConditionCheck of
   its `revision` on update), so a write validated against a definition that changed meanwhile
   is refused and validated again, and a type cannot be deleted while it has entries;
@@ -32,13 +33,13 @@ from content_service.content.items import (
     entry_key,
     from_item,
     group_claim_key,
-    index_pk,
     item_size,
     link_claim_key,
     single_claim_key,
     summary_text,
     title_of,
 )
+from content_service.content.list_index import index_changes, index_state, with_state
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.reads import fetch_entries, stored_visible
 from content_service.content.requests import (
@@ -119,6 +120,21 @@ def _claim_is_stale(workspace_id: str, claim: _LinkClaim, me: str) -> str | None
     return None
 
 
+def _fits(transaction: _Transaction) -> None:
+    """DynamoDB's 100-item limit, as a readable refusal rather than a failed call."""
+    size = len(transaction.items)
+    if size <= dynamo.TRANSACT_LIMIT:
+        return
+    index = sum(1 for role, _ in transaction.roles if role == "index")
+    links = sum(1 for role, _ in transaction.roles if role in ("target", "claim", "unclaim"))
+    raise ValidationFailed(
+        f"this write needs {size} items in its transaction ({links} for link changes, {index} "
+        f"for list index and count items) and DynamoDB allows {dynamo.TRANSACT_LIMIT}; "
+        "change fewer links in one write",
+        details=[{"location": "relations", "problem": "too many link changes for one write"}],
+    )
+
+
 def _run(
     workspace_id: str, me: str, build: Callable[[dict[str, str]], tuple[_Transaction, T]]
 ) -> T:
@@ -126,6 +142,7 @@ def _run(
     takeovers: dict[str, str] = {}
     for attempt in range(_ATTEMPTS):
         transaction, result = build(takeovers)
+        _fits(transaction)
         try:
             dynamo.transact(transaction.items)
             return result
@@ -208,20 +225,43 @@ def _type_check(content_type: ContentType) -> dict[str, Any]:
     }
 
 
-def _type_count(content_type: ContentType, delta: int) -> dict[str, Any]:
+def _type_count(content_type: ContentType, delta: int, locale: str | None = None) -> dict[str, Any]:
+    """`entryCount` moved by `delta`; a create also records its locale (the list index job
+    walks every locale a type has entries in)."""
     condition = "revision = :revision" if delta > 0 else "attribute_exists(pk)"
     values: dict[str, Any] = {":delta": delta}
     if delta > 0:
         values[":revision"] = content_type.revision
+    expression = "SET entryCount = if_not_exists(entryCount, :zero) + :delta"
+    body = _names_values({}, {**values, ":zero": 0})
+    if locale is not None:
+        expression += " ADD locales :locale"
+        body["ExpressionAttributeValues"][":locale"] = {"SS": [locale]}
     return {
         "Update": {
             "TableName": dynamo.tables().schema,
             "Key": type_key(content_type.workspace_id, content_type.name),
-            "UpdateExpression": "SET entryCount = if_not_exists(entryCount, :zero) + :delta",
+            "UpdateExpression": expression,
             "ConditionExpression": condition,
-            **_names_values({}, {**values, ":zero": 0}),
+            **body,
         }
     }
+
+
+def _indexed(
+    content_type: ContentType, old: StoredEntry | None, new: StoredEntry
+) -> tuple[StoredEntry, list[dict[str, Any]]]:
+    """`new` recording the list index and count items it should have (what the entry item
+    stores), and the transaction elements that take the index there from `old`."""
+    state = index_state(content_type, new)
+    summary = summary_text(content_type, new)
+    rewrite = old is None or summary_text(content_type, old) != summary
+    return with_state(new, state), index_changes(old, state, summary, rewrite=rewrite)
+
+
+def _add_index(transaction: _Transaction, changes: Sequence[dict[str, Any]]) -> None:
+    for change in changes:
+        transaction.add("index", change)
 
 
 def _event(kind: EventKind, caller: Caller, entry: StoredEntry, now: float) -> dict[str, Any]:
@@ -568,6 +608,7 @@ def create_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
             values=values,
             links=plan.links,
         )
+        entry, index = _indexed(content_type, None, entry)
         transaction = _Transaction()
         transaction.add(
             "entry",
@@ -579,7 +620,7 @@ def create_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
                 }
             },
         )
-        transaction.add("type", _type_count(content_type, +1))
+        transaction.add("type", _type_count(content_type, +1, locale))
         transaction.add(
             "group",
             {
@@ -627,6 +668,7 @@ def create_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
                 locale,
             )
         _link_items(transaction, content_type, entry_id, plan, checks, takeovers)
+        _add_index(transaction, index)
         transaction.add("event", _event("entry.created", caller, entry, now))
         return transaction, entry_view(content_type, entry)
 
@@ -700,6 +742,7 @@ def update_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
             version=current.version + 1,
             title=title_of(content_type, values),
         )
+        entry, index = _indexed(content_type, current, entry)
         transaction = _Transaction()
         transaction.add(
             "entry",
@@ -717,6 +760,7 @@ def update_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
         )
         transaction.add("type", _type_check(content_type))
         _link_items(transaction, content_type, current.id, plan, checks, takeovers)
+        _add_index(transaction, index)
         transaction.add("event", _event("entry.updated", caller, entry, now))
         return transaction, entry_view(content_type, entry)
 
@@ -731,13 +775,16 @@ def _state_change(
         [ContentType, StoredEntry, str], tuple[StoredEntry, dict[str, Any], list[str]]
     ],
     *,
-    full: bool = True,
+    check_type: bool = False,
 ) -> Entry:
-    """A transition that touches only system attributes: one UpdateItem plus the event.
+    """A transition that touches only system attributes: one UpdateItem, the list index and
+    count changes, and the event.
 
     `change(type, current, now)` checks the current state (raising 404/409) and returns the
-    new state, the attributes to SET and the attributes to REMOVE; the summary is rebuilt from
-    the new state. The entry is read whole first (its values feed the summary and the answer).
+    new state, the attributes to SET and the attributes to REMOVE; the summary and the index
+    are rebuilt from the new state. The entry is read whole first (its values feed the summary
+    and the answer). `check_type` adds a ConditionCheck of the type's revision, for a
+    transition that brings an entry the list index job cannot have seen (restore).
     """
     caller, workspace_id = request.caller, request.workspace_id
 
@@ -746,7 +793,13 @@ def _state_change(
         current = _read_for_write(caller, content_type, workspace_id, request.id, full=True)
         now = (clock or SystemClock()).now()
         entry, sets, removes = change(content_type, current, iso_utc(now))
-        sets = {**sets, "summary": summary_text(content_type, entry)}
+        entry, index_items = _indexed(content_type, current, entry)
+        sets = {
+            **sets,
+            "summary": summary_text(content_type, entry),
+            "listKeys": [list(k) for k in entry.list_keys],
+            "listCounts": list(entry.list_counts),
+        }
         names: dict[str, str] = {"#version": "version", "#deleted": "deleted"}
         values: dict[str, Any] = {":version": current.version, ":one": 1}
         assignments = ["#version = #version + :one"]
@@ -779,6 +832,9 @@ def _state_change(
                 }
             },
         )
+        if check_type:
+            transaction.add("type", _type_check(content_type))
+        _add_index(transaction, index_items)
         transaction.add("event", _event(kind, caller, entry, now))
         return transaction, entry_view(content_type, entry)
 
@@ -841,11 +897,7 @@ def delete_entry(request: EntryAction, clock: Clock | None = None) -> None:
     ) -> tuple[StoredEntry, dict[str, Any], list[str]]:
         if current.deleted:
             raise Conflict("the entry is already in the trash")
-        return (
-            current.with_changes(deleted=True),
-            {"deleted": True, "deletedAt": now},
-            ["gsi1pk", "gsi1sk"],
-        )
+        return current.with_changes(deleted=True), {"deleted": True, "deletedAt": now}, []
 
     _state_change(request, "entry.deleted", clock, change)
 
@@ -855,18 +907,13 @@ def restore_entry(request: EntryAction, clock: Clock | None = None) -> Entry:
     Emits `entry.restored`."""
 
     def change(
-        content_type: ContentType, current: StoredEntry, now: str
+        _: ContentType, current: StoredEntry, now: str
     ) -> tuple[StoredEntry, dict[str, Any], list[str]]:
         if not current.deleted:
             raise Conflict("the entry is not in the trash")
-        sets = {
-            "deleted": False,
-            "gsi1pk": index_pk(current.workspace_id, content_type.name, current.locale),
-            "gsi1sk": f"{current.created_at}#{current.id}",
-        }
-        return current.with_changes(deleted=False), sets, ["deletedAt"]
+        return current.with_changes(deleted=False), {"deleted": False}, ["deletedAt"]
 
-    return _state_change(request, "entry.restored", clock, change)
+    return _state_change(request, "entry.restored", clock, change, check_type=True)
 
 
 def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
@@ -917,6 +964,7 @@ def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
                     }
                 },
             )
+        _add_index(transaction, _indexed(content_type, current, current)[1])
         transaction.add("event", _event("entry.purged", caller, current, now))
         for definition in content_type.relation_fields:
             if not definition.exclusive:

@@ -9,10 +9,10 @@ The shape (spec 2.1; docs/graphql.md, "The schema"), for a collection type
                     title: String  views: Long  ...   # value fields, names unchanged
                     author: Author                   # to-one relation
                     tags(page: Int, pageSize: Int): [Tag!]! }   # to-many relation
-    type BlogPostList { items: [BlogPost!]! total: Int! }
+    type BlogPostList { items: [BlogPost!]! total: Int! nextCursor: String }
     type Query { blogPost(id: ID!): BlogPost
                  blogPosts(page: Int, pageSize: Int, sort: String, filter: Filter,
-                           locale: String): BlogPostList!
+                           locale: String, cursor: String): BlogPostList!
                  siteSettings(locale: String): SiteSettings }
     type Mutation { createBlogPost(input: BlogPostCreateInput!): BlogPost
                     updateBlogPost(id: ID!, input: BlogPostUpdateInput!): BlogPost
@@ -55,7 +55,7 @@ from graphql import (
 )
 
 from content_service.content.model import ContentType, FieldDef
-from content_service.content.requests import FILTER_OPS
+from content_service.content.requests import FILTER_OPS, MAX_LIST_DEPTH
 from content_service.graphql import resolvers
 from content_service.graphql.cost_limits import CostModel
 from content_service.graphql.introspection_bound import INTROSPECTION_FACTOR, standard_size
@@ -450,6 +450,11 @@ class _Builder:
                     "total": graphene.Field(
                         graphene.NonNull(graphene.Int), resolver=resolvers.envelope_total
                     ),
+                    "nextCursor": graphene.Field(
+                        graphene.String,
+                        resolver=resolvers.envelope_next_cursor,
+                        description="Pass as `cursor` for the next page; null on the last.",
+                    ),
                 },
             )
             query[own.single_field] = graphene.Field(
@@ -466,12 +471,14 @@ class _Builder:
                     "sort": graphene.Argument(graphene.String),
                     "filter": graphene.Argument(self.filter),
                     "locale": graphene.Argument(graphene.String),
+                    "cursor": graphene.Argument(graphene.String),
                 },
                 resolver=resolvers.list_field(type_name),
                 description=(
                     f"`{type_name}` entries: `page` from 1, `pageSize` 25 by default (at most "
                     "100), `sort` like `-publishedAt,title`, `filter` in the REST grammar, "
-                    "`locale` (default `en`)."
+                    "`locale` (default `en`), `cursor` (a page's `nextCursor`, instead of "
+                    f"`page`, which reaches the first {MAX_LIST_DEPTH:,} entries)."
                 ),
             )
         create, update = self._write_inputs(content_type, own)

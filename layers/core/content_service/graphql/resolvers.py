@@ -3,7 +3,7 @@ calls the same service function (ARCHITECTURE.md principle 1). No storage access
 
 | GraphQL field                       | service call (REST route)                               |
 |-------------------------------------|---------------------------------------------------------|
-| `blogPosts(page, pageSize, ...)`    | `list_entries(ListRequest)` (`GET /content/blog_post`)  |
+| `blogPosts(page, cursor, ...)`      | `list_entries(ListRequest)` (`GET /content/blog_post`)  |
 | `blogPost(id)`                      | `get_entry(GetRequest)` (`GET /content/blog_post/{id}`) |
 | `siteSettings(locale)`              | `list_entries(ListRequest)` page 1, first item          |
 | `author`, `tags` (page 1)           | `load_entries_by_ids` through a per-request DataLoader  |
@@ -325,6 +325,7 @@ def list_field(type_name: str) -> Resolver:
         sort: str | None = None,
         filter: Mapping[str, Any] | None = None,
         locale: str | None = None,
+        cursor: str | None = None,
     ) -> EntryPage:
         context = _context(info)
         picked = context.pick(info, type_name, through_items=True)
@@ -339,6 +340,7 @@ def list_field(type_name: str) -> Resolver:
             fields=picked.fields,
             locale=locale,
             links=picked.links,
+            cursor=cursor,
         )
         page_of_entries = await asyncio.to_thread(service.list_entries, request)
         await context.prefetch(info, type_name, page_of_entries.items, through_items=True)
@@ -399,6 +401,10 @@ def envelope_items(page: EntryPage, _info: GraphQLResolveInfo) -> list[Entry]:
 
 def envelope_total(page: EntryPage, _info: GraphQLResolveInfo) -> int:
     return page.total
+
+
+def envelope_next_cursor(page: EntryPage, _info: GraphQLResolveInfo) -> str | None:
+    return page.next_cursor
 
 
 async def _first_visible(loader: DataLoader, ids: Sequence[str], wanted: int) -> list[Entry]:

@@ -17,8 +17,10 @@ from content_service.api.auth import CallerDep, WorkspaceIdDep
 from content_service.api.error_handlers import errors
 from content_service.api.routes.content_types import ContentRoute
 from content_service.content import service
+from content_service.content.list_cursor import MAX_CURSOR_LENGTH
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
+    MAX_LIST_DEPTH,
     MAX_PAGE,
     MAX_PAGE_SIZE,
     EntryAction,
@@ -49,10 +51,14 @@ class EntryOut(BaseModel):
 
 
 class EntryList(BaseModel):
+    """A page of entries. A list also answers `nextCursor`: pass it as `cursor` for the next
+    page (null on the last page); the relations route pages by number only."""
+
     items: list[EntryOut]
     total: int
     page: int
     pageSize: int
+    nextCursor: str | None = None
 
 
 class RelationChangeBody(BaseModel):
@@ -117,6 +123,14 @@ Locale = Annotated[str | None, Query(max_length=16, description="locale, default
 Expand = Annotated[
     str | None, Query(max_length=4000, description="comma list of relation fields to expand")
 ]
+ListCursor = Annotated[
+    str | None,
+    Query(
+        max_length=MAX_CURSOR_LENGTH,
+        description="where the page starts: the previous page's `nextCursor` (instead of "
+        f"`page`; page numbers reach the first {MAX_LIST_DEPTH:,} entries)",
+    ),
+]
 
 
 @router.get("/{content_type}", response_model=EntryList, responses=errors(400, 401, 403, 404))
@@ -131,6 +145,7 @@ def list_content(
     fields: Fields = None,
     locale: Locale = None,
     expand: Expand = None,
+    cursor: ListCursor = None,
 ) -> JSONResponse:
     request = ListRequest.parse(
         caller,
@@ -143,6 +158,7 @@ def list_content(
         fields=fields,
         locale=locale,
         expand=expand,
+        cursor=cursor,
     )
     return JSONResponse(service.list_entries(request).to_json())
 

@@ -19,7 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from content_service.api.auth import CallerDep, WorkspaceIdDep
 from content_service.api.error_handlers import errors
 from content_service.content import service
-from content_service.content.model import FieldSpec, TypeDefinition
+from content_service.content.model import (
+    MAX_LIST_SHARDS,
+    MAX_SORTABLE_FIELDS,
+    FieldSpec,
+    TypeDefinition,
+)
 from content_service.errors import BadRequest
 
 
@@ -62,6 +67,12 @@ class FieldBody(BaseModel):
     values: list[str] | None = Field(default=None, max_length=100)
     target: str | None = Field(default=None, max_length=64)
     cardinality: Literal["one-to-one", "many-to-one", "one-to-many", "many-to-many"] | None = None
+    sortable: bool = Field(
+        default=False,
+        description="lists sort by it and filter it with eq and ranges through an index "
+        f"(scalar fields, at most {MAX_SORTABLE_FIELDS} per type); added to a type with "
+        "entries, it serves lists once the background job has indexed them",
+    )
 
 
 class ContentTypeBody(BaseModel):
@@ -73,6 +84,13 @@ class ContentTypeBody(BaseModel):
     audienceGated: bool = False
     titleField: str | None = Field(default=None, max_length=64)
     fields: list[FieldBody] = Field(default_factory=list, max_length=100)
+    listShards: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_LIST_SHARDS,
+        description="partitions each list index is split into: raise it for a type written "
+        "more than ~250 times a second per locale; each list then reads one Query per shard",
+    )
 
     def definition(self) -> TypeDefinition:
         return TypeDefinition(
@@ -89,9 +107,11 @@ class ContentTypeBody(BaseModel):
                     values=tuple(f.values or ()),
                     target=f.target,
                     cardinality=f.cardinality,
+                    sortable=f.sortable,
                 )
                 for f in self.fields
             ),
+            list_shards=self.listShards,
         )
 
 
@@ -102,6 +122,16 @@ class FieldOut(BaseModel):
     values: list[str] | None = None
     target: str | None = None
     cardinality: str | None = None
+    sortable: bool | None = None
+
+
+class ListIndexOut(BaseModel):
+    """What lists can use now: `sortable` names the fields the index serves; `state` is
+    `building` while the background job indexes existing entries for a new layout."""
+
+    shards: int
+    sortable: list[str]
+    state: Literal["ready", "building"]
 
 
 class GraphQLNamesOut(BaseModel):
@@ -117,6 +147,8 @@ class ContentTypeOut(BaseModel):
     audienceGated: bool
     titleField: str | None
     fields: list[FieldOut]
+    listIndex: ListIndexOut
+    listShards: int
     graphql: GraphQLNamesOut
     version: int
     createdAt: str
