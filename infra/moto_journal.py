@@ -25,6 +25,7 @@ from moto.dynamodb.responses import DynamoHandler
 
 from infra.journal import Change
 from infra.moto_transactions import WRITE_LOCK
+from infra.moto_version import require_pinned
 
 _WRITES = ("put_item", "update_item", "delete_item", "batch_write_item", "transact_write_items")
 _NOTHING_WRITTEN = (ConditionalCheckFailed, TransactionCanceledException)
@@ -152,6 +153,7 @@ def _journaled(write_name: str, write: Callable[[DynamoHandler], Any]) -> Callab
 
 def install() -> None:
     """Wraps moto's write handlers (for this process); calling it again changes nothing."""
+    require_pinned("moto_journal")
     for name in _WRITES:
         write = getattr(DynamoHandler, name)
         if not getattr(write, "journaled", False):

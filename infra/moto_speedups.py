@@ -65,6 +65,8 @@ from moto.dynamodb.parsing import validators
 from moto.moto_server import werkzeug_app
 from moto.sqs import models as sqs_models
 
+from infra.moto_version import require_pinned
+
 _INSTALLED = False
 # moto marks these two modules `type: ignore`, so mypy sees nothing in them.
 ast_nodes: Any = _ast_nodes
@@ -334,6 +336,7 @@ def _patch(owner: Any, name: str, make: Any) -> None:
 def install() -> None:
     """Patches this process's moto; calling it again changes nothing."""
     global _INSTALLED
+    require_pinned("moto_speedups")
     if _INSTALLED:
         return
     _INSTALLED = True
