@@ -106,15 +106,19 @@ class Poller:
         """Asks the thread to finish without waiting for it (stop several at once)."""
         self._stop_event.set()
 
-    def stop(self, timeout: float = 15.0) -> None:
+    def stop(self, timeout: float = 15.0) -> bool:
+        """Stops the thread; False when it did not finish its current invocation in time."""
         self._stop_event.set()
         thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(timeout)
-            if thread.is_alive():
-                log.warning(
-                    "%s did not finish its current invocation within %.0f s", self.name, timeout
-                )
+        if thread is None:
+            return True
+        thread.join(timeout)
+        if thread.is_alive():
+            log.warning(
+                "%s did not finish its current invocation within %.0f s", self.name, timeout
+            )
+            return False
+        return True
 
     def _sleep(self, seconds: float) -> bool:
         """Waits unless stopped; True when stopped."""

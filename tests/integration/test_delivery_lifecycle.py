@@ -215,7 +215,7 @@ def test_delivery_interval_zero_queues_but_never_sends(
             "batchItemFailures": [{"itemIdentifier": event["Records"][0]["messageId"]}]
         }
         clock.advance(3600)
-        assert stack.tick("Sweep")["skipped"] is not None
+        assert stack.tick("Sweep")["skipped"] == "deliveryIntervalMs is 0: nothing is sent"
     assert receiver.requests == []
     assert row(seeded.id).status == "pending"
 

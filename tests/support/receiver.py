@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -67,8 +68,14 @@ class _QuietServer(ThreadingHTTPServer):
 
 @dataclass
 class Receiver:
+    """`on_request`, when set, is called with each request before it is answered (while the
+    sender waits); `max_in_flight` is the most requests ever being handled at once."""
+
     requests: list[Received] = field(default_factory=list)
     connections: int = 0
+    on_request: Callable[[Received], None] | None = None
+    in_flight: int = 0
+    max_in_flight: int = 0
     _plan: deque[Answer] = field(default_factory=deque)
     _default: Answer = field(default_factory=Answer)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -125,20 +132,31 @@ class Receiver:
                 super().setup()
 
             def _handle(self) -> None:
+                with receiver._lock:
+                    receiver.in_flight += 1
+                    receiver.max_in_flight = max(receiver.max_in_flight, receiver.in_flight)
+                try:
+                    self._answer()
+                finally:
+                    with receiver._lock:
+                        receiver.in_flight -= 1
+
+            def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
                 answer = receiver._next_answer()
+                received = Received(
+                    self.command,
+                    self.path,
+                    tuple(self.headers.items()),
+                    body,
+                    self.connection_number,
+                    time.time(),
+                )
                 with receiver._lock:
-                    receiver.requests.append(
-                        Received(
-                            self.command,
-                            self.path,
-                            tuple(self.headers.items()),
-                            body,
-                            self.connection_number,
-                            time.time(),
-                        )
-                    )
+                    receiver.requests.append(received)
+                if receiver.on_request is not None:
+                    receiver.on_request(received)
                 if answer.hang_s > 0:
                     receiver._stop.wait(answer.hang_s)
                     self.close_connection = True

@@ -1,0 +1,86 @@
+"""Two rules of delivery a receiver can observe (spec 3.1, 6.4.2, 8.4.3).
+
+- The sends of one batch go out serially: never two requests of a batch in flight at once.
+- The claim is committed before any network use: a receiver that reads the delivery row while
+  the request is still open finds it `delivering`, claimed, with the attempt it is receiving.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.retry_ladder import LADDER_SECONDS
+from infra.local_stack import LocalStack
+from tests.support.receiver import Answer, Received, Receiver
+from tests.support.webhooks import (
+    FakeClock,
+    function_runtime,
+    purge_endpoint,
+    row,
+    seed_rows,
+    sqs_event,
+    store_endpoint,
+)
+
+pytest_plugins = ["tests.support.webhook_fixtures"]
+pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
+
+
+@pytest.fixture
+def stored(receiver: Receiver) -> Iterator[Endpoint]:
+    created = store_endpoint(receiver.url())
+    yield created
+    purge_endpoint(created.id)
+
+
+def test_the_sends_of_a_batch_go_out_one_at_a_time(
+    stack: LocalStack, receiver: Receiver, clock: FakeClock, stored: Endpoint
+) -> None:
+    # Each answer takes a moment, so two sends of the batch in flight at once would overlap.
+    receiver.always(Answer(200, delay_s=0.05))
+    rows = seed_rows(stored.id, clock, count=8)
+
+    response = function_runtime(stack, "DeliveryFunction").invoke(
+        sqs_event(*(r.id for r in rows))
+    )
+
+    assert response == {"batchItemFailures": []}
+    assert sorted(r.header("X-Service-Delivery") or "" for r in receiver.requests) == sorted(
+        r.id for r in rows
+    )
+    assert receiver.max_in_flight == 1
+
+
+def test_the_claim_is_committed_before_the_request_leaves(
+    stack: LocalStack, receiver: Receiver, clock: FakeClock, stored: Endpoint
+) -> None:
+    seen: list[tuple[str | None, str, int, bool]] = []
+
+    def read_the_row(request: Received) -> None:
+        """While the sender waits for this answer: what the deliveries table says."""
+        stored_row = row(request.header("X-Service-Delivery") or "")
+        seen.append(
+            (
+                request.header("X-Service-Attempt"),
+                stored_row.status,
+                stored_row.attempts,
+                stored_row.claim_token is not None,
+            )
+        )
+
+    receiver.on_request = read_the_row
+    receiver.respond(Answer(503), Answer(200))
+    (seeded,) = seed_rows(stored.id, clock)
+    delivery = function_runtime(stack, "DeliveryFunction")
+
+    delivery.invoke(sqs_event(seeded.id))
+    assert row(seeded.id).status == "failed"
+    clock.advance(LADDER_SECONDS[0] * 2)  # past the first step of the ladder, jitter included
+    delivery.invoke(sqs_event(seeded.id))
+
+    assert seen == [("1", "delivering", 1, True), ("2", "delivering", 2, True)]
+    after = row(seeded.id)
+    assert (after.status, after.attempts, after.claim_token) == ("succeeded", 2, None)
