@@ -43,9 +43,7 @@ def test_the_sends_of_a_batch_go_out_one_at_a_time(
     receiver.always(Answer(200, delay_s=0.05))
     rows = seed_rows(stored.id, clock, count=8)
 
-    response = function_runtime(stack, "DeliveryFunction").invoke(
-        sqs_event(*(r.id for r in rows))
-    )
+    response = function_runtime(stack, "DeliveryFunction").invoke(sqs_event(*(r.id for r in rows)))
 
     assert response == {"batchItemFailures": []}
     assert sorted(r.header("X-Service-Delivery") or "" for r in receiver.requests) == sorted(
