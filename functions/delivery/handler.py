@@ -22,7 +22,8 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from content_service import runtime
-from content_service.observability import logger, metrics, tracer
+from content_service.observability import logger, metrics
+from content_service.tracing import tracer
 from content_service.webhooks import services, wiring
 from content_service.webhooks.delivery import DeliveryWorker, Report
 from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from email.message import Message as MimeMessage
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
@@ -37,13 +37,12 @@ from content_service.api.error_handlers import errors
 from content_service.api.refusals import graphql_error
 from content_service.api.templating import templates
 from content_service.errors import NotFound, ServiceError, Unauthorized
-from content_service.graphql import execution, worker
-from content_service.graphql.build import BuiltSchema
-from content_service.graphql.cache import schemas
-from content_service.graphql.errors import RequestError, service_error_json
 from content_service.identity.principal import Caller, UserCaller
 from content_service.observability import logger
 from content_service.settings import Settings
+
+if TYPE_CHECKING:
+    from content_service.graphql.build import BuiltSchema
 
 router = APIRouter(prefix="/api/v1/graphql", tags=["graphql"])
 
@@ -96,6 +95,8 @@ def unsupported_media_type(content_type: str | None) -> str | None:
 
 
 def _schema_for(request: Request, settings: Settings) -> tuple[Caller, str, BuiltSchema]:
+    from content_service.graphql.cache import schemas
+
     caller = optional_caller(request)
     if caller is None:
         raise Unauthorized("authentication required: send a bearer token or sign in")
@@ -117,6 +118,9 @@ async def graphql_post(request: Request) -> Response:
         return _GraphQLResponse({"errors": [graphql_error(415, refused)]})
     raw = await request.body()
     settings = runtime.settings()
+    # graphene and graphql-core load with the first GraphQL request, not at cold start.
+    from content_service.graphql import worker
+
     try:
         body = await worker.run_off_loop(lambda: _answer(request, raw, settings))
     except Exception:
@@ -127,6 +131,9 @@ async def graphql_post(request: Request) -> Response:
 
 async def _answer(request: Request, raw: bytes, settings: Settings) -> dict[str, Any]:
     """The response body, computed on a worker thread's loop."""
+    from content_service.graphql import execution
+    from content_service.graphql.errors import RequestError, service_error_json
+
     try:
         payload = execution.parse_body(raw)
         caller, workspace_id, built = _schema_for(request, settings)
@@ -149,6 +156,8 @@ async def _answer(request: Request, raw: bytes, settings: Settings) -> dict[str,
     },
 )
 def graphql_sdl(caller: CallerDep, workspace_id: WorkspaceIdDep) -> PlainTextResponse:
+    from content_service.graphql.cache import schemas
+
     settings = runtime.settings()
     built = schemas.schema_for(caller, workspace_id, settings.graphql.schema_cache_ttl_seconds)
     return PlainTextResponse(built.sdl, headers={"Cache-Control": "no-store"})
@@ -158,7 +167,7 @@ def graphql_sdl(caller: CallerDep, workspace_id: WorkspaceIdDep) -> PlainTextRes
 def graphql_playground(request: Request, caller: OptionalCallerDep) -> Response:
     if not runtime.settings().api_reference_enabled:
         raise NotFound("the GraphQL playground is not enabled (API_REFERENCE_ENABLED)")
-    return templates.TemplateResponse(
+    return templates().TemplateResponse(
         request,
         "graphiql.html",
         {"signed_in": isinstance(caller, UserCaller)},

@@ -13,4 +13,4 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, caller: OptionalCallerDep) -> Response:
-    return templates.TemplateResponse(request, "home.html", {"caller": caller})
+    return templates().TemplateResponse(request, "home.html", {"caller": caller})
