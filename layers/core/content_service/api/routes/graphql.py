@@ -6,7 +6,8 @@
   content types (415) and the refusals of the middleware in front of every route (a body over
   1 MiB: 413, an over-long URL or headers, a foreign origin with a session cookie: 403) are
   errors too, in the same shape (`api.refusals`). The whole pipeline runs off the server's
-  event loop (`graphql.worker`).
+  event loop (`graphql.worker`), except under Mangum, where an instance serves one event at a
+  time.
 - `GET /api/v1/graphql`: the SDL of the caller's grant set, the very schema that introspection
   describes (authenticated like it; 401 without valid credentials).
 - `GET /api/v1/graphql/playground`: GraphiQL from the app's own static files, only when
@@ -122,7 +123,12 @@ async def graphql_post(request: Request) -> Response:
     from content_service.graphql import worker
 
     try:
-        body = await worker.run_off_loop(lambda: _answer(request, raw, settings))
+        if "aws.event" in request.scope:
+            # Mangum (Lambda): the instance handles this one event and nothing else, so there
+            # is no other request for the loop to serve; the pipeline runs here, without a hop.
+            body = await _answer(request, raw, settings)
+        else:
+            body = await worker.run_off_loop(lambda: _answer(request, raw, settings))
     except Exception:
         logger.exception("GraphQL request failed")
         body = {"errors": [INTERNAL_ERROR]}
