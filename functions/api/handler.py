@@ -10,7 +10,8 @@ from mangum import Mangum
 from mangum.types import LambdaContext as MangumContext
 
 from content_service.api.app import create_app
-from content_service.observability import logger, tracer
+from content_service.observability import logger
+from content_service.tracing import tracer
 
 _asgi = Mangum(create_app(), lifespan="off")
 

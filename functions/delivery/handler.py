@@ -1,11 +1,11 @@
 """Delivery queue -> claim, sign, POST, verdict (ARCHITECTURE.md: functions/delivery).
 
 Thin: Powertools parses the SQS batch; one pinned sender serves the whole batch (keep-alive per
-host), messages are handled serially (spec 8.4.3), retries with short waits are queued again
-with a delay at the end. A message naming a recovery job (`recovery#...`) runs one step of it
-instead. A message whose processing raised (storage unavailable) is reported failed and comes
-back after the visibility timeout; the claim makes that harmless. Imports no web framework,
-for the cold start.
+host), the worker reads the batch's rows and endpoints up front, messages are handled serially
+(spec 8.4.3), retries with short waits are queued again with a delay at the end. A message
+naming a recovery job (`recovery#...`) runs one step of it instead. A message whose processing
+raised (storage unavailable) is reported failed and comes back after the visibility timeout;
+the claim makes that harmless. Imports no web framework, for the cold start.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from aws_lambda_powertools.utilities.batch import (
 )
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from botocore.exceptions import BotoCoreError, ClientError
 
 from content_service import runtime
-from content_service.observability import logger, metrics, tracer
+from content_service.observability import logger, metrics
+from content_service.tracing import tracer
 from content_service.webhooks import services, wiring
 from content_service.webhooks.delivery import DeliveryWorker, Report
 from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
@@ -80,6 +82,20 @@ def _record_recovery(report: StepReport) -> None:
         metrics.add_metric(name="RecoveriesCompleted", unit=MetricUnit.Count, value=1)
 
 
+def _delivery_ids(records: list[dict[str, Any]]) -> list[str]:
+    """The delivery ids the batch's messages name, in order (recovery jobs and malformed
+    messages are left to the record handler)."""
+    ids: list[str] = []
+    for record in records:
+        try:
+            delivery_id = parse_message(str(record.get("body", "")))
+        except MalformedMessage:
+            continue
+        if not is_recovery_key(delivery_id):
+            ids.append(delivery_id)
+    return ids
+
+
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler
 @metrics.log_metrics
@@ -111,6 +127,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
             retention_days=settings.webhooks.retention_days,
             enqueue_grace_seconds=ENQUEUE_GRACE_SECONDS,
         )
+
+        try:
+            worker.prepare(_delivery_ids(records))
+        except (BotoCoreError, ClientError):
+            # Each message then claims and reads its endpoint on its own, and fails alone.
+            logger.warning("could not read the batch ahead", exc_info=True)
 
         def record_handler(record: SQSRecord) -> None:
             try:

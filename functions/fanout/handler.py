@@ -23,7 +23,8 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from content_service import runtime
-from content_service.observability import logger, metrics, tracer
+from content_service.observability import logger, metrics
+from content_service.tracing import tracer
 from content_service.webhooks import services, wiring
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.outbox import MalformedEvent, OutboxEvent

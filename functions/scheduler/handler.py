@@ -15,7 +15,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from content_service import runtime
 from content_service.content import list_jobs
-from content_service.observability import logger, metrics, tracer
+from content_service.observability import logger, metrics
+from content_service.tracing import tracer
 from content_service.webhooks import services, wiring
 
 # Stop starting new work when less than this is left of the invocation's time.

@@ -26,7 +26,9 @@ class Answer:
     """One programmed answer.
 
     `hang_s` > 0 holds the request that long without ever replying (a timeout); `delay_s` > 0
-    replies after that long (a slow receiver).
+    replies after that long (a slow receiver). `meanwhile`, if given, runs after the request
+    was read and before the answer goes out: something that happens while the sender waits
+    (an administrator rotating the secret, say).
     """
 
     status: int = 200
@@ -35,6 +37,7 @@ class Answer:
     hang_s: float = 0.0
     delay_s: float = 0.0
     close: bool = False
+    meanwhile: Callable[[], object] | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,8 @@ class Receiver:
                     receiver.requests.append(received)
                 if receiver.on_request is not None:
                     receiver.on_request(received)
+                if answer.meanwhile is not None:
+                    answer.meanwhile()
                 if answer.hang_s > 0:
                     receiver._stop.wait(answer.hang_s)
                     self.close_connection = True

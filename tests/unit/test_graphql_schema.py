@@ -3,6 +3,7 @@ the cost model's view of it, and the request-body rules."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -535,3 +536,90 @@ def test_the_fast_path_for_scalar_fields_answers_as_graphql_core_does(
     fast = run(execution._execution_class(built))
     assert fast == run(ExecutionContext)
     assert built.leaves  # the fast path was there to take
+
+
+def _post(entry_id: str, **changes: Any) -> Any:
+    changes.setdefault("links", {"author": ("a1",), "tags": ("t1", "gone", "t2"), "cover": ()})
+    return _entry(id=entry_id, locale_group_id=entry_id, **changes)
+
+
+@pytest.mark.parametrize(
+    ("posts", "targets"),
+    [
+        ([_post("p1"), _post("p2")], {}),
+        ([_post("p1"), _post("p2", status=None)], {}),  # a null in a non-null field of an item
+        ([_post("p1")], {"a1": {"status": None}}),  # ... of a to-one target
+        ([_post("p1")], {"t2": {"status": None}}),  # ... of a to-many target
+        ([_post("p1")], {"t1": {"values": {"name": 5}}}),  # a value String serializes
+        ([_post("p1", links={})], {}),  # relations not read: the resolvers load them
+    ],
+    ids=["plain", "null item", "null to-one", "null to-many", "odd value", "links not read"],
+)
+def test_the_direct_paths_answer_as_graphql_core_does(
+    posts: list[Any], targets: dict[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page's items and its relations completed without resolvers (their targets read ahead)
+    give graphql-core's data and errors, paths included, whatever the rows hold."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from graphql import ExecutionContext, execute
+
+    from content_service.content import service
+    from content_service.content.views import EntryPage
+    from content_service.graphql import execution
+    from content_service.graphql.resolvers import Context
+    from content_service.identity.principal import UserCaller
+
+    built = build("ws", 1, BLOG)
+    everyone = {
+        "a1": _entry(id="a1", content_type="author", values={"name": "Ann"}),
+        "t1": _entry(id="t1", content_type="tag", values={"name": "one"}),
+        "t2": _entry(id="t2", content_type="tag", values={"name": "two"}),
+    }
+    for target_id, changes in targets.items():
+        everyone[target_id] = dataclasses.replace(everyone[target_id], **changes)
+    by_id = {p.id: p for p in posts}
+    monkeypatch.setattr(
+        service, "list_entries", lambda request: EntryPage(list(posts), len(posts), 1, 25)
+    )
+    monkeypatch.setattr(service, "require_type", lambda caller, ws, name: BLOG[name])
+    monkeypatch.setattr(
+        service,
+        "load_entries_by_ids",
+        lambda caller, ws, content_type, ids, fields, links: {
+            i: dataclasses.replace(by_id[i], links={"author": ("a1",)} if "author" in links else {})
+            if i in by_id
+            else everyone[i]
+            for i in ids
+            if i in by_id or i in everyone
+        },
+    )
+    document = parse(
+        "{ blogPosts { total items { id status title author { id status name } "
+        "tags(pageSize: 2) { id status name } cover { id } } } }"
+    )
+
+    def run(execution_class: type[ExecutionContext], alone: bool) -> Any:
+        context = Context(
+            UserCaller("u", "e", "admin"), "ws", built.types, built.relations, alone=alone
+        )
+
+        async def answer() -> Any:
+            outcome = execute(
+                built.schema,
+                document,
+                context_value=context,
+                execution_context_class=execution_class,
+            )
+            return await outcome if asyncio.iscoroutine(outcome) else outcome
+
+        # A fresh loop in a thread of its own (see the scalar test above).
+        with ThreadPoolExecutor(1) as pool:
+            result = pool.submit(asyncio.run, answer()).result()
+        return result.data, [(e.message, e.path) for e in result.errors or []]
+
+    expected = run(ExecutionContext, alone=False)
+    assert run(execution._execution_class(built), alone=False) == expected
+    assert run(execution._execution_class(built), alone=True) == expected
+    assert built.directs  # the direct paths were there to take

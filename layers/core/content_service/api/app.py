@@ -5,7 +5,6 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
-from starlette.middleware.sessions import SessionMiddleware
 
 from content_service.api.auth import SESSION_COOKIE
 from content_service.api.error_handlers import ANY_REFUSAL, install_error_handlers
@@ -25,7 +24,11 @@ from content_service.api.routes import (
     tokens,
     webhooks,
 )
-from content_service.api.session_key import load_session_key
+from content_service.api.session_key import (
+    SessionKeyMiddleware,
+    load_session_key,
+    require_key_source,
+)
 from content_service.api.templating import STATIC_DIR
 from content_service.runtime import configure
 from content_service.settings import Settings
@@ -62,12 +65,13 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
     app.mount("/static", GZipMiddleware(StaticFiles(directory=STATIC_DIR)), name="static")
 
     # Starlette wraps in reverse order: the last added runs first.
+    if session_key is None:
+        require_key_source(settings)
     app.add_middleware(
-        SessionMiddleware,
-        secret_key=session_key or load_session_key(settings),
+        SessionKeyMiddleware,
+        load_key=lambda: session_key or load_session_key(settings),
         session_cookie=SESSION_COOKIE,
         max_age=settings.session_max_age_seconds,
-        same_site="lax",
         https_only=settings.secure_cookies,
     )
     app.add_middleware(

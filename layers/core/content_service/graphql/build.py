@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,9 +69,11 @@ from content_service.graphql.scalars import (
     long_value,
 )
 
-VALIDATED_DOCUMENTS = 256
 LeafField = tuple[Callable[[Any], Any], Callable[[Any], Any], bool]
 """(getter of the entry's value, its serializer, whether the field is non-null)."""
+DirectField = Callable[..., Any]
+"""A resolver's `ready(execution, field, nodes)`: a function of the source that answers the
+value when it needs no resolver call (or NOT_READY), or None when the selection cannot."""
 TEXT_TYPES = frozenset({"string", "text", "richtext", "date", "datetime"})
 
 
@@ -92,8 +93,9 @@ class BuiltSchema:
     """Built for a caller who may write: only then are there mutations (if any type is visible)."""
     graphene_schema: Any = field(repr=False)
     leaves: Mapping[tuple[str, str], LeafField] = field(default_factory=dict, repr=False)
-    """Scalar fields of entry objects read straight from the entry (the executor's fast path)."""
-    validated: OrderedDict[str, None] = field(default_factory=OrderedDict, repr=False)
+    """Scalar fields read straight from the entry or page (the executor's fast path)."""
+    directs: Mapping[tuple[str, str], DirectField] = field(default_factory=dict, repr=False)
+    """Fields completed without their resolver when their value is ready (the executor's)."""
     _sdl: str | None = field(default=None, repr=False)
     execution_class: Any = field(default=None, repr=False)
 
@@ -109,16 +111,10 @@ class BuiltSchema:
             self._sdl = print_schema(self.schema)
         return self._sdl
 
-    def is_validated(self, query: str) -> bool:
-        if query in self.validated:
-            self.validated.move_to_end(query)
-            return True
-        return False
-
-    def mark_validated(self, query: str) -> None:
-        self.validated[query] = None
-        while len(self.validated) > VALIDATED_DOCUMENTS:
-            self.validated.popitem(last=False)
+    @property
+    def key(self) -> tuple[str, int, frozenset[str], bool]:
+        """What the schema was built for (the schema cache's key, `graphql.cache`)."""
+        return (self.workspace_id, self.version, self.type_names, self.writable)
 
 
 def _attribute(name: str) -> Callable[[Any, Any], Any]:
@@ -412,8 +408,10 @@ class _Builder:
                 for input_field in graphql_type.fields.values():
                     input_field.out_name = None  # coerce to dicts keyed by the GraphQL names
         entry_types = [self.names.types[t].object for t in ordered]
+        leaves, directs = _direct_fields(schema)
         return BuiltSchema(
-            leaves=_leaves(schema, entry_types),
+            leaves=leaves,
+            directs=directs,
             workspace_id=workspace_id,
             version=version,
             type_names=frozenset(self.types),
@@ -535,19 +533,27 @@ def _fast_serializer(leaf_type: GraphQLLeafType) -> Callable[[Any], Any]:
     return serialize
 
 
-def _leaves(schema: GraphQLSchema, entry_types: list[str]) -> dict[tuple[str, str], LeafField]:
-    found: dict[tuple[str, str], LeafField] = {}
-    for type_name in entry_types:
-        object_type = schema.type_map[type_name]
-        assert isinstance(object_type, GraphQLObjectType)
+def _direct_fields(
+    schema: GraphQLSchema,
+) -> tuple[dict[tuple[str, str], LeafField], dict[tuple[str, str], DirectField]]:
+    """The fields of this build's object types whose resolvers offer a direct path: `leaf` (a
+    scalar read from the source, no arguments) or `ready` (a value available without a call)."""
+    leaves: dict[tuple[str, str], LeafField] = {}
+    directs: dict[tuple[str, str], DirectField] = {}
+    for type_name, object_type in schema.type_map.items():
+        if not isinstance(object_type, GraphQLObjectType) or type_name.startswith("__"):
+            continue
         for field_name, definition in object_type.fields.items():
             getter = getattr(definition.resolve, "leaf", None)
+            ready = getattr(definition.resolve, "ready", None)
             field_type = definition.type
             non_null = isinstance(field_type, GraphQLNonNull)
             named = field_type.of_type if non_null else field_type
             if getter is not None and not definition.args and is_leaf_type(named):
-                found[(type_name, field_name)] = (getter, _fast_serializer(named), non_null)
-    return found
+                leaves[(type_name, field_name)] = (getter, _fast_serializer(named), non_null)
+            elif ready is not None:
+                directs[(type_name, field_name)] = ready
+    return leaves, directs
 
 
 def build_schema(

@@ -31,13 +31,23 @@ are synchronous, so they run in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import Enum as PyEnum
-from typing import Any
+from typing import Any, Protocol
 
 from graphene.utils.dataloader import DataLoader
-from graphql import FieldNode, GraphQLObjectType, GraphQLResolveInfo, get_named_type
+from graphql import (
+    FieldNode,
+    FragmentDefinitionNode,
+    GraphQLField,
+    GraphQLObjectType,
+    GraphQLResolveInfo,
+    GraphQLSchema,
+    get_named_type,
+)
 from graphql.execution.collect_fields import collect_sub_fields
 from graphql.execution.values import get_argument_values
 from pydantic import ValidationError
@@ -53,12 +63,21 @@ from content_service.content.requests import (
     ListRequest,
     RelationRequest,
     WriteRequest,
+    check_page,
 )
 from content_service.content.views import Entry, EntryPage
 from content_service.errors import ValidationFailed
 from content_service.identity.principal import Caller
 
 Resolver = Callable[..., Any]
+LoaderKey = tuple[str, tuple[str, ...], tuple[str, ...]]
+"""(target type, value fields, links): one DataLoader, and one service call per round."""
+NOT_READY: Any = object()
+"""What a field's ready function answers when the value is not loaded yet."""
+
+# Loads of one read-ahead round beyond the first run here, side by side (never waiting on
+# anything themselves, so a full pool only queues them).
+_side_loads = ThreadPoolExecutor(thread_name_prefix="graphql-read-ahead")
 
 
 @dataclass(frozen=True)
@@ -69,9 +88,21 @@ class Picked:
     links: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Ahead:
+    """A relation field whose targets are read ahead for a level of entries, and the relation
+    fields selected below it (read ahead for the targets in turn)."""
+
+    relation: str
+    key: LoaderKey
+    picked: Picked
+    wanted: int
+    below: tuple[Ahead, ...]
+
+
 @dataclass
 class Context:
-    """One request: the live caller, its workspace, and the request's loaders."""
+    """One request: the live caller, its workspace, and what the request has loaded."""
 
     caller: Caller
     workspace_id: str
@@ -79,38 +110,45 @@ class Context:
     """The content types the schema was built from (to tell value fields from relations)."""
     relations: Mapping[str, Mapping[str, FieldDef]]
     """Relation fields present in the schema, by content type (targets visible when built)."""
-    loaders: dict[tuple[str, tuple[str, ...], tuple[str, ...]], DataLoader] = field(
-        default_factory=dict
-    )
+    alone: bool = False
+    """The operation has one root field: nothing else of the request could run while its read
+    waits, so the read (and its read-ahead) runs on the request's own thread, not in a hop."""
+    loaded: dict[LoaderKey, dict[str, Entry | None]] = field(default_factory=dict)
+    """Targets by loader key and id (None: not visible); read ahead or loaded on demand."""
+    loaders: dict[LoaderKey, DataLoader] = field(default_factory=dict)
     picks: dict[tuple[Any, ...], Picked] = field(default_factory=dict)
+    aheads: dict[tuple[Any, ...], tuple[Ahead, ...]] = field(default_factory=dict)
 
     def loader(self, type_name: str, picked: Picked) -> DataLoader:
+        """The request's DataLoader for (target type, selection): what a resolver awaits when
+        its targets were not read ahead; ids already loaded are answered from `loaded`."""
         key = (type_name, picked.fields, picked.links)
         found = self.loaders.get(key)
         if found is None:
-            found = DataLoader(
-                batch_load_fn=self._batch(type_name, picked), loop=asyncio.get_running_loop()
-            )
+            found = DataLoader(batch_load_fn=self._batch(key), loop=asyncio.get_running_loop())
             self.loaders[key] = found
         return found
 
-    def _batch(
-        self, type_name: str, picked: Picked
-    ) -> Callable[[list[str]], Awaitable[list[Entry | None]]]:
-        caller, workspace_id = self.caller, self.workspace_id
-
-        def load(ids: list[str]) -> dict[str, Entry]:
-            # The live type, through the live caller: a revoked or deleted type is an error.
-            content_type = service.require_type(caller, workspace_id, type_name)
-            return service.load_entries_by_ids(
-                caller, workspace_id, content_type, ids, fields=picked.fields, links=picked.links
-            )
+    def _batch(self, key: LoaderKey) -> Callable[[list[str]], Awaitable[list[Entry | None]]]:
+        known = self.loaded.setdefault(key, {})
 
         async def batch(ids: list[str]) -> list[Entry | None]:
-            found = await asyncio.to_thread(load, list(ids))
-            return [found.get(i) for i in ids]
+            missing = [i for i in ids if i not in known]
+            if missing:
+                found = await asyncio.to_thread(self.load, key, missing)
+                known.update((i, found.get(i)) for i in missing)
+            return [known[i] for i in ids]
 
         return batch
+
+    def load(self, key: LoaderKey, ids: list[str]) -> dict[str, Entry]:
+        """One service call (runs in a worker thread): the live type, through the live caller,
+        so a revoked or deleted type is an error."""
+        type_name, fields, links = key
+        content_type = service.require_type(self.caller, self.workspace_id, type_name)
+        return service.load_entries_by_ids(
+            self.caller, self.workspace_id, content_type, ids, fields=fields, links=links
+        )
 
     def pick(self, info: GraphQLResolveInfo, type_name: str, through_items: bool) -> Picked:
         """The value fields and relations the field's selection asks of `type_name`."""
@@ -124,7 +162,7 @@ class Context:
 
     def pick_nodes(
         self,
-        info: GraphQLResolveInfo,
+        selection: Selection,
         type_name: str,
         object_type: GraphQLObjectType,
         nodes: list[FieldNode],
@@ -133,7 +171,7 @@ class Context:
         found = self.picks.get(key)
         if found is None:
             names = {
-                group[0].name.value for group in _sub_fields(info, object_type, nodes).values()
+                group[0].name.value for group in _sub_fields(selection, object_type, nodes).values()
             }
             content_type = self.types[type_name]
             relations = self.relations.get(type_name, {})
@@ -152,49 +190,23 @@ class Context:
             self.picks[key] = found
         return found
 
-    async def prefetch(
-        self,
-        info: GraphQLResolveInfo,
-        type_name: str,
-        entries: Sequence[Entry],
-        through_items: bool = False,
-    ) -> None:
-        """Loads the relation levels below `entries` ahead of their resolvers, level by level.
-
-        Each level is one round of DataLoader loads started in one tick, so every (target type,
-        selection) of the level is one `load_entries_by_ids` call, in one worker thread hop;
-        the relation resolvers then find their targets loaded and answer without awaiting, so
-        graphql-core completes the subtree without a task per row. Nothing here reports an
-        error: a failed load stays in the loader, and the field's resolver raises it.
-        """
-        object_type, nodes = _entry_nodes(info, through_items)
-        level = [(type_name, object_type, nodes, list(entries))]
-        while level:
-            plans: list[_Plan] = []
-            for source_type, source_object, source_nodes, rows in level:
-                plans.extend(self._plans(info, source_type, source_object, source_nodes, rows))
-            if not plans:
-                return
-            await asyncio.gather(*(plan.run() for plan in plans), return_exceptions=True)
-            level = [
-                (plan.target_type, plan.target_object, plan.nodes, plan.found)
-                for plan in plans
-                if plan.found
-            ]
-
-    def _plans(
+    def ahead(
         self,
         info: GraphQLResolveInfo,
         type_name: str,
         object_type: GraphQLObjectType,
         nodes: list[FieldNode],
-        rows: list[Entry],
-    ) -> list[_Plan]:
+    ) -> tuple[Ahead, ...]:
+        """The relation fields below a selection of `type_name` that are read ahead: page 1 of
+        each (another page is the relations route's, one call per row; a bad page size is the
+        resolver's error), with the fields selected below them in turn."""
+        key = (type_name, *map(id, nodes))
+        found = self.aheads.get(key)
+        if found is not None:
+            return found
         relations = self.relations.get(type_name, {})
-        if not relations or not rows:
-            return []
-        plans: list[_Plan] = []
-        for field_nodes in _sub_fields(info, object_type, nodes).values():
+        aheads: list[Ahead] = []
+        for field_nodes in _sub_fields(info, object_type, nodes).values() if relations else ():
             definition = relations.get(field_nodes[0].name.value)
             if definition is None:
                 continue
@@ -206,62 +218,163 @@ class Context:
             page = _or(arguments.get("page"), 1)
             page_size = _or(arguments.get("pageSize"), DEFAULT_PAGE_SIZE)
             if page != 1 or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-                continue  # another page is the relations route's; a bad size the resolver's error
+                continue
             target = definition.target or ""
             target_object = get_named_type(graphql_field.type)
             assert isinstance(target_object, GraphQLObjectType)
             picked = self.pick_nodes(info, target, target_object, field_nodes)
-            plans.append(
-                _Plan(
-                    loader=self.loader(target, picked),
-                    links=[r.links[definition.name] for r in rows if definition.name in r.links],
+            aheads.append(
+                Ahead(
+                    relation=definition.name,
+                    key=(target, picked.fields, picked.links),
+                    picked=picked,
                     wanted=1 if definition.to_one else page_size,
-                    target_type=target,
-                    target_object=target_object,
-                    nodes=field_nodes,
+                    below=self.ahead(info, target, target_object, field_nodes),
                 )
             )
-        return plans
+        self.aheads[key] = found = tuple(aheads)
+        return found
+
+    def reader(self, aheads: tuple[Ahead, ...]) -> Callable[[Sequence[Entry]], _ReadAhead]:
+        """What reads the targets of `aheads` ahead for a level of entries, to be called in a
+        worker thread (with what is loaded already, as the loaders would not ask again)."""
+        known = {key: dict(self.loaded.get(key, {})) for key in _keys(aheads)}
+        return lambda entries: _ReadAhead(self, known).run(aheads, entries)
+
+    def remember(self, read: _ReadAhead) -> None:
+        for key, found in read.fresh.items():
+            self.loaded.setdefault(key, {}).update(found)
+
+    async def prefetch(
+        self,
+        info: GraphQLResolveInfo,
+        type_name: str,
+        entries: Sequence[Entry],
+        through_items: bool = False,
+    ) -> None:
+        """Reads the relation levels below `entries` ahead of their resolvers, all levels in
+        one worker thread hop (`_ReadAhead`); the relation fields then complete without
+        awaiting. Nothing here reports an error: what failed is not loaded, and the field's
+        resolver asks again and raises it."""
+        object_type, nodes = _entry_nodes(info, through_items)
+        aheads = self.ahead(info, type_name, object_type, nodes)
+        if aheads and entries:
+            self.remember(await asyncio.to_thread(self.reader(aheads), list(entries)))
 
 
-@dataclass
-class _Plan:
-    """One relation field of one level: its targets for every row, visible ones first."""
+def _keys(aheads: Sequence[Ahead]) -> set[LoaderKey]:
+    keys: set[LoaderKey] = set()
+    stack = list(aheads)
+    while stack:
+        ahead = stack.pop()
+        keys.add(ahead.key)
+        stack.extend(ahead.below)
+    return keys
 
-    loader: DataLoader
-    links: list[tuple[str, ...]]
-    wanted: int
-    target_type: str
-    target_object: GraphQLObjectType
-    nodes: list[FieldNode]
-    found: list[Entry] = field(default_factory=list)
 
-    async def run(self) -> None:
-        """`_first_visible` for every row at once: each round asks the loader for the next ids
-        of every row still short of `wanted` and awaits them together (one batch)."""
-        # (ids, [offset], visible targets found so far) per row
-        rows: list[tuple[tuple[str, ...], list[int], list[Entry]]] = [
-            (ids, [0], []) for ids in self.links if ids
+class _ReadAhead:
+    """Loads, level by level, what the relation fields below a level of entries will ask for,
+    making the very service calls the request's DataLoaders would make: per round, one call
+    per loader key for the ids not loaded yet, each row asking for its next ids while it has
+    fewer than `wanted` visible targets (so, as REST's expand does, more ids only for rows
+    whose first targets were invisible). Runs in a worker thread; a round's calls for several
+    keys run side by side. A call that fails leaves its ids unloaded (the resolver asks again
+    and reports the error) and stops reading below that field."""
+
+    def __init__(self, context: Context, known: dict[LoaderKey, dict[str, Entry | None]]) -> None:
+        self.context = context
+        self.known = known
+        self.fresh: dict[LoaderKey, dict[str, Entry | None]] = {}
+
+    def run(self, aheads: Sequence[Ahead], entries: Sequence[Entry]) -> _ReadAhead:
+        level: list[tuple[Sequence[Ahead], Sequence[Entry]]] = [(aheads, entries)]
+        while level:
+            rows = [
+                _Rows(ahead, [e.links[ahead.relation] for e in found if ahead.relation in e.links])
+                for plans, found in level
+                for ahead in plans
+            ]
+            while self._round(rows):
+                pass
+            level = [(r.ahead.below, r.found()) for r in rows if r.ok and r.ahead.below]
+        return self
+
+    def _round(self, rows: list[_Rows]) -> bool:
+        """One round of asks; False when no row asks for more."""
+        asks = [(r, found, chunk) for r in rows if r.ok for found, chunk in r.asks()]
+        if not asks:
+            return False
+        wanted: dict[LoaderKey, dict[str, None]] = {}
+        for r, _, chunk in asks:
+            known = self.known.setdefault(r.ahead.key, {})
+            wanted.setdefault(r.ahead.key, {}).update((i, None) for i in chunk if i not in known)
+        failed = self._load({key: list(ids) for key, ids in wanted.items() if ids})
+        for r, found, chunk in asks:
+            if r.ahead.key in failed:
+                r.ok = False
+                continue
+            known = self.known[r.ahead.key]
+            found.extend(e for e in (known[i] for i in chunk) if e is not None)
+        return True
+
+    def _load(self, wanted: dict[LoaderKey, list[str]]) -> set[LoaderKey]:
+        """The keys whose call failed."""
+        calls = list(wanted.items())
+        side = [_side_loads.submit(self.context.load, key, ids) for key, ids in calls[1:]]
+        failed: set[LoaderKey] = set()
+        for index, (key, ids) in enumerate(calls):
+            try:
+                found = self.context.load(key, ids) if index == 0 else side[index - 1].result()
+            except Exception:
+                failed.add(key)
+                continue
+            results = {i: found.get(i) for i in ids}
+            self.known[key].update(results)
+            self.fresh.setdefault(key, {}).update(results)
+        return failed
+
+
+class _Rows:
+    """One relation field of one level: each row's linked ids, how far they were asked, and
+    the visible targets found so far."""
+
+    def __init__(self, ahead: Ahead, links: list[tuple[str, ...]]) -> None:
+        self.ahead = ahead
+        self.rows: list[tuple[tuple[str, ...], list[int], list[Entry]]] = [
+            (ids, [0], []) for ids in links if ids
         ]
-        while True:
-            asks: list[tuple[list[Entry], list[str]]] = []
-            for ids, offset, found in rows:
-                need = self.wanted - len(found)
-                if need > 0 and offset[0] < len(ids):
-                    chunk = list(ids[offset[0] : offset[0] + need])
-                    offset[0] += len(chunk)
-                    asks.append((found, chunk))
-            if not asks:
-                break
-            futures = {i: self.loader.load(i) for _, chunk in asks for i in chunk}
-            await asyncio.gather(*futures.values())
-            for found, chunk in asks:
-                found.extend(e for e in (futures[i].result() for i in chunk) if e is not None)
+        self.ok = True
+
+    def asks(self) -> list[tuple[list[Entry], list[str]]]:
+        asks: list[tuple[list[Entry], list[str]]] = []
+        for ids, offset, found in self.rows:
+            need = self.ahead.wanted - len(found)
+            if need > 0 and offset[0] < len(ids):
+                chunk = list(ids[offset[0] : offset[0] + need])
+                offset[0] += len(chunk)
+                asks.append((found, chunk))
+        return asks
+
+    def found(self) -> list[Entry]:
+        """The level's targets (each once), for the level below."""
         seen: dict[str, Entry] = {}
-        for _, _, found in rows:
-            for target in found[: self.wanted]:
+        for _, _, found in self.rows:
+            for target in found[: self.ahead.wanted]:
                 seen.setdefault(target.id, target)
-        self.found = list(seen.values())
+        return list(seen.values())
+
+
+class Selection(Protocol):
+    """What collecting a selection needs: a ResolveInfo, or the execution context itself."""
+
+    @property
+    def schema(self) -> GraphQLSchema: ...
+
+    @property
+    def fragments(self) -> dict[str, FragmentDefinitionNode]: ...
+
+    @property
+    def variable_values(self) -> dict[str, Any]: ...
 
 
 def _entry_nodes(
@@ -284,11 +397,13 @@ def _entry_nodes(
 
 
 def _sub_fields(
-    info: GraphQLResolveInfo, return_type: GraphQLObjectType, nodes: list[FieldNode]
+    selection: Selection, return_type: GraphQLObjectType, nodes: list[FieldNode]
 ) -> dict[str, list[FieldNode]]:
     if not nodes:
         return {}
-    return collect_sub_fields(info.schema, info.fragments, info.variable_values, return_type, nodes)
+    return collect_sub_fields(
+        selection.schema, selection.fragments, selection.variable_values, return_type, nodes
+    )
 
 
 def plain(value: Any) -> Any:
@@ -317,7 +432,7 @@ def _or(value: Any, default: Any) -> Any:
 
 
 def list_field(type_name: str) -> Resolver:
-    async def resolve(
+    def resolve(
         _root: Any,
         info: GraphQLResolveInfo,
         page: int | None = None,
@@ -326,7 +441,7 @@ def list_field(type_name: str) -> Resolver:
         filter: Mapping[str, Any] | None = None,
         locale: str | None = None,
         cursor: str | None = None,
-    ) -> EntryPage:
+    ) -> Any:
         context = _context(info)
         picked = context.pick(info, type_name, through_items=True)
         request = ListRequest.parse(
@@ -342,22 +457,63 @@ def list_field(type_name: str) -> Resolver:
             links=picked.links,
             cursor=cursor,
         )
-        page_of_entries = await asyncio.to_thread(service.list_entries, request)
-        await context.prefetch(info, type_name, page_of_entries.items, through_items=True)
-        return page_of_entries
+        return _read(context, info, type_name, True, lambda: service.list_entries(request))
 
     return resolve
+
+
+def _read(
+    context: Context,
+    info: GraphQLResolveInfo,
+    type_name: str,
+    through_items: bool,
+    read: Callable[[], Any],
+) -> Any:
+    """`read()` (an EntryPage, or an Entry) and the relation levels below what it read: in one
+    worker thread hop (an awaitable), or right here when the operation has one root field."""
+    object_type, nodes = _entry_nodes(info, through_items)
+    aheads = context.ahead(info, type_name, object_type, nodes)
+    read_ahead = context.reader(aheads) if aheads else None
+
+    def both() -> tuple[Any, _ReadAhead | None]:
+        answer = read()
+        if read_ahead is None:
+            return answer, None
+        entries = answer.items if isinstance(answer, EntryPage) else [answer]
+        return answer, read_ahead([e for e in entries if e is not None])
+
+    def keep(answer: Any, loaded: _ReadAhead | None) -> Any:
+        if loaded is not None:
+            context.remember(loaded)
+        return answer
+
+    if context.alone:
+        return keep(*both())
+
+    async def hop() -> Any:
+        return keep(*await asyncio.to_thread(both))
+
+    return hop()
+
+
+async def _read_back(
+    context: Context, info: GraphQLResolveInfo, type_name: str, entry_id: str
+) -> Entry:
+    """A written entry read back, as the single entry field reads it."""
+    found = _get(context, info, type_name, entry_id)
+    entry: Entry = await found if inspect.isawaitable(found) else found
+    return entry
 
 
 def single_entry_field(type_name: str) -> Resolver:
-    async def resolve(_root: Any, info: GraphQLResolveInfo, id: str) -> Entry:
-        context = _context(info)
-        return await _get(context, info, type_name, id)
+    def resolve(_root: Any, info: GraphQLResolveInfo, id: str) -> Any:
+        return _get(_context(info), info, type_name, id)
 
     return resolve
 
 
-async def _get(context: Context, info: GraphQLResolveInfo, type_name: str, entry_id: str) -> Entry:
+def _get(context: Context, info: GraphQLResolveInfo, type_name: str, entry_id: str) -> Any:
+    """The entry read back (an Entry, or an awaitable of one: see `_read`)."""
     picked = context.pick(info, type_name, through_items=False)
     request = GetRequest.parse(
         context.caller,
@@ -367,15 +523,13 @@ async def _get(context: Context, info: GraphQLResolveInfo, type_name: str, entry
         fields=picked.fields,
         links=picked.links,
     )
-    entry = await asyncio.to_thread(service.get_entry, request)
-    await context.prefetch(info, type_name, [entry])
-    return entry
+    return _read(context, info, type_name, False, lambda: service.get_entry(request))
 
 
 def single_type_field(type_name: str) -> Resolver:
     """A single type: the list route's first item (REST's client takes the first item)."""
 
-    async def resolve(_root: Any, info: GraphQLResolveInfo, locale: str | None = None) -> Any:
+    def resolve(_root: Any, info: GraphQLResolveInfo, locale: str | None = None) -> Any:
         context = _context(info)
         picked = context.pick(info, type_name, through_items=False)
         request = ListRequest.parse(
@@ -388,9 +542,12 @@ def single_type_field(type_name: str) -> Resolver:
             locale=locale,
             links=picked.links,
         )
-        page = await asyncio.to_thread(service.list_entries, request)
-        await context.prefetch(info, type_name, page.items)
-        return page.items[0] if page.items else None
+
+        def first() -> Any:
+            page = service.list_entries(request)
+            return page.items[0] if page.items else None
+
+        return _read(context, info, type_name, False, first)
 
     return resolve
 
@@ -407,6 +564,23 @@ def envelope_next_cursor(page: EntryPage, _info: GraphQLResolveInfo) -> str | No
     return page.next_cursor
 
 
+def _items_ready(_execution: Any, _field: GraphQLField, _nodes: list[FieldNode]) -> Any:
+    return _page_items
+
+
+def _page_items(page: EntryPage) -> list[Entry]:
+    return page.items
+
+
+def _page_total(page: EntryPage) -> int:
+    return page.total
+
+
+# The executor's direct paths (`graphql.execution`): a page's items and total need no resolver.
+envelope_items.ready = _items_ready  # type: ignore[attr-defined]
+envelope_total.leaf = _page_total  # type: ignore[attr-defined]
+
+
 async def _first_visible(loader: DataLoader, ids: Sequence[str], wanted: int) -> list[Entry]:
     """The first `wanted` visible targets in link order, as REST's expand picks them: the first
     `wanted` ids, then more only while some were invisible (trashed, draft for a read token,
@@ -421,17 +595,16 @@ async def _first_visible(loader: DataLoader, ids: Sequence[str], wanted: int) ->
     return found[:wanted]
 
 
-def _loaded(loader: DataLoader, ids: Sequence[str], wanted: int) -> list[Entry] | None:
-    """What `_first_visible` would answer, when every id it needs is loaded already (by
-    `Context.prefetch`); None otherwise. A failed load raises its error."""
+def _loaded(known: Mapping[str, Entry | None], ids: Sequence[str], wanted: int) -> Any:
+    """What `_first_visible` would answer, when every id it needs is loaded already (read
+    ahead); NOT_READY otherwise."""
     found: list[Entry] = []
     for target_id in ids:
         if len(found) >= wanted:
             break
-        future = loader.load(target_id)
-        if not future.done():
-            return None
-        target = future.result()
+        target = known.get(target_id, NOT_READY)
+        if target is NOT_READY:
+            return NOT_READY
         if target is not None:
             found.append(target)
     return found
@@ -448,16 +621,29 @@ async def _links(context: Context, entry: Entry, relation: str) -> tuple[str, ..
     return with_links.links.get(relation, ()) if with_links is not None else ()
 
 
+def _targets_ready(
+    context: Context, key: LoaderKey, relation: str, wanted: int
+) -> Callable[[Entry], Any]:
+    """An entry's first `wanted` visible targets through `relation` when they are loaded;
+    NOT_READY otherwise (the resolver then loads them)."""
+    known = context.loaded.setdefault(key, {})
+
+    def ready(entry: Entry) -> Any:
+        ids = entry.links.get(relation)
+        return NOT_READY if ids is None else _loaded(known, ids, wanted)
+
+    return ready
+
+
 def to_one_relation(source_type: str, relation: str, target_type: str) -> Resolver:
     def resolve(entry: Entry, info: GraphQLResolveInfo) -> Any:
         context = _context(info)
-        loader = context.loader(target_type, context.pick(info, target_type, through_items=False))
-        ids = entry.links.get(relation)
-        if ids is not None:
-            ready = _loaded(loader, ids, 1)
-            if ready is not None:
-                return ready[0] if ready else None
-        return _to_one(context, info, loader, entry)
+        picked = context.pick(info, target_type, through_items=False)
+        key = (target_type, picked.fields, picked.links)
+        found = _targets_ready(context, key, relation, 1)(entry)
+        if found is not NOT_READY:
+            return found[0] if found else None
+        return _to_one(context, info, context.loader(target_type, picked), entry)
 
     async def _to_one(
         context: Context, info: GraphQLResolveInfo, loader: DataLoader, entry: Entry
@@ -468,6 +654,25 @@ def to_one_relation(source_type: str, relation: str, target_type: str) -> Resolv
             await context.prefetch(info, target_type, found)
         return found[0] if found else None
 
+    def ready(
+        execution: Any, graphql_field: GraphQLField, nodes: list[FieldNode]
+    ) -> Callable[[Entry], Any]:
+        """The executor's direct path: the target when it was read ahead."""
+        context: Context = execution.context_value
+        target_object = get_named_type(graphql_field.type)
+        assert isinstance(target_object, GraphQLObjectType)
+        picked = context.pick_nodes(execution, target_type, target_object, nodes)
+        targets = _targets_ready(context, (target_type, picked.fields, picked.links), relation, 1)
+
+        def one(entry: Entry) -> Any:
+            found = targets(entry)
+            if found is NOT_READY:
+                return NOT_READY
+            return found[0] if found else None
+
+        return one
+
+    resolve.ready = ready  # type: ignore[attr-defined]
     return resolve
 
 
@@ -490,14 +695,12 @@ def to_many_relation(source_type: str, relation: str, target_type: str) -> Resol
             page_size=_or(pageSize, DEFAULT_PAGE_SIZE),
             fields=picked.fields,
         )
-        loader = context.loader(target_type, picked)
         if request.page == 1:
-            ids = entry.links.get(relation)
-            if ids is not None:
-                ready = _loaded(loader, ids, request.page_size)
-                if ready is not None:
-                    return ready
-        return _to_many(context, info, loader, entry, request)
+            key = (target_type, picked.fields, picked.links)
+            found = _targets_ready(context, key, relation, request.page_size)(entry)
+            if found is not NOT_READY:
+                return found
+        return _to_many(context, info, context.loader(target_type, picked), entry, request)
 
     async def _to_many(
         context: Context,
@@ -517,6 +720,28 @@ def to_many_relation(source_type: str, relation: str, target_type: str) -> Resol
         await context.prefetch(info, target_type, found)
         return found
 
+    def ready(
+        execution: Any, graphql_field: GraphQLField, nodes: list[FieldNode]
+    ) -> Callable[[Entry], Any] | None:
+        """The executor's direct path for page 1 (None for any other page, or arguments the
+        resolver would refuse)."""
+        context: Context = execution.context_value
+        target_object = get_named_type(graphql_field.type)
+        assert isinstance(target_object, GraphQLObjectType)
+        try:
+            arguments = get_argument_values(graphql_field, nodes[0], execution.variable_values)
+            page = _or(arguments.get("page"), 1)
+            page_size = _or(arguments.get("pageSize"), DEFAULT_PAGE_SIZE)
+            check_page(page, page_size)
+        except Exception:
+            return None
+        if page != 1:
+            return None
+        picked = context.pick_nodes(execution, target_type, target_object, nodes)
+        key = (target_type, picked.fields, picked.links)
+        return _targets_ready(context, key, relation, page_size)
+
+    resolve.ready = ready  # type: ignore[attr-defined]
     return resolve
 
 
@@ -556,7 +781,7 @@ def create_mutation(type_name: str) -> Resolver:
         context = _context(info)
         request = _write_request(context, type_name, None, input)
         created = await asyncio.to_thread(service.create_entry, request)
-        return await _get(context, info, type_name, created.id)
+        return await _read_back(context, info, type_name, created.id)
 
     return resolve
 
@@ -571,7 +796,7 @@ def update_mutation(type_name: str) -> Resolver:
         context = _context(info)
         request = _write_request(context, type_name, id, input)
         updated = await asyncio.to_thread(service.update_entry, request)
-        return await _get(context, info, type_name, updated.id)
+        return await _read_back(context, info, type_name, updated.id)
 
     return resolve
 
@@ -592,7 +817,7 @@ def state_mutation(type_name: str, operation: str) -> Resolver:
         context = _context(info)
         change: Callable[[EntryAction], Entry] = getattr(service, operation)
         changed = await asyncio.to_thread(change, _action(context, type_name, id))
-        return await _get(context, info, type_name, changed.id)
+        return await _read_back(context, info, type_name, changed.id)
 
     return resolve
 

@@ -7,6 +7,9 @@ Key layout (pk / sk), one item kind per prefix:
   revocation takes effect on the very next request
 - `SESSION#<sha256 hex>` / `SESSION` with a TTL
 The gsi1 index lists each kind (`gsi1pk` = `WORKSPACES`, `USERS`, `TOKENS`).
+
+The identity functions import this module (and PynamoDB with it) when first called, not at cold
+start; importing it binds the models to the configured tables (`runtime.on_configure`).
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
+from content_service import runtime
 from content_service.errors import Conflict
 from content_service.settings import Settings
-from content_service.storage.binding import bind_models
+from content_service.storage.binding import SharedClientConnection, bind_models
 
 
 class _ByKind(GlobalSecondaryIndex[Any]):  # type: ignore[no-untyped-call]
@@ -141,12 +145,15 @@ def bind(settings: Settings) -> None:
     bind_models(((model, settings.tables.schema) for model in IDENTITY_MODELS), settings)
 
 
+runtime.on_configure(bind)
+
+
 @functools.cache
 def _connection(region: str, host: str | None) -> Connection:
-    return Connection(region=region, host=host)
+    return SharedClientConnection(region=region, host=host)
 
 
 def connection(settings: Settings) -> Connection:
-    """A PynamoDB connection for transactions across identity records, one per endpoint:
-    creating one costs a botocore client (~70 ms)."""
+    """A PynamoDB connection for transactions across identity records, one per endpoint, on
+    the process's one DynamoDB client."""
     return _connection(settings.region, settings.aws_endpoint_url)

@@ -10,11 +10,8 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from pynamodb.exceptions import DoesNotExist
-
 from content_service.clock import Clock, SystemClock
 from content_service.errors import NotFound
-from content_service.identity.models import SessionRecord
 from content_service.identity.users import User, get_user
 
 
@@ -23,6 +20,8 @@ def _key(session_id: str) -> str:
 
 
 def start_session(user: User, max_age_seconds: int, clock: Clock | None = None) -> str:
+    from content_service.identity.models import SessionRecord
+
     session_id = secrets.token_urlsafe(32)
     expires = int((clock or SystemClock()).now()) + max_age_seconds
     SessionRecord(pk=_key(session_id), userId=user.id, expiresAt=expires).save()
@@ -30,6 +29,10 @@ def start_session(user: User, max_age_seconds: int, clock: Clock | None = None) 
 
 
 def resolve_session(session_id: str, clock: Clock | None = None) -> User | None:
+    from pynamodb.exceptions import DoesNotExist
+
+    from content_service.identity.models import SessionRecord
+
     try:
         record = SessionRecord.get(_key(session_id), "SESSION", consistent_read=True)
     except DoesNotExist:
@@ -43,4 +46,6 @@ def resolve_session(session_id: str, clock: Clock | None = None) -> User | None:
 
 
 def end_session(session_id: str) -> None:
+    from content_service.identity.models import SessionRecord
+
     SessionRecord(pk=_key(session_id)).delete()

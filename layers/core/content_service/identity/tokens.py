@@ -14,12 +14,10 @@ import secrets
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-from pynamodb.exceptions import DoesNotExist
+from typing import TYPE_CHECKING
 
 from content_service.clock import Clock, SystemClock, iso_utc
 from content_service.errors import NotFound, Unauthorized, ValidationFailed
-from content_service.identity.models import TokenRecord
 from content_service.identity.principal import (
     ALL_SCOPES,
     ALL_TYPES,
@@ -29,6 +27,9 @@ from content_service.identity.principal import (
     TokenCaller,
 )
 from content_service.identity.workspaces import get_workspace
+
+if TYPE_CHECKING:
+    from content_service.identity.models import TokenRecord
 
 TOKEN_PREFIX = "cs_"  # noqa: S105 (a prefix, not a secret)
 _TOKEN_SHAPE = re.compile(r"^cs_[A-Za-z0-9_-]{43}$")
@@ -131,6 +132,8 @@ def _info(record: TokenRecord) -> TokenInfo:
 
 def create_token(spec: TokenSpec, clock: Clock | None = None) -> tuple[str, TokenInfo]:
     """Returns the token itself (shown once, never stored) and its description."""
+    from content_service.identity.models import TokenRecord
+
     name, access, types, scopes, audiences = _validated(spec)
     token = mint_token()
     record = TokenRecord(
@@ -151,12 +154,16 @@ def create_token(spec: TokenSpec, clock: Clock | None = None) -> tuple[str, Toke
 
 
 def _record_by_id(token_id: str) -> TokenRecord:
+    from content_service.identity.models import TokenRecord
+
     for record in TokenRecord.by_kind.query("TOKENS", TokenRecord.gsi1sk == token_id):
         return TokenRecord.get(record.pk, "TOKEN", consistent_read=True)
     raise NotFound(f"token {token_id} not found")
 
 
 def revoke_token(token_id: str, clock: Clock | None = None) -> TokenInfo:
+    from content_service.identity.models import TokenRecord
+
     record = _record_by_id(token_id)
     if record.revokedAt is None:
         record.update(actions=[TokenRecord.revokedAt.set(iso_utc((clock or SystemClock()).now()))])
@@ -170,6 +177,8 @@ def update_token_grants(
     audiences: Iterable[str] | None = None,
 ) -> TokenInfo:
     """Changes what a token may read; the next request sees the change."""
+    from content_service.identity.models import TokenRecord
+
     record = _record_by_id(token_id)
     current = _info(record)
     spec = TokenSpec(
@@ -191,10 +200,16 @@ def update_token_grants(
 
 
 def list_tokens() -> list[TokenInfo]:
+    from content_service.identity.models import TokenRecord
+
     return [_info(r) for r in TokenRecord.by_kind.query("TOKENS")]
 
 
 def authenticate_token(token: str) -> TokenCaller:
+    from pynamodb.exceptions import DoesNotExist
+
+    from content_service.identity.models import TokenRecord
+
     if not _TOKEN_SHAPE.match(token):
         raise Unauthorized("malformed bearer token: expected cs_ followed by 43 characters")
     try:

@@ -5,12 +5,10 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass
-
-from pynamodb.exceptions import DoesNotExist
+from typing import TYPE_CHECKING
 
 from content_service.clock import Clock, SystemClock, iso_utc
 from content_service.errors import NotFound, ValidationFailed
-from content_service.identity.models import UniqueRecord, UserRecord, save_with_unique_claim
 from content_service.identity.passwords import (
     MIN_PASSWORD_LENGTH,
     dummy_hash,
@@ -19,6 +17,9 @@ from content_service.identity.passwords import (
 )
 from content_service.identity.principal import Role, UserCaller
 from content_service.settings import Settings
+
+if TYPE_CHECKING:
+    from content_service.identity.models import UserRecord
 
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,255}$")
 ROLES: tuple[Role, ...] = ("admin", "editor")
@@ -50,6 +51,8 @@ def normalise_email(email: str) -> str:
 def create_user(
     settings: Settings, email: str, role: str, password: str, clock: Clock | None = None
 ) -> User:
+    from content_service.identity.models import UserRecord, save_with_unique_claim
+
     email = normalise_email(email)
     if not _EMAIL.match(email):
         raise ValidationFailed("email must look like name@domain")
@@ -74,6 +77,10 @@ def create_user(
 
 
 def get_user(user_id: str) -> User:
+    from pynamodb.exceptions import DoesNotExist
+
+    from content_service.identity.models import UserRecord
+
     try:
         return _from_record(UserRecord.get(f"USER#{user_id}", "USER"))
     except DoesNotExist:
@@ -81,11 +88,17 @@ def get_user(user_id: str) -> User:
 
 
 def list_users() -> list[User]:
+    from content_service.identity.models import UserRecord
+
     return [_from_record(r) for r in UserRecord.by_kind.query("USERS")]
 
 
 def authenticate_user(email: str, password: str) -> User | None:
     """The same work whether the e-mail or the password is wrong: never says which."""
+    from pynamodb.exceptions import DoesNotExist
+
+    from content_service.identity.models import UniqueRecord, UserRecord
+
     record: UserRecord | None = None
     try:
         claim = UniqueRecord.get(f"USER_EMAIL#{normalise_email(email)}", "UNIQUE")

@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass
-
-from pynamodb.exceptions import DoesNotExist
+from typing import TYPE_CHECKING
 
 from content_service.clock import Clock, SystemClock, iso_utc
 from content_service.errors import NotFound, ValidationFailed
-from content_service.identity.models import UniqueRecord, WorkspaceRecord, save_with_unique_claim
 from content_service.settings import Settings
+
+if TYPE_CHECKING:
+    from content_service.identity.models import WorkspaceRecord
 
 _SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 
@@ -34,6 +35,8 @@ def _from_record(record: WorkspaceRecord) -> Workspace:
 def create_workspace(
     settings: Settings, name: str, slug: str, clock: Clock | None = None
 ) -> Workspace:
+    from content_service.identity.models import WorkspaceRecord, save_with_unique_claim
+
     if not name.strip() or len(name) > 100:
         raise ValidationFailed("workspace name must be 1 to 100 characters")
     if not _SLUG.match(slug):
@@ -58,6 +61,10 @@ def create_workspace(
 
 
 def get_workspace(workspace_id: str) -> Workspace:
+    from pynamodb.exceptions import DoesNotExist
+
+    from content_service.identity.models import WorkspaceRecord
+
     try:
         return _from_record(WorkspaceRecord.get(f"WORKSPACE#{workspace_id}", "WORKSPACE"))
     except DoesNotExist:
@@ -65,6 +72,10 @@ def get_workspace(workspace_id: str) -> Workspace:
 
 
 def find_workspace_by_slug(slug: str) -> Workspace | None:
+    from pynamodb.exceptions import DoesNotExist
+
+    from content_service.identity.models import UniqueRecord
+
     try:
         claim = UniqueRecord.get(f"WORKSPACE_SLUG#{slug}", "UNIQUE", consistent_read=True)
     except DoesNotExist:
@@ -85,4 +96,6 @@ def resolve_workspace(reference: str) -> Workspace:
 
 
 def list_workspaces() -> list[Workspace]:
+    from content_service.identity.models import WorkspaceRecord
+
     return [_from_record(r) for r in WorkspaceRecord.by_kind.query("WORKSPACES")]

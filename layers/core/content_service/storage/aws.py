@@ -1,7 +1,11 @@
-"""AWS clients built once per process from Settings.
+"""AWS clients built once per process from Settings, all from one botocore session.
 
 boto3 clients are thread-safe and expensive to create (~50 ms), so each (service, endpoint,
-region) gets exactly one, reused across invocations and threads.
+region) gets exactly one, reused across invocations and threads. They share one botocore
+session: every session loads and parses botocore's endpoint and service data again, so a
+session per client (boto3's default) or per connection (PynamoDB's) pays that more than once.
+PynamoDB's identity models send through this module's DynamoDB client too
+(`storage.binding`), and the session key is read with this module's SSM client.
 """
 
 from __future__ import annotations
@@ -18,22 +22,35 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
     from mypy_boto3_sqs import SQSClient
+    from mypy_boto3_ssm import SSMClient
 
 _lock = threading.Lock()
+_session: boto3.session.Session | None = None
 _clients: dict[tuple[str, str | None, str], Any] = {}
 
 _CONFIG = Config(retries={"max_attempts": 5, "mode": "standard"}, max_pool_connections=32)
 
 
-def _client(service: str, settings: Settings) -> Any:
-    key = (service, settings.aws_endpoint_url, settings.region)
+def session() -> boto3.session.Session:
+    """The process's one boto3 session (over its one botocore session)."""
+    global _session
+    with _lock:
+        if _session is None:
+            _session = boto3.session.Session()
+        return _session
+
+
+def client_at(service: str, region: str, endpoint_url: str | None) -> Any:
+    key = (service, endpoint_url, region)
+    shared = session()
     with _lock:
         client = _clients.get(key)
         if client is None:
-            client = boto3.session.Session().client(
+            # boto3 sessions are not thread-safe: clients are created under the lock.
+            client = shared.client(
                 service,  # type: ignore[call-overload]
-                region_name=settings.region,
-                endpoint_url=settings.aws_endpoint_url,
+                region_name=region,
+                endpoint_url=endpoint_url,
                 config=_CONFIG,
             )
             _clients[key] = client
@@ -41,15 +58,22 @@ def _client(service: str, settings: Settings) -> Any:
 
 
 def dynamodb(settings: Settings) -> DynamoDBClient:
-    client: DynamoDBClient = _client("dynamodb", settings)
+    client: DynamoDBClient = client_at("dynamodb", settings.region, settings.aws_endpoint_url)
     return client
 
 
 def sqs(settings: Settings) -> SQSClient:
-    client: SQSClient = _client("sqs", settings)
+    client: SQSClient = client_at("sqs", settings.region, settings.aws_endpoint_url)
+    return client
+
+
+def ssm(settings: Settings) -> SSMClient:
+    client: SSMClient = client_at("ssm", settings.region, settings.aws_endpoint_url)
     return client
 
 
 def dynamodbstreams(settings: Settings) -> DynamoDBStreamsClient:
-    client: DynamoDBStreamsClient = _client("dynamodbstreams", settings)
+    client: DynamoDBStreamsClient = client_at(
+        "dynamodbstreams", settings.region, settings.aws_endpoint_url
+    )
     return client

@@ -34,6 +34,7 @@ from content_service.errors import BadRequest
 
 from .bounds import Headers
 from .dynamo import (
+    batch_get,
     error_code,
     failed_item,
     from_item,
@@ -255,6 +256,30 @@ class Claim:
         return self.before.status == "delivering"
 
 
+def _claimed(before: DeliveryRow, token: str, now_iso: str, reclaim_at_iso: str) -> Claim:
+    after = dataclasses.replace(
+        before,
+        status="delivering",
+        attempts=before.attempts + 1,
+        claim_token=token,
+        claimed_at=now_iso,
+        updated_at=now_iso,
+        sweep_at=reclaim_at_iso,
+    )
+    return Claim(after, token, before)
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A checked claim's transaction was cancelled: nothing was written. Which conditions
+    failed: the outcome recorded with it (its claim was lost), the endpoint's (it changed), the
+    row's (it changed since it was read, or is not claimable now)."""
+
+    finish: bool
+    check: bool
+    row: bool
+
+
 @dataclass(frozen=True)
 class NotClaimed:
     """Why a row could not be claimed; `row` is None when there is no such row."""
@@ -430,6 +455,11 @@ class DeliveryStore:
         if not item or "endpointId" not in item:
             return None
         return DeliveryRow.from_values(from_item(item))
+
+    def get_many(self, delivery_ids: Sequence[str]) -> dict[str, DeliveryRow]:
+        """The rows among `delivery_ids` that exist, by id (strongly consistent)."""
+        found = batch_get(self._client, self._table, delivery_ids)
+        return {item["id"]: DeliveryRow.from_values(item) for item in found if "endpointId" in item}
 
     def page_for_endpoint(
         self,
@@ -653,30 +683,7 @@ class DeliveryStore:
         token = str(uuid.uuid4())
         try:
             response = self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": delivery_id}},
-                UpdateExpression=(
-                    "SET #status = :delivering, claimToken = :token, claimedAt = :now, "
-                    "attempts = if_not_exists(attempts, :zero) + :one, updatedAt = :now, "
-                    "sweepAt = :reclaim"
-                ),
-                ConditionExpression=(
-                    "attribute_exists(endpointId) AND (#status = :pending"
-                    " OR (#status = :failed AND nextAttemptAt <= :now)"
-                    " OR (#status = :delivering AND claimedAt <= :cutoff))"
-                ),
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues=values(
-                    delivering="delivering",
-                    pending="pending",
-                    failed="failed",
-                    token=token,
-                    now=now_iso,
-                    cutoff=cutoff_iso,
-                    reclaim=reclaim_at_iso,
-                    zero=0,
-                    one=1,
-                ),
+                **self._claim_request(delivery_id, token, now_iso, cutoff_iso, reclaim_at_iso),
                 ReturnValues="ALL_OLD",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
@@ -693,16 +700,83 @@ class DeliveryStore:
                 return NotClaimed("claimed", row)
             return NotClaimed("not_due", row)
         before = DeliveryRow.from_values(from_item(response["Attributes"]))
-        after = dataclasses.replace(
-            before,
-            status="delivering",
-            attempts=before.attempts + 1,
-            claim_token=token,
-            claimed_at=now_iso,
-            updated_at=now_iso,
-            sweep_at=reclaim_at_iso,
+        return _claimed(before, token, now_iso, reclaim_at_iso)
+
+    def claim_checked(
+        self,
+        seen: DeliveryRow,
+        check: Mapping[str, Any],
+        times: tuple[str, str, str],
+        finishing: tuple[Claim, Outcome] | None = None,
+    ) -> Claim | Refused:
+        """The claim `claim` makes, on two more conditions, in one TransactWriteItems: the row is
+        still exactly as it was read (`seen`: status, attempts, last write), and `check` (a
+        ConditionCheck, the endpoint unchanged since it was read) holds. `finishing`, the
+        outcome of the delivery before it, is recorded in the same transaction. `times` are
+        the claim's (now, cutoff, reclaim at). Either everything is written or nothing is;
+        `Refused` then says which conditions failed.
+        """
+        token = str(uuid.uuid4())
+        now_iso, cutoff_iso, reclaim_at_iso = times
+        update = self._claim_request(seen.id, token, now_iso, cutoff_iso, reclaim_at_iso)
+        attempts = "attempts = :seenAttempts"
+        if seen.attempts == 0:
+            attempts = f"(attribute_not_exists(attempts) OR {attempts})"
+        update["ConditionExpression"] = (
+            f"({update['ConditionExpression']}) AND #status = :seenStatus"
+            f" AND updatedAt = :seenUpdatedAt AND {attempts}"
         )
-        return Claim(after, token, before)
+        update["ExpressionAttributeValues"].update(
+            values(
+                seenStatus=seen.status, seenUpdatedAt=seen.updated_at, seenAttempts=seen.attempts
+            )
+        )
+        items: list[Any] = [{"ConditionCheck": dict(check)}, {"Update": update}]
+        if finishing is not None:
+            items.insert(0, {"Update": self._finish_request(*finishing)})
+        try:
+            self._client.transact_write_items(TransactItems=items)
+        except ClientError as error:
+            if error_code(error) != "TransactionCanceledException":
+                raise
+            found: Any = error.response.get("CancellationReasons")
+            codes = [(reason.get("Code") or "None") != "None" for reason in found or []]
+            if len(codes) != len(items):
+                raise
+            if finishing is None:
+                codes.insert(0, False)
+            return Refused(finish=codes[0], check=codes[1], row=codes[2])
+        return _claimed(seen, token, now_iso, reclaim_at_iso)
+
+    def _claim_request(
+        self, delivery_id: str, token: str, now_iso: str, cutoff_iso: str, reclaim_at_iso: str
+    ) -> dict[str, Any]:
+        return {
+            "TableName": self._table,
+            "Key": {"id": {"S": delivery_id}},
+            "UpdateExpression": (
+                "SET #status = :delivering, claimToken = :token, claimedAt = :now, "
+                "attempts = if_not_exists(attempts, :zero) + :one, updatedAt = :now, "
+                "sweepAt = :reclaim"
+            ),
+            "ConditionExpression": (
+                "attribute_exists(endpointId) AND (#status = :pending"
+                " OR (#status = :failed AND nextAttemptAt <= :now)"
+                " OR (#status = :delivering AND claimedAt <= :cutoff))"
+            ),
+            "ExpressionAttributeNames": {"#status": "status"},
+            "ExpressionAttributeValues": values(
+                delivering="delivering",
+                pending="pending",
+                failed="failed",
+                token=token,
+                now=now_iso,
+                cutoff=cutoff_iso,
+                reclaim=reclaim_at_iso,
+                zero=0,
+                one=1,
+            ),
+        }
 
     def finish(self, claim: Claim, outcome: Outcome) -> bool:
         """Records an outcome if this worker still holds the claim; False if it lost it.
@@ -712,6 +786,15 @@ class DeliveryStore:
         When no request was sent (`outcome.sent` False) the previous attempt's status code,
         duration and snippet stay; only the error is replaced.
         """
+        try:
+            self._client.update_item(**self._finish_request(claim, outcome))
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
+
+    def _finish_request(self, claim: Claim, outcome: Outcome) -> dict[str, Any]:
         assignments = [
             "#status = :status",
             "updatedAt = :now",
@@ -749,21 +832,14 @@ class DeliveryStore:
             if outcome.expires_at is not None:
                 assign("expiresAt", outcome.expires_at)
             removes += ["nextAttemptAt", "sweepAt"]
-        expression = "SET " + ", ".join(assignments) + " REMOVE " + ", ".join(removes)
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": claim.row.id}},
-                UpdateExpression=expression,
-                ConditionExpression="claimToken = :token AND #status = :delivering",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues=expression_values,
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        return {
+            "TableName": self._table,
+            "Key": {"id": {"S": claim.row.id}},
+            "UpdateExpression": "SET " + ", ".join(assignments) + " REMOVE " + ", ".join(removes),
+            "ConditionExpression": "claimToken = :token AND #status = :delivering",
+            "ExpressionAttributeNames": {"#status": "status"},
+            "ExpressionAttributeValues": expression_values,
+        }
 
     # -- the minute sweep and the hourly prune -------------------------------------------
 

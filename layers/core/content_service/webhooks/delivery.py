@@ -1,10 +1,20 @@
 """Delivery (spec 3.1, 6.2, 6.3, 7.2, 8.3): claim a row, sign, POST, record the verdict.
 
-Per message: the conditional claim is committed before any network use; the endpoint is read
-afresh (so a rotated secret signs the very next attempt, and a deleted or disabled endpoint
-turns the row dead without a send); the frozen body is POSTed through the batch's pinned
-sender; the outcome is written only while the claim is still ours. A failed attempt is queued
-again with an SQS delay when its wait fits in one (15 minutes); longer waits are the sweep's.
+Per message: the conditional claim is committed before any network use; the endpoint used is
+the one current at the claim (so a rotated secret signs the very next attempt, and a deleted or
+disabled endpoint turns the row dead without a send); the frozen body is POSTed through the
+batch's pinned sender; the outcome is written only while the claim is still ours. A failed
+attempt is queued again with an SQS delay when its wait fits in one (15 minutes); longer waits
+are the sweep's.
+
+A batch costs about one DynamoDB request per delivery (decisions.md, "round trips per
+delivery"). `prepare` reads the batch's rows and their endpoints first (two requests). A claim
+is then a transaction that also checks the endpoint is still at the version read, instead of a
+claim followed by an endpoint read; and the outcome of one delivery is recorded in the same
+transaction that claims the next (claimed ahead, just before its turn, after this one's POST).
+Whenever a condition fails (the endpoint or the row changed), the worker falls back to the
+plain claim and reads the endpoint again, so a change is seen exactly as before. A worker
+without `prepare` (one message at a time) claims and reads the endpoint per message.
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -19,7 +30,7 @@ from content_service.clock import Clock, iso_utc
 from content_service.settings import WebhookOptions
 
 from .bounds import ERROR_BYTES, clip, clip_error
-from .deliveries import AttemptRecord, Claim, DeliveryStore, NotClaimed, Outcome
+from .deliveries import AttemptRecord, Claim, DeliveryRow, DeliveryStore, NotClaimed, Outcome
 from .endpoint_store import Endpoint, EndpointStore
 from .http_sender import Sender, SendResult
 from .outgoing import request_headers
@@ -77,25 +88,121 @@ class DeliveryWorker:
     clock: Clock
     rng: random.Random
     retries: list[tuple[str, int]] = field(default_factory=list)
+    # The batch as `prepare` read it, and endpoints as last read or written by this worker.
+    _seen: dict[str, DeliveryRow] = field(default_factory=dict, repr=False)
+    _endpoints: dict[str, Endpoint] = field(default_factory=dict, repr=False)
+    _upcoming: list[str] = field(default_factory=list, repr=False)
+    _claimed_ahead: dict[str, Claim] = field(default_factory=dict, repr=False)
+
+    def prepare(self, delivery_ids: Sequence[str]) -> None:
+        """Reads the rows of a batch and their endpoints, in two requests; `process` is then
+        called for these ids, in this order."""
+        self._upcoming = list(delivery_ids)
+        self._seen = self.deliveries.get_many(delivery_ids)
+        wanted = {row.endpoint_id for row in self._seen.values()} - self._endpoints.keys()
+        if wanted:
+            self._endpoints.update(self.endpoints.get_many(wanted))
 
     def process(self, delivery_id: str) -> Report:
-        claimed = self.claim(delivery_id)
+        if delivery_id in self._upcoming:
+            del self._upcoming[: self._upcoming.index(delivery_id) + 1]
+        ahead = self._claimed_ahead.pop(delivery_id, None)
+        if ahead is not None:
+            return self._deliver(ahead, self._endpoint(ahead.row.endpoint_id))
+        claimed = self._claim(delivery_id)
         if isinstance(claimed, NotClaimed):
             return Report(delivery_id, _SKIPPED[claimed.reason])
-        return self.deliver(claimed)
+        return self._deliver(*claimed)
 
     def claim(self, delivery_id: str) -> Claim | NotClaimed:
-        now = self.clock.now()
-        claim_timeout = self.options.claim_timeout_ms / 1000
-        return self.deliveries.claim(
-            delivery_id,
-            now_iso=iso_utc(now),
-            cutoff_iso=iso_utc(now - claim_timeout),
-            reclaim_at_iso=iso_utc(now + claim_timeout),
-        )
+        """The plain claim (one UpdateItem that returns the row)."""
+        now_iso, cutoff_iso, reclaim_at_iso = self._claim_times()
+        return self.deliveries.claim(delivery_id, now_iso, cutoff_iso, reclaim_at_iso)
 
     def deliver(self, claim: Claim) -> Report:
-        """Everything after a successful claim; also what a reclaiming worker runs."""
+        """Everything after a successful claim, the endpoint read now; also what a reclaiming
+        worker runs."""
+        return self._deliver(claim, self._read_endpoint(claim.row.endpoint_id))
+
+    def _claim(self, delivery_id: str) -> tuple[Claim, Endpoint | None] | NotClaimed:
+        """Claims with the endpoint checked when the batch's reads allow it, else claims and
+        reads the endpoint; returns the claim and the endpoint current at it."""
+        seen = self._seen.pop(delivery_id, None)
+        endpoint = self._endpoints.get(seen.endpoint_id) if seen is not None else None
+        if seen is not None and endpoint is not None and self._claimable(seen):
+            checked = self.deliveries.claim_checked(
+                seen, self.endpoints.unchanged(endpoint), self._claim_times()
+            )
+            if isinstance(checked, Claim):
+                return checked, endpoint
+            if checked.check:
+                del self._endpoints[endpoint.id]
+        claim = self.claim(delivery_id)
+        if isinstance(claim, NotClaimed):
+            return claim
+        return claim, self._read_endpoint(claim.row.endpoint_id)
+
+    def _claim_times(self) -> tuple[str, str, str]:
+        """(now, the cutoff an abandoned claim is older than, when this claim expires)."""
+        now = self.clock.now()
+        claim_timeout = self.options.claim_timeout_ms / 1000
+        return iso_utc(now), iso_utc(now - claim_timeout), iso_utc(now + claim_timeout)
+
+    def _claimable(self, row: DeliveryRow) -> bool:
+        """Whether the claim's condition holds for `row` as read (it is checked again)."""
+        now_iso, cutoff_iso, _ = self._claim_times()
+        if row.status == "failed":
+            return row.next_attempt_at is not None and row.next_attempt_at <= now_iso
+        if row.status == "delivering":
+            return row.claimed_at is not None and row.claimed_at <= cutoff_iso
+        return row.status == "pending"
+
+    def _endpoint(self, endpoint_id: str) -> Endpoint | None:
+        cached = self._endpoints.get(endpoint_id)
+        return cached if cached is not None else self._read_endpoint(endpoint_id)
+
+    def _read_endpoint(self, endpoint_id: str) -> Endpoint | None:
+        endpoint = self.endpoints.get(endpoint_id)
+        if endpoint is None:
+            self._endpoints.pop(endpoint_id, None)
+        else:
+            self._endpoints[endpoint_id] = endpoint
+        return endpoint
+
+    def _finish(self, claim: Claim, outcome: Outcome) -> bool:
+        """Records the outcome and, in the same transaction, claims the batch's next row when
+        the batch's reads allow it; the outcome alone when they do not (or the transaction is
+        refused). False when the claim was lost."""
+        following = self._next_to_claim(claim)
+        if following is None:
+            return self.deliveries.finish(claim, outcome)
+        seen, endpoint = following
+        checked = self.deliveries.claim_checked(
+            seen, self.endpoints.unchanged(endpoint), self._claim_times(), (claim, outcome)
+        )
+        if isinstance(checked, Claim):
+            del self._seen[seen.id]
+            self._claimed_ahead[seen.id] = checked
+            return True
+        if checked.check:
+            del self._endpoints[endpoint.id]
+        if checked.row:
+            del self._seen[seen.id]
+        return self.deliveries.finish(claim, outcome)
+
+    def _next_to_claim(self, claim: Claim) -> tuple[DeliveryRow, Endpoint] | None:
+        if not self._upcoming:
+            return None
+        next_id = self._upcoming[0]
+        seen = self._seen.get(next_id)
+        if next_id == claim.row.id or seen is None or not self._claimable(seen):
+            return None
+        endpoint = self._endpoints.get(seen.endpoint_id)
+        return (seen, endpoint) if endpoint is not None else None
+
+    def _deliver(self, claim: Claim, endpoint: Endpoint | None) -> Report:
+        """Everything after a successful claim, with the endpoint current at the claim (None
+        when it no longer exists)."""
         row = claim.row
         lost: tuple[AttemptRecord, ...] = ()
         if claim.reclaimed:
@@ -108,7 +215,6 @@ class DeliveryWorker:
                     LOST_CLAIM_ERROR,
                 ),
             )
-        endpoint = self.endpoints.get(row.endpoint_id)
         if endpoint is None or not endpoint.enabled:
             why = (
                 "endpoint deleted"
@@ -158,7 +264,7 @@ class DeliveryWorker:
                 next_attempt_at=iso_utc(now + wait),
                 sweep_at=iso_utc(now + wait + grace),
             )
-        if not self.deliveries.finish(claim, outcome):
+        if not self._finish(claim, outcome):
             return Report(
                 row.id,
                 "claim_lost",
@@ -172,6 +278,8 @@ class DeliveryWorker:
         disabled = False
         if judgement.verdict == "succeeded" and endpoint.consecutive_dead > 0:
             self.endpoints.reset_dead(endpoint.id)
+            if endpoint.id in self._endpoints:
+                self._endpoints[endpoint.id] = dataclasses.replace(endpoint, consecutive_dead=0)
         elif judgement.verdict == "dead":
             disabled = self._count_dead(endpoint, row.id, judgement.reason)
         elif delay is not None:
@@ -189,7 +297,10 @@ class DeliveryWorker:
         )
 
     def flush(self) -> int:
-        """Queues the batch's retries (with their delays); returns the requests made."""
+        """Queues the batch's retries (with their delays); returns the requests made. The
+        batch's reads are dropped: a next batch reads its own."""
+        self._seen.clear()
+        self._upcoming.clear()
         retries, self.retries = self.retries, []
         return self.queue.enqueue_delayed(retries) if retries else 0
 
@@ -223,6 +334,7 @@ class DeliveryWorker:
         if endpoint.lease_expires_at is None or endpoint.lease_expires_at < now_iso:
             why = f"the listener stopped fetching (lease ended {endpoint.lease_expires_at})"
             self.endpoints.disable(endpoint.id, why, now_iso)
+            self._endpoints.pop(endpoint.id, None)
             return self._give_up(claim, lost, f"endpoint disabled: {why}", count_dead=False)
         entry = AttemptRecord(claim.attempt, now_iso, None, None, None)
         outcome = Outcome(
@@ -274,6 +386,9 @@ class DeliveryWorker:
     def _count_dead(self, endpoint: Endpoint, delivery_id: str, why: str) -> bool:
         """Counts a dead delivery; disables the endpoint at `autoDisableAfter` in a row."""
         counted = self.endpoints.count_dead(endpoint.id)
+        self._endpoints.pop(endpoint.id, None)
+        if counted is not None:
+            self._endpoints[endpoint.id] = counted
         if counted is None or not counted.enabled:
             return False
         if counted.consecutive_dead < self.options.auto_disable_after:
@@ -283,6 +398,7 @@ class DeliveryWorker:
             f"(last: {delivery_id}, {why})",
             ERROR_BYTES,
         )
+        self._endpoints.pop(endpoint.id, None)
         return self.endpoints.disable(endpoint.id, reason, iso_utc(self.clock.now()))
 
     def _expires_at(self, now: float) -> int | None:

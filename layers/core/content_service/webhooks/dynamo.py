@@ -7,13 +7,18 @@ and every request is one we chose and can count.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from .outbox import plain
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+BATCH_GET_LIMIT = 100
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -51,3 +56,24 @@ def failed_item(error: ClientError) -> dict[str, Any] | None:
     """The item a failed condition saw (`ReturnValuesOnConditionCheckFailure=ALL_OLD`)."""
     raw: Any = error.response.get("Item")
     return from_item(raw) if isinstance(raw, Mapping) and raw else None
+
+
+def batch_get(client: DynamoDBClient, table: str, ids: Iterable[str]) -> list[dict[str, Any]]:
+    """The items keyed `id` among `ids` that exist, read strongly consistently with
+    BatchGetItem (100 keys a request), unprocessed keys asked again a few times."""
+    unique = list(dict.fromkeys(ids))
+    found: list[dict[str, Any]] = []
+    for start in range(0, len(unique), BATCH_GET_LIMIT):
+        keys: list[Any] = [{"id": {"S": i}} for i in unique[start : start + BATCH_GET_LIMIT]]
+        for _ in range(5):
+            response = client.batch_get_item(
+                RequestItems={table: {"Keys": keys, "ConsistentRead": True}}
+            )
+            answer: Any = response
+            found.extend(from_item(item) for item in answer.get("Responses", {}).get(table, []))
+            keys = list(answer.get("UnprocessedKeys", {}).get(table, {}).get("Keys", []))
+            if not keys:
+                break
+        if keys:
+            raise RuntimeError(f"could not read {len(keys)} item(s) of {table}")
+    return found

@@ -3,17 +3,22 @@
 The counter of consecutive dead deliveries is changed only by atomic updates (ADD, SET on a
 condition), never by rewriting the item, so a worker's increment and an administrator's edit
 cannot overwrite each other.
+
+Every write but `reset_dead` adds one to the item's `version`, so a delivery worker can claim a
+row on the condition that the endpoint it read is still exactly as read (`unchanged`) instead of
+reading it again before every send; resetting the counter changes nothing a send or a verdict
+depends on (a worker that still sees a count above 0 resets it again, a conditional no-op).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import ClientError
 
-from .dynamo import from_item, is_condition_failure, to_attribute, to_item, values
+from .dynamo import batch_get, from_item, is_condition_failure, to_attribute, to_item, values
 from .endpoint_secrets import secret_hint
 
 if TYPE_CHECKING:
@@ -21,6 +26,10 @@ if TYPE_CHECKING:
 
 
 Mode = Literal["push", "pull"]
+
+# An update expression's SET clause that moves `version` on (with #version, :versionZero,
+# :versionOne).
+_NEXT_VERSION = "#version = if_not_exists(#version, :versionZero) + :versionOne"
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,7 @@ class Endpoint:
     updated_at: str = ""
     mode: Mode = "push"
     lease_expires_at: str | None = None
+    version: int = 0
 
     @property
     def secret_hint(self) -> str:
@@ -89,6 +99,7 @@ class Endpoint:
             "updatedAt": self.updated_at,
             "mode": self.mode,
             "leaseExpiresAt": self.lease_expires_at,
+            "version": self.version or None,
         }
 
     @classmethod
@@ -109,6 +120,7 @@ class Endpoint:
             updated_at=item.get("updatedAt", ""),
             mode="pull" if item.get("mode") == "pull" else "push",
             lease_expires_at=item.get("leaseExpiresAt"),
+            version=int(item.get("version") or 0),
         )
 
 
@@ -123,6 +135,28 @@ class EndpointStore:
         )
         item = response.get("Item")
         return Endpoint.from_values(from_item(item)) if item else None
+
+    def get_many(self, endpoint_ids: Iterable[str]) -> dict[str, Endpoint]:
+        """The endpoints among `endpoint_ids` that exist, by id (strongly consistent)."""
+        found = batch_get(self._client, self._table, endpoint_ids)
+        return {item["id"]: Endpoint.from_values(item) for item in found}
+
+    def unchanged(self, endpoint: Endpoint) -> dict[str, Any]:
+        """A transaction's ConditionCheck that holds while `endpoint` exists at the version it
+        was read at (an item written before versions existed is version 0)."""
+        condition = "attribute_exists(id) AND "
+        condition += (
+            "(attribute_not_exists(#version) OR #version = :version)"
+            if endpoint.version == 0
+            else "#version = :version"
+        )
+        return {
+            "TableName": self._table,
+            "Key": {"id": {"S": endpoint.id}},
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": {"#version": "version"},
+            "ExpressionAttributeValues": values(version=endpoint.version),
+        }
 
     def all(self) -> list[Endpoint]:
         """Every endpoint, by a strongly consistent scan (one request per MB of endpoints)."""
@@ -150,6 +184,8 @@ class EndpointStore:
         names = {f"#a{i}": name for i, name in enumerate([*sets, *removes])}
         by_name = {name: alias for alias, name in names.items()}
         expression = "SET " + ", ".join(f"{by_name[n]} = :v{i}" for i, n in enumerate(sets))
+        expression += ", " + _NEXT_VERSION
+        names["#version"] = "version"
         if removes:
             expression += " REMOVE " + ", ".join(by_name[n] for n in removes)
         try:
@@ -160,7 +196,8 @@ class EndpointStore:
                 ConditionExpression="attribute_exists(id)",
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues={
-                    f":v{i}": to_attribute(value) for i, value in enumerate(sets.values())
+                    **{f":v{i}": to_attribute(value) for i, value in enumerate(sets.values())},
+                    **values(versionZero=0, versionOne=1),
                 },
                 ReturnValues="ALL_NEW",
             )
@@ -182,8 +219,9 @@ class EndpointStore:
             response = self._client.update_item(
                 TableName=self._table,
                 Key={"id": {"S": endpoint_id}},
-                UpdateExpression="ADD consecutiveDead :one",
+                UpdateExpression="ADD consecutiveDead :one, #version :one",
                 ConditionExpression="attribute_exists(id)",
+                ExpressionAttributeNames={"#version": "version"},
                 ExpressionAttributeValues=values(one=1),
                 ReturnValues="ALL_NEW",
             )
@@ -199,9 +237,15 @@ class EndpointStore:
             self._client.update_item(
                 TableName=self._table,
                 Key={"id": {"S": endpoint_id}},
-                UpdateExpression="SET enabled = :off, disabledReason = :reason, updatedAt = :now",
+                UpdateExpression=(
+                    "SET enabled = :off, disabledReason = :reason, updatedAt = :now, "
+                    + _NEXT_VERSION
+                ),
                 ConditionExpression="attribute_exists(id) AND enabled = :on",
-                ExpressionAttributeValues=values(off=False, on=True, reason=reason, now=now_iso),
+                ExpressionAttributeNames={"#version": "version"},
+                ExpressionAttributeValues=values(
+                    off=False, on=True, reason=reason, now=now_iso, versionZero=0, versionOne=1
+                ),
             )
         except ClientError as error:
             if is_condition_failure(error):

@@ -68,7 +68,7 @@ def _page(
     context: dict[str, Any],
     status_code: int = 200,
 ) -> Response:
-    response = templates.TemplateResponse(request, template, context, status_code=status_code)
+    response = templates().TemplateResponse(request, template, context, status_code=status_code)
     response.headers.update(PAGE_HEADERS)
     return response
 

@@ -6,7 +6,8 @@
   content types (415) and the refusals of the middleware in front of every route (a body over
   1 MiB: 413, an over-long URL or headers, a foreign origin with a session cookie: 403) are
   errors too, in the same shape (`api.refusals`). The whole pipeline runs off the server's
-  event loop (`graphql.worker`).
+  event loop (`graphql.worker`), except under Mangum, where an instance serves one event at a
+  time.
 - `GET /api/v1/graphql`: the SDL of the caller's grant set, the very schema that introspection
   describes (authenticated like it; 401 without valid credentials).
 - `GET /api/v1/graphql/playground`: GraphiQL from the app's own static files, only when
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import json
 from email.message import Message as MimeMessage
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
@@ -37,13 +38,12 @@ from content_service.api.error_handlers import errors
 from content_service.api.refusals import graphql_error
 from content_service.api.templating import templates
 from content_service.errors import NotFound, ServiceError, Unauthorized
-from content_service.graphql import execution, worker
-from content_service.graphql.build import BuiltSchema
-from content_service.graphql.cache import schemas
-from content_service.graphql.errors import RequestError, service_error_json
 from content_service.identity.principal import Caller, UserCaller
 from content_service.observability import logger
 from content_service.settings import Settings
+
+if TYPE_CHECKING:
+    from content_service.graphql.build import BuiltSchema
 
 router = APIRouter(prefix="/api/v1/graphql", tags=["graphql"])
 
@@ -96,6 +96,8 @@ def unsupported_media_type(content_type: str | None) -> str | None:
 
 
 def _schema_for(request: Request, settings: Settings) -> tuple[Caller, str, BuiltSchema]:
+    from content_service.graphql.cache import schemas
+
     caller = optional_caller(request)
     if caller is None:
         raise Unauthorized("authentication required: send a bearer token or sign in")
@@ -117,8 +119,16 @@ async def graphql_post(request: Request) -> Response:
         return _GraphQLResponse({"errors": [graphql_error(415, refused)]})
     raw = await request.body()
     settings = runtime.settings()
+    # graphene and graphql-core load with the first GraphQL request, not at cold start.
+    from content_service.graphql import worker
+
     try:
-        body = await worker.run_off_loop(lambda: _answer(request, raw, settings))
+        if "aws.event" in request.scope:
+            # Mangum (Lambda): the instance handles this one event and nothing else, so there
+            # is no other request for the loop to serve; the pipeline runs here, without a hop.
+            body = await _answer(request, raw, settings)
+        else:
+            body = await worker.run_off_loop(lambda: _answer(request, raw, settings))
     except Exception:
         logger.exception("GraphQL request failed")
         body = {"errors": [INTERNAL_ERROR]}
@@ -127,6 +137,9 @@ async def graphql_post(request: Request) -> Response:
 
 async def _answer(request: Request, raw: bytes, settings: Settings) -> dict[str, Any]:
     """The response body, computed on a worker thread's loop."""
+    from content_service.graphql import execution
+    from content_service.graphql.errors import RequestError, service_error_json
+
     try:
         payload = execution.parse_body(raw)
         caller, workspace_id, built = _schema_for(request, settings)
@@ -149,6 +162,8 @@ async def _answer(request: Request, raw: bytes, settings: Settings) -> dict[str,
     },
 )
 def graphql_sdl(caller: CallerDep, workspace_id: WorkspaceIdDep) -> PlainTextResponse:
+    from content_service.graphql.cache import schemas
+
     settings = runtime.settings()
     built = schemas.schema_for(caller, workspace_id, settings.graphql.schema_cache_ttl_seconds)
     return PlainTextResponse(built.sdl, headers={"Cache-Control": "no-store"})
@@ -158,7 +173,7 @@ def graphql_sdl(caller: CallerDep, workspace_id: WorkspaceIdDep) -> PlainTextRes
 def graphql_playground(request: Request, caller: OptionalCallerDep) -> Response:
     if not runtime.settings().api_reference_enabled:
         raise NotFound("the GraphQL playground is not enabled (API_REFERENCE_ENABLED)")
-    return templates.TemplateResponse(
+    return templates().TemplateResponse(
         request,
         "graphiql.html",
         {"signed_in": isinstance(caller, UserCaller)},

@@ -15,7 +15,7 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, caller: OptionalCallerDep) -> Response:
-    return templates.TemplateResponse(
+    return templates().TemplateResponse(
         request,
         "home.html",
         {"caller": caller, "api_reference": runtime.settings().api_reference_enabled},

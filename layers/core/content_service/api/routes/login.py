@@ -42,7 +42,7 @@ def landing(target: str, user: User) -> str:
 
 @router.get("/login", response_class=HTMLResponse)
 def login_form(request: Request, caller: OptionalCallerDep, next: str | None = None) -> Response:
-    return templates.TemplateResponse(
+    return templates().TemplateResponse(
         request, "login.html", {"next": safe_next(next), "error": None, "caller": caller}
     )
 
@@ -59,7 +59,7 @@ async def login(
     if user is None:
         await asyncio.sleep(FAILED_SIGN_IN_DELAY_SECONDS)
         logger.info("sign-in refused")
-        return templates.TemplateResponse(
+        return templates().TemplateResponse(
             request,
             "login.html",
             {"next": safe_next(next), "error": "Email or password is incorrect.", "caller": None},

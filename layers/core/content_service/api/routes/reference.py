@@ -33,7 +33,7 @@ REFERENCE_HEADERS = {
 def api_reference(request: Request) -> Response:
     if not runtime.settings().api_reference_enabled:
         raise NotFound("the API reference is not enabled (API_REFERENCE_ENABLED)")
-    return templates.TemplateResponse(
+    return templates().TemplateResponse(
         request,
         "api_docs.html",
         {},
