@@ -152,6 +152,20 @@ class Emulator:
             stored += 1
         return stored
 
+    def unload(self, table: str, pk_contains: str) -> int:
+        """Deletes, through moto's own `delete_item`, every item of one of this process's moto
+        tables whose `pk` contains `pk_contains`: a test that seeded thousands of items with
+        `load` takes them away again, so later full-table reads of a shared stack stay small.
+        Returns how many were deleted."""
+        from moto.core.models import DEFAULT_ACCOUNT_ID
+        from moto.dynamodb.models import dynamodb_backends
+
+        target = dynamodb_backends[DEFAULT_ACCOUNT_ID][self.region].get_table(table)
+        doomed = [item for item in target.all_items() if pk_contains in str(item.hash_key.value)]
+        for item in doomed:
+            target.delete_item(item.hash_key, item.range_key)
+        return len(doomed)
+
     def compact(self, keep: int = _KEPT_STREAM_ITERATORS) -> None:
         """Forgets old stream shard iterators that moto would otherwise keep forever.
 

@@ -557,9 +557,13 @@ def test_removing_a_flag_stops_serving_it_and_the_job_clears_its_items(
 
 
 def test_the_read_budget_refuses_with_the_field_to_mark_sortable(
-    new_workspace: Callable[..., WorkspaceAccess], stack: LocalStack
+    new_workspace: Callable[..., WorkspaceAccess], stack: LocalStack, request: pytest.FixtureRequest
 ) -> None:
     workspace = new_workspace()
+    assert stack.settings is not None
+    content_table = stack.settings.tables.content
+    # The session stack is shared: its later full-table reads must not wade through these.
+    request.addfinalizer(lambda: stack.emulator.unload(content_table, workspace.id))
     define(
         workspace.full,
         "log",
