@@ -3,7 +3,7 @@ the API's error shape, without resetting the connection.
 
 uvicorn reads a request line and headers up to `h11_max_incomplete_event_size` (16 KiB by
 default), and past it, or on a malformed request, writes a text/plain 400 and closes at once.
-A client still sending its long URL then gets a reset instead of the answer (LESSONS.md). The
+A client still sending its long URL then gets a reset instead of the answer. The
 local stack raises that size to SERVER_HEAD_BYTES, above the app's own URL and header limits
 (`api.request_limits`, answered in the API's error shape), and serves with this protocol, which
 for anything beyond:

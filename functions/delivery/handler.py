@@ -1,4 +1,4 @@
-"""Delivery queue -> claim, sign, POST, verdict (ARCHITECTURE.md: functions/delivery).
+"""Delivery queue -> claim, sign, POST, verdict.
 
 Thin: Powertools parses the SQS batch; one pinned sender serves the whole batch (keep-alive per
 host), the worker reads the batch's rows and endpoints up front, messages are handled serially

@@ -1,4 +1,4 @@
-"""Events-table stream -> delivery rows and queued ids (ARCHITECTURE.md: functions/fanout).
+"""Events-table stream -> delivery rows and queued ids.
 
 Thin: Powertools parses the batch, the core matches and inserts, failures are reported per
 record (a transient error replays from that record only; rows are idempotent). A record that

@@ -25,8 +25,8 @@ A relation whose target is not visible is left out of the object type and the wr
 Input fields and arguments declare no default values, and input objects coerce to plain dicts
 keyed by their GraphQL names, so an omitted field stays absent and an explicit null stays null.
 
-graphene keeps the first of two classes sharing a type name and silently drops the second
-(LESSONS.md), so each build creates exactly one class per name and the schema is assembled from
+graphene keeps the first of two classes sharing a type name and silently drops the second,
+so each build creates exactly one class per name and the schema is assembled from
 that build's classes alone; `build` checks it. A build is cached per (workspace, schema
 version, visible types) by `content_service.graphql.cache`, so classes are created once per
 cache key, never per request.

@@ -14,7 +14,7 @@ Two layers, both bounded (LRU) and shared by every request of the process:
 
 Whatever a cached schema says, every resolver calls the service with the live caller (which
 re-checks scope, grant set and visibility), so a stale schema can describe a revoked or deleted
-type but cannot read it (LESSONS.md: cache by everything that changes the schema).
+type but cannot read it (hence: cached by everything that changes the schema).
 """
 
 from __future__ import annotations

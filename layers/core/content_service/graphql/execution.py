@@ -17,7 +17,7 @@
 6. `operationName`, when given, must name the document's operation; a mutation needs a schema
    with mutations (a caller who cannot write gets none: FORBIDDEN);
 7. graphql-core's validation with all of its specified rules (`rules=` replaces the defaults,
-   LESSONS.md, so they are passed explicitly). A document that passed steps 4 to 7 is
+   so they are passed explicitly). A document that passed steps 4 to 7 is
    remembered per (schema, text) with the inputs its cost passed with (`graphql.prepared`), so
    a repeated query skips them;
 8. execution (async: resolvers await the service in worker threads, with DataLoaders made for

@@ -2,7 +2,7 @@
 
 The sender resolves the host, checks every address against the URL policy, then connects to a
 checked address while sending the original `Host` and TLS server name, so a DNS answer cannot
-change between the check and the connect (ARCHITECTURE.md principle 6). It is built on
+change between the check and the connect (docs/webhooks.md, "SSRF defences"). It is built on
 `http.client` rather than `requests`: pinning is one overridden `connect()`, nothing is added
 from the environment (proxies, netrc, default headers), and every socket read is bounded by one
 wall-clock deadline, so a receiver that drips its answer cannot hold the worker past the

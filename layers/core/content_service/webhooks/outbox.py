@@ -1,4 +1,4 @@
-"""An event as the content capability's outbox writes it (ARCHITECTURE.md principle 3).
+"""An event as the content capability's outbox writes it.
 
 `{id, kind, occurredAt, workspaceId, actor, data}`: one item in the events table per entry
 write, in the same transaction as the entry. The fan-out reads it from the table's stream.
