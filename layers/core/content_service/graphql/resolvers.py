@@ -52,7 +52,6 @@ from graphql.execution.collect_fields import collect_sub_fields
 from graphql.execution.values import get_argument_values
 from pydantic import ValidationError
 
-from content_service.api.routes.content import EntryWriteBody
 from content_service.content import service
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.relation_planner import Targets, from_known
@@ -60,6 +59,7 @@ from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
     EntryAction,
+    EntryWriteBody,
     GetRequest,
     ListRequest,
     RelationRequest,
@@ -781,12 +781,11 @@ def _action(context: Context, type_name: str, entry_id: str) -> EntryAction:
     )
 
 
-def state_mutation(type_name: str, operation: str) -> Resolver:
-    """`publish_entry` or `unpublish_entry`, then the entry read back."""
+def state_mutation(type_name: str, change: Callable[[EntryAction], Entry]) -> Resolver:
+    """`change` (`service.publish_entry` or `unpublish_entry`), then the entry read back."""
 
     async def resolve(_root: Any, info: GraphQLResolveInfo, id: str) -> Entry:
         context = _context(info)
-        change: Callable[[EntryAction], Entry] = getattr(service, operation)
         changed = await asyncio.to_thread(change, _action(context, type_name, id))
         return await _read_back(context, info, type_name, changed.id)
 
