@@ -22,6 +22,7 @@ from content_service.content.schema import create_type
 from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
 from content_service.identity.workspaces import create_workspace
 from infra import moto_journal
+from infra.durable_state import DurableState
 from infra.local_stack import LocalStack
 
 BENCHMARK = "durability"
@@ -48,34 +49,47 @@ def run(stack: LocalStack) -> list[Row]:
         TypeDefinition("note", fields=(FieldSpec("title", "string"), FieldSpec("body", "text"))),
     )
     tables = [(table.name, logical) for logical, table in state.tables.items()]
-    samples: dict[bool, list[float]] = {True: [], False: []}
-    journaled = 0
-    body = {"values": {"title": "A note", "body": "Some text. " * 40}}
     with httpx.Client(
         base_url=stack.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30
     ) as client:
-        for _ in range(20):  # warm-up: imports, caches, the connection
-            client.post("/api/v1/content/note", json=body)
-        try:
-            for block in range(BLOCKS):
-                journal = block % 2 == 0
-                if journal:
-                    moto_journal.register(state, tables)
-                else:
-                    moto_journal.unregister(state)
-                before = state.journal_bytes
-                for _ in range(PER_BLOCK):
-                    started = time.perf_counter()
-                    response = client.post("/api/v1/content/note", json=body)
-                    samples[journal].append(time.perf_counter() - started)
-                    if response.status_code != 201:
-                        raise RuntimeError(f"create answered {response.status_code}")
-                if journal:
-                    journaled += state.journal_bytes - before
-                elif state.journal_bytes != before:
-                    raise RuntimeError("the journal grew while it was off")
-        finally:
-            moto_journal.register(state, tables)
+        samples, journaled = _measure(client, state, tables)
+    return _rows(samples, journaled)
+
+
+def _measure(
+    client: httpx.Client, state: DurableState, tables: list[tuple[str, str]]
+) -> tuple[dict[bool, list[float]], int]:
+    """Create latencies with the journal on and off (alternating blocks), and the bytes the
+    journal grew by while on."""
+    samples: dict[bool, list[float]] = {True: [], False: []}
+    journaled = 0
+    body = {"values": {"title": "A note", "body": "Some text. " * 40}}
+    for _ in range(20):  # warm-up: imports, caches, the connection
+        client.post("/api/v1/content/note", json=body)
+    try:
+        for block in range(BLOCKS):
+            journal = block % 2 == 0
+            if journal:
+                moto_journal.register(state, tables)
+            else:
+                moto_journal.unregister(state)
+            before = state.journal_bytes
+            for _ in range(PER_BLOCK):
+                started = time.perf_counter()
+                response = client.post("/api/v1/content/note", json=body)
+                samples[journal].append(time.perf_counter() - started)
+                if response.status_code != 201:
+                    raise RuntimeError(f"create answered {response.status_code}")
+            if journal:
+                journaled += state.journal_bytes - before
+            elif state.journal_bytes != before:
+                raise RuntimeError("the journal grew while it was off")
+    finally:
+        moto_journal.register(state, tables)
+    return samples, journaled
+
+
+def _rows(samples: dict[bool, list[float]], journaled: int) -> list[Row]:
     rows = []
     figures: dict[tuple[bool, str], float] = {}
     for journal, name in ((True, "journal on"), (False, "journal off")):

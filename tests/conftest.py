@@ -155,6 +155,7 @@ def local_receivers_allowed() -> Iterator[None]:
 @pytest.fixture
 def output_dir(request: pytest.FixtureRequest) -> Path:
     """`test-output/<test name>/` for screenshots and other artefacts a person may inspect."""
-    root = Path(request.config.rootpath) / "test-output" / request.node.name.replace("/", "_")
+    name: str = request.node.name
+    root = Path(request.config.rootpath) / "test-output" / name.replace("/", "_")
     root.mkdir(parents=True, exist_ok=True)
     return root

@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Page, Request, expect
+from playwright.sync_api import Page, Request, ViewportSize, expect
 
 from tests.conftest import WorkspaceAccess
 from tests.support.axe import describe, violations
@@ -24,7 +24,7 @@ from tests.support.content import define
 pytestmark = pytest.mark.browser
 
 SERIOUS = ("critical", "serious")
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 def _hosts_seen(page: Page) -> list[str]:

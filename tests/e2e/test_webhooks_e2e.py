@@ -48,7 +48,7 @@ def assert_headers_and_envelope(
     else:
         assert request.header("X-Service-Workspace") == workspace_id
 
-    body = json.loads(request.body)
+    body: dict[str, Any] = json.loads(request.body)
     assert list(body) == [
         "id",
         "event",

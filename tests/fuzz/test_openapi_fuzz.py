@@ -75,7 +75,7 @@ def openapi(base_url: str, fuzz_world: FuzzWorld) -> Any:
         "field": st.sampled_from(fuzz_world.fields),
     }
 
-    @schema.hook("flatmap_path_parameters")
+    @schema.hook("flatmap_path_parameters")  # type: ignore[untyped-decorator]  # schemathesis is untyped
     def half_real(_: Any, path_parameters: dict[str, Any] | None) -> Any:
         return st.fixed_dictionaries(
             {
@@ -84,7 +84,7 @@ def openapi(base_url: str, fuzz_world: FuzzWorld) -> Any:
             }
         )
 
-    @schema.hook("flatmap_query")
+    @schema.hook("flatmap_query")  # type: ignore[untyped-decorator]  # schemathesis is untyped
     def half_valid_lists(context: Any, query: dict[str, Any] | None) -> Any:
         if context.operation is None or context.operation.label != LIST:
             return st.just(query)

@@ -42,6 +42,7 @@ PRODUCT_FIELDS: list[dict[str, Any]] = [
 PRICES = [5.0, 7.5, 7.5, 10.0, None, 12.25, 7.5, 3.0, None, 10.0]
 SYSTEM_SORTS = ("createdAt", "updatedAt", "publishedAt")
 Entry = dict[str, Any]
+Entries = list[Entry]  # `list` inside Catalog is its method
 
 
 class Catalog:
@@ -53,7 +54,8 @@ class Catalog:
         for key in ("filter",):
             if isinstance(params.get(key), dict | list):
                 params[key] = json.dumps(params[key])
-        return getattr(self.access, client).get(f"/api/v1/content/{self.name}", params=params)
+        http: httpx.Client = getattr(self.access, client)
+        return http.get(f"/api/v1/content/{self.name}", params=params)
 
     def list(self, client: str = "full", **params: Any) -> dict[str, Any]:
         response = self.get(client, **params)
@@ -61,14 +63,14 @@ class Catalog:
         body: dict[str, Any] = response.json()
         return body
 
-    def entries(self) -> list[Entry]:
+    def entries(self) -> Entries:
         """Every entry a full token sees (fewer than 100)."""
         body = self.list(pageSize=100)
         assert body["total"] == len(body["items"])
         assert body["nextCursor"] is None
         return list(body["items"])
 
-    def walk(self, client: str = "full", page_size: int = 3, **params: Any) -> list[Entry]:
+    def walk(self, client: str = "full", page_size: int = 3, **params: Any) -> Entries:
         """Every page through `nextCursor`; each page's total is the same."""
         first = self.list(client, pageSize=page_size, **params)
         found, total, cursor = list(first["items"]), first["total"], first["nextCursor"]

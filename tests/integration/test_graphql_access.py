@@ -27,6 +27,7 @@ from tests.support.graphql import (
     relation,
     service_calls,
 )
+from tests.support.webhooks import FakeClock
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 
@@ -234,10 +235,19 @@ class _serving:  # noqa: N801 (a context manager used like a function)
         self.patch.undo()
 
 
+@pytest.fixture
+def schema_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The schema cache's clock, moving only when told."""
+    fake = FakeClock(float(round(time.monotonic())))  # whole seconds: exact steps below
+    monkeypatch.setattr(schemas, "clock", fake.now)
+    return fake
+
+
 def test_a_deleted_type_in_a_cached_schema_is_an_error_and_changes_show_after_the_ttl(
-    new_workspace: NewWorkspace, stack: LocalStack
+    new_workspace: NewWorkspace, stack: LocalStack, schema_clock: FakeClock
 ) -> None:
     assert stack.settings is not None
+    ttl = stack.settings.graphql.schema_cache_ttl_seconds
     workspace = new_workspace()
     define(workspace.full, "note", [{"name": "text", "type": "string"}])
     define(workspace.full, "draft_note", [{"name": "text", "type": "string"}])
@@ -250,26 +260,14 @@ def test_a_deleted_type_in_a_cached_schema_is_an_error_and_changes_show_after_th
     assert captured.on(stack.settings.tables.content) == []
     only_error(result, "NOT_FOUND", 404)
     assert "memo" not in workspace.full.get(PATH).text
-    # After the TTL the schema follows the definitions.
-    with _ttl(1):
-        time.sleep(1.05)
-        sdl = workspace.full.get(PATH).text
-        assert "type Memo " in sdl
-        assert "DraftNote" not in sdl
-        assert data(workspace.full, "{ memos { total } }") == {"memos": {"total": 0}}
-
-
-class _ttl:  # noqa: N801
-    def __init__(self, seconds: int) -> None:
-        self.seconds = seconds
-        self.before = runtime.settings()
-
-    def __enter__(self) -> None:
-        graphql = dataclasses.replace(self.before.graphql, schema_cache_ttl_seconds=self.seconds)
-        runtime.configure(dataclasses.replace(self.before, graphql=graphql))
-
-    def __exit__(self, *_exc: object) -> None:
-        runtime.configure(self.before)
+    schema_clock.advance(ttl - 1)
+    assert "memo" not in workspace.full.get(PATH).text  # still within the TTL
+    # At the TTL the schema follows the definitions.
+    schema_clock.advance(1)
+    sdl = workspace.full.get(PATH).text
+    assert "type Memo " in sdl
+    assert "DraftNote" not in sdl
+    assert data(workspace.full, "{ memos { total } }") == {"memos": {"total": 0}}
 
 
 def test_one_schema_is_built_per_grant_set_and_reused(

@@ -322,7 +322,6 @@ def test_a_single_entry_and_a_single_type_narrow_their_reads_too(
     requests = [c.body for c in captured.on(table) if c.operation in ("GetItem", "BatchGetItem")]
     assert requests
     for body in requests:
-        projection = body.get("ProjectionExpression") or next(
-            iter(body.get("RequestItems", {}).values()), {}
-        ).get("ProjectionExpression")
+        batch: dict[str, Any] = next(iter(body.get("RequestItems", {}).values()), {})
+        projection = body.get("ProjectionExpression") or batch.get("ProjectionExpression")
         assert projection, body

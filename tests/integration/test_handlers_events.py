@@ -16,20 +16,26 @@ from typing import Any
 
 import pytest
 
+from content_service.clock import iso_utc
 from content_service.storage import aws
+from content_service.webhooks import services
 from content_service.webhooks.deliveries import PRUNE_CONTROL_ID
 from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
 from content_service.webhooks.queue import message_body
+from content_service.webhooks.sweeper import SWEEP_GRACE_SECONDS
 from infra.local_stack import LocalStack
 from tests.support.receiver import Receiver
 from tests.support.webhooks import (
     FakeClock,
     drain,
     function_runtime,
+    make_worker,
     purge_endpoint,
     row,
     rows_for_endpoint,
     seed_rows,
+    sender_for,
     settings,
     store_endpoint,
 )
@@ -105,24 +111,52 @@ def test_delivery_sample_with_unknown_ids_is_acknowledged(stack: LocalStack) -> 
     assert function_runtime(stack, "DeliveryFunction").invoke(event) == {"batchItemFailures": []}
 
 
-@pytest.mark.parametrize(("name", "job"), [("scheduler-sweep.json", "sweep")])
-def test_scheduler_sweep_sample(stack: LocalStack, name: str, job: str) -> None:
-    result = function_runtime(stack, "SchedulerFunction").invoke(sample(name))
-    assert result["job"] == job
+# Long before any row another test leaves in the shared tables: at this time, what is due for
+# the sweep or old enough for the prune is only what the test itself seeded.
+LONG_AGO = 1_000_000_000.0  # 2001-09-09
+DAY = 86400
+
+
+def test_scheduler_sweep_sample(stack: LocalStack, stored: Endpoint, clock: FakeClock) -> None:
+    clock.t = LONG_AGO
+    seeded = seed_rows(stored.id, clock, count=2)  # pending and never queued
+    clock.advance(ENQUEUE_GRACE_SECONDS + 60)  # both past their sweepAt
+
+    result = function_runtime(stack, "SchedulerFunction").invoke(sample("scheduler-sweep.json"))
+
+    assert result["job"] == "sweep"
     assert result["skipped"] is None
-    assert result["requeued"] >= 0
+    assert result["requeued"] == len(seeded)
+    next_look = iso_utc(clock.now() + SWEEP_GRACE_SECONDS)
+    assert [row(s.id).sweep_at for s in seeded] == [next_look] * len(seeded)
 
 
-def test_scheduler_prune_sample(stack: LocalStack) -> None:
+def test_scheduler_prune_sample(
+    stack: LocalStack, stored: Endpoint, receiver: Receiver, clock: FakeClock
+) -> None:
     current = settings()
     aws.dynamodb(current).delete_item(
         TableName=current.tables.deliveries, Key={"id": {"S": PRUNE_CONTROL_ID}}
     )
+    clock.t = LONG_AGO
+    old, recent = seed_rows(stored.id, clock, count=2)
+    with sender_for() as sender:
+        worker = make_worker(sender, clock)
+        worker.process(old.id)
+        clock.advance(2 * DAY)
+        worker.process(recent.id)
+    assert [row(old.id).status, row(recent.id).status] == ["succeeded", "succeeded"]
+    # `old` finished more than retentionDays ago, `recent` a day less than that.
+    clock.t = LONG_AGO + (current.webhooks.retention_days + 1) * DAY + 60
+
     scheduler = function_runtime(stack, "SchedulerFunction")
     result = scheduler.invoke(sample("scheduler-prune.json"))
+
     assert result["job"] == "prune"
     assert result["skipped"] is None
-    assert isinstance(result["deleted"], int)
+    assert result["deleted"] == 1
+    assert services.delivery_store(current).get(old.id) is None
+    assert row(recent.id).status == "succeeded"
     again = scheduler.invoke(sample("scheduler-prune.json"))
     assert again["skipped"] == "already pruned this hour"
 

@@ -20,7 +20,7 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 import pytest
-from graphql import OperationDefinitionNode, get_introspection_query, parse, print_ast
+from graphql import OperationDefinitionNode, execute, get_introspection_query, parse, print_ast
 
 from content_service.api.request_limits import MAX_HEADER_BYTES, MAX_URL_BYTES, SERVER_HEAD_BYTES
 from content_service.graphql import execution
@@ -239,7 +239,7 @@ def test_4_a_request_held_in_execution_does_not_hold_the_server(
     """While one GraphQL request is stuck inside graphql-core's execution, the server answers
     others: the pipeline runs on a worker thread, not on the server's event loop."""
     entered, release = threading.Event(), threading.Event()
-    real_execute = execution.execute
+    real_execute = execute
 
     def held(*args: Any, **kwargs: Any) -> Any:
         entered.set()
@@ -298,6 +298,7 @@ def _send(base_url: str, target: str, headers: dict[str, str], body: bytes = b""
     """One request with http.client (httpx refuses to send URLs this long): status, content type
     and JSON body; a reset would raise here."""
     address = urlsplit(base_url)
+    assert address.hostname is not None
     connection = http.client.HTTPConnection(address.hostname, address.port, timeout=60)
     try:
         method = "POST" if body else "GET"

@@ -54,7 +54,7 @@ def test_me_describes_a_signed_in_user(admin: httpx.Client, credentials: dict[st
 )
 def test_wrong_and_malformed_tokens_are_401(make_client: ClientFactory, authorization: str) -> None:
     client = make_client()
-    response = client.get("/api/v1/me", headers={"Authorization": authorization.encode()})
+    response = client.get("/api/v1/me", headers={b"Authorization": authorization.encode()})
     assert response.status_code == 401
     error = response.json()["error"]
     assert error["status"] == 401

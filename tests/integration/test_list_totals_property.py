@@ -159,7 +159,7 @@ class Totals(RuleBasedStateMachine):
             entry = from_item(self.workspace_id, item)
             if entry.deleted:
                 continue
-            values = {"color": None, "size": None}
+            values: dict[str, Any] = {"color": None, "size": None}
             for key, value in entry.values.items():
                 name = {"f2": "color", "f3": "size"}.get(key)
                 if name is not None:
@@ -217,9 +217,8 @@ class Totals(RuleBasedStateMachine):
 Totals.TestCase.settings = settings(FUZZ, stateful_step_count=8)
 
 
-@pytest.mark.usefixtures("stack")
-class TestTotals(Totals.TestCase):  # type: ignore[name-defined,misc]
-    """Runs the state machine against the session stack's tables."""
+# Runs the state machine against the session stack's tables.
+TestTotals = pytest.mark.usefixtures("stack")(Totals.TestCase)
 
 
 def test_the_machine_runs_on_the_session_stack(stack: LocalStack) -> None:

@@ -14,7 +14,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from fastapi import FastAPI
@@ -31,6 +31,9 @@ from infra.provisioning import Provisioned, provision
 from infra.snapshot import SnapshotFile
 from infra.template_model import Template
 from tests.conftest_infra import free_port, wait_until
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import AttributeValueTypeDef, WriteRequestTypeDef
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +121,7 @@ def test_state_survives_a_restart_and_restored_events_are_not_replayed(
     assert second_fanout.event_ids == ["new-event"]
 
 
-EVERY_TYPE = {
+EVERY_TYPE: dict[str, AttributeValueTypeDef] = {
     "pk": {"S": "p"},
     "sk": {"S": "s"},
     "n": {"N": "1.5"},
@@ -157,7 +160,7 @@ def test_every_acknowledged_write_survives_a_crash_through_the_journal(
     first = DurableState(tmp_path, source.tables)
     assert first.open(client) == 0
     content, events = source.tables["ContentTable"].name, source.tables["EventsTable"].name
-    client.put_item(TableName=content, Item=EVERY_TYPE)  # type: ignore[arg-type]
+    client.put_item(TableName=content, Item=EVERY_TYPE)
     client.put_item(TableName=content, Item={"pk": {"S": "p"}, "sk": {"S": "gone"}})
     client.update_item(
         TableName=content,
@@ -172,13 +175,10 @@ def test_every_acknowledged_write_survives_a_crash_through_the_journal(
             Item={"pk": {"S": "p"}, "sk": {"S": "s"}},
             ConditionExpression="attribute_not_exists(pk)",
         )
-    client.batch_write_item(
-        RequestItems={
-            content: [
-                {"PutRequest": {"Item": {"pk": {"S": "b"}, "sk": {"S": str(i)}}}} for i in range(30)
-            ][:25]
-        }
-    )
+    puts: list[WriteRequestTypeDef] = [
+        {"PutRequest": {"Item": {"pk": {"S": "b"}, "sk": {"S": str(i)}}}} for i in range(30)
+    ]
+    client.batch_write_item(RequestItems={content: puts[:25]})
     client.transact_write_items(
         TransactItems=[
             {"Put": {"TableName": events, "Item": {"id": {"S": "event-1"}}}},

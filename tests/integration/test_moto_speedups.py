@@ -253,7 +253,10 @@ def test_an_item_over_the_size_limit_is_refused_whole_or_in_attributes(
 
 
 def test_installing_twice_changes_nothing() -> None:
-    from moto.dynamodb.parsing.expressions import UpdateExpressionParser
+    # moto ships py.typed, but mypy does not see this class in its module.
+    from moto.dynamodb.parsing.expressions import (  # type: ignore[attr-defined]
+        UpdateExpressionParser,
+    )
 
     make = UpdateExpressionParser.make
     moto_speedups.install()

@@ -37,7 +37,7 @@ class FakeClient:
 
 @pytest.fixture
 def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dynamo.time, "sleep", lambda _: None)
+    monkeypatch.setattr("content_service.content.dynamo.time.sleep", lambda _: None)
 
 
 def keys(count: int) -> list[dict[str, Any]]:

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import graphql
 import pytest
 
 from content_service.content.model import ContentType, FieldDef
-from content_service.graphql import execution
+from content_service.graphql import cost_limits, execution
 from content_service.graphql.build import build_schema
 from content_service.graphql.errors import RequestError
 from content_service.graphql.execution import GraphQLRequest, _ValidationFailed, prepare
@@ -52,8 +53,8 @@ def steps(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
         return call
 
-    monkeypatch.setattr(execution, "measure", counting("measure", execution.measure))
-    monkeypatch.setattr(execution, "validate", counting("validate", execution.validate))
+    monkeypatch.setattr(execution, "measure", counting("measure", cost_limits.measure))
+    monkeypatch.setattr(execution, "validate", counting("validate", graphql.validate))
     yield counted
     prepared.clear()
 

@@ -471,7 +471,7 @@ def test_hostile_variables_are_refused_without_recursion() -> None:
 def _entry(**changes: Any) -> Any:
     from content_service.content.views import Entry
 
-    base = {
+    base: dict[str, Any] = {
         "id": "e1",
         "content_type": "blog_post",
         "status": "published",
@@ -503,7 +503,7 @@ def test_the_fast_path_for_scalar_fields_answers_as_graphql_core_does(
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from graphql import ExecutionContext, execute
+    from graphql import ExecutionContext, ExecutionResult, execute
 
     from content_service.content import service
     from content_service.graphql import execution
@@ -525,12 +525,14 @@ def test_the_fast_path_for_scalar_fields_answers_as_graphql_core_does(
             context_value=context,
             execution_context_class=execution_class,
         )
-        result = outcome
         if asyncio.iscoroutine(outcome):
             # A fresh loop in a thread of its own: another test may leave this thread's loop
             # running (Playwright's sync API does).
             with ThreadPoolExecutor(1) as pool:
-                result = pool.submit(asyncio.run, outcome).result()
+                result: ExecutionResult = pool.submit(asyncio.run, outcome).result()
+        else:
+            assert isinstance(outcome, ExecutionResult)
+            result = outcome
         return result.data, [(e.message, e.path) for e in result.errors or []]
 
     fast = run(execution._execution_class(built))

@@ -43,7 +43,7 @@ def utf8(text: str) -> bytes:
 
 
 def _compare(a: Any, b: Any) -> int:
-    return (a > b) - (a < b)
+    return int(a > b) - int(a < b)
 
 
 @FUZZ

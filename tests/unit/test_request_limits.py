@@ -7,6 +7,8 @@ import asyncio
 import json
 from typing import Any
 
+from starlette.types import Message
+
 from content_service.api.request_limits import RequestLimitsMiddleware
 from infra.http_protocol import head_refusal, request_target
 
@@ -26,17 +28,17 @@ class Recorder:
 
 def run(
     messages: list[dict[str, Any]], path: str = "/api/v1/content/x", **headers: str
-) -> tuple[Recorder, list[dict[str, Any]], int]:
+) -> tuple[Recorder, list[Message], int]:
     """Runs the middleware (body cap 16 bytes) over `messages`: the app, what was sent, and
     how many messages were left unread."""
     app = Recorder()
-    sent: list[dict[str, Any]] = []
+    sent: list[Message] = []
     pending = list(messages)
 
     async def receive() -> dict[str, Any]:
         return pending.pop(0) if pending else {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         sent.append(message)
 
     scope = {

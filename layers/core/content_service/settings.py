@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from content_service.camel import camel
+
 
 class SettingsError(ValueError):
     """A setting or option is invalid; the message names it and says why."""
@@ -56,7 +58,7 @@ class WebhookOptions:
         for option in fields(self):
             value = getattr(self, option.name)
             if not isinstance(value, bool) and value < 0:
-                raise SettingsError(f"{_camel(option.name)} must not be negative (got {value})")
+                raise SettingsError(f"{camel(option.name)} must not be negative (got {value})")
         if self.batch_size == 0:
             raise SettingsError("batchSize must be greater than 0")
         if self.timeout_ms == 0:
@@ -106,7 +108,7 @@ class GraphQLLimits:
     def __post_init__(self) -> None:
         for option in fields(self):
             if getattr(self, option.name) <= 0:
-                raise SettingsError(f"GraphQL limit {_camel(option.name)} must be positive")
+                raise SettingsError(f"GraphQL limit {camel(option.name)} must be positive")
 
 
 @dataclass(frozen=True)
@@ -195,8 +197,3 @@ class Settings:
             session_key_file=Path(key_file) if key_file else None,
             log_level=env.get("LOG_LEVEL", "INFO"),
         )
-
-
-def _camel(snake: str) -> str:
-    head, *rest = snake.split("_")
-    return head + "".join(part.capitalize() for part in rest)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from content_service.content.names import GraphQLNames, graphql_names
 
@@ -29,23 +29,11 @@ FieldType = Literal[
     "json",
     "relation",
 ]
-FIELD_TYPES: tuple[str, ...] = (
-    "string",
-    "text",
-    "richtext",
-    "integer",
-    "float",
-    "boolean",
-    "datetime",
-    "date",
-    "enum",
-    "json",
-    "relation",
-)
+FIELD_TYPES: tuple[str, ...] = get_args(FieldType)
 # Field types whose values go into an entry's summary (filterable and sortable in lists).
 SCALAR_TYPES = frozenset({"string", "integer", "float", "boolean", "datetime", "date", "enum"})
 Cardinality = Literal["one-to-one", "many-to-one", "one-to-many", "many-to-many"]
-CARDINALITIES: tuple[str, ...] = ("one-to-one", "many-to-one", "one-to-many", "many-to-many")
+CARDINALITIES: tuple[str, ...] = get_args(Cardinality)
 # A target may be linked from at most one source through the field.
 EXCLUSIVE_CARDINALITIES = frozenset({"one-to-one", "one-to-many"})
 # The source holds at most one target through the field.

@@ -8,7 +8,6 @@ BatchGetItem round for every row at once.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from content_service.content import dynamo
@@ -21,6 +20,7 @@ from content_service.content.items import (
 )
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.query import Selection, select
+from content_service.content.relation_planner import Targets
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
     GetRequest,
@@ -87,133 +87,56 @@ def fetch_one(workspace_id: str, entry_id: str, paths: list[list[str]]) -> dict[
 # Expansion: one BatchGetItem round per level for all rows
 
 
-@dataclass
-class _Pending:
-    source_id: str
-    relation: FieldDef
-    ids: tuple[str, ...]
-    wanted: int
-    offset: int = 0
-    found: list[Entry] = field(default_factory=list)
-
-    @property
-    def done(self) -> bool:
-        return len(self.found) >= self.wanted or self.offset >= len(self.ids)
-
-
 def expand_level(
     caller: Caller,
     workspace_id: str,
     sources: Mapping[str, Mapping[str, Sequence[str]]],
     relations: Sequence[FieldDef],
-    *,
-    page_size: int = DEFAULT_PAGE_SIZE,
-    fields: Mapping[str, tuple[str, ...] | None] | None = None,
-    target_types: Mapping[str, ContentType] | None = None,
 ) -> dict[str, dict[str, list[Entry]]]:
-    """The visible targets of `relations` for every source, batched.
+    """The visible targets of `relations` for every source, as `relation_planner` picks them.
 
-    `sources` maps a source id to its links by field name. A to-one field yields at most one
-    target; a to-many field the first `page_size` visible targets in link order. Each round is
-    one BatchGetItem call per 100 distinct ids for every row and field at once; a further round
-    runs only for rows whose first targets were invisible (trashed, draft for a read token,
-    another audience) and that hold more links.
+    `sources` maps a source id to its links by field name. Each round is one BatchGetItem call
+    per 100 distinct ids for every row and field at once; a further round runs only for rows
+    whose first targets were invisible and that hold more links.
     """
-    types: dict[str, ContentType] = dict(target_types or {})
-    missing = {
-        r.target or ""
-        for r in relations
-        if (r.target or "") not in types and caller.grants(r.target or "")
-    }
-    if missing:
-        types.update(get_types(workspace_id, missing))
-    pending: list[_Pending] = []
-    for source_id, links in sources.items():
-        for relation in relations:
-            if (relation.target or "") not in types:
-                continue
-            pending.append(
-                _Pending(
-                    source_id=source_id,
-                    relation=relation,
-                    ids=tuple(links.get(relation.name, ())),
-                    wanted=1 if relation.to_one else page_size,
-                )
-            )
-    field_selection = {
-        name: select(caller, target_type, (fields or {}).get(name))
-        for name, target_type in types.items()
-    }
-    while True:
-        active = [p for p in pending if not p.done]
-        if not active:
-            break
-        chunks: dict[int, tuple[str, ...]] = {}
-        for index, item in enumerate(active):
-            need = item.wanted - len(item.found)
-            chunks[index] = item.ids[item.offset : item.offset + need]
-        value_keys: set[str] | None = set()
-        for selection in field_selection.values():
-            if selection.value_keys is None:
-                value_keys = None
-                break
-            assert value_keys is not None
-            value_keys.update(selection.value_keys)
-        fetched = fetch_entries(
-            workspace_id,
-            (i for chunk in chunks.values() for i in chunk),
-            value_keys,
-            (),
-        )
-        for index, item in enumerate(active):
-            target_type = types[item.relation.target or ""]
-            selection = field_selection[target_type.name]
-            for target_id in chunks[index]:
-                stored = fetched.get(target_id)
-                if stored is not None and stored_visible(caller, target_type, stored):
-                    item.found.append(
-                        entry_view(target_type, stored, selection.value_fields, link_fields=())
-                    )
-            item.offset += len(chunks[index])
+    names = {r.target or "" for r in relations if caller.grants(r.target or "")}
+    types = get_types(workspace_id, names) if names else {}
+    selections = {name: select(caller, target_type, None) for name, target_type in types.items()}
+    value_keys = _value_keys(selections.values())
+    rows: list[tuple[ContentType, Targets[Entry]]] = []
     result: dict[str, dict[str, list[Entry]]] = {source_id: {} for source_id in sources}
-    for item in pending:
-        result[item.source_id][item.relation.name] = item.found[: item.wanted]
-    for source_id in sources:
+    for source_id, links in sources.items():
+        for relation in (r for r in relations if (r.target or "") in types):
+            targets: Targets[Entry] = Targets(
+                links.get(relation.name, ()), 1 if relation.to_one else DEFAULT_PAGE_SIZE
+            )
+            rows.append((types[relation.target or ""], targets))
+            result[source_id][relation.name] = targets.found
+    while asks := [(t, targets, chunk) for t, targets in rows if (chunk := targets.ask())]:
+        fetched = fetch_entries(workspace_id, (i for *_, c in asks for i in c), value_keys, ())
+        for target_type, targets, chunk in asks:
+            value_fields = selections[target_type.name].value_fields
+            shown = (fetched.get(i) for i in chunk)
+            targets.take(
+                entry_view(target_type, s, value_fields, link_fields=())
+                if s is not None and stored_visible(caller, target_type, s)
+                else None
+                for s in shown
+            )
+    for by_field in result.values():
         for relation in relations:
-            result[source_id].setdefault(relation.name, [])
+            by_field.setdefault(relation.name, [])
     return result
 
 
-def expand_relations(
-    caller: Caller,
-    workspace_id: str,
-    content_type: ContentType,
-    sources: Sequence[Entry],
-    relation_field: str,
-    *,
-    page_size: int = DEFAULT_PAGE_SIZE,
-    fields: tuple[str, ...] | None = None,
-) -> dict[str, list[Entry]]:
-    """For the GraphQL adapter: page 1 of one relation field's visible targets, for many sources.
-
-    `sources` must have been read with the field in their `links` (ListRequest.links or no
-    `fields`). Returns source id -> targets. Batched as `expand_level` says; a page beyond the
-    first goes through `list_related` for one source at a time (spec 4.1).
-    """
-    relation = content_type.field(relation_field)
-    if relation is None or not relation.is_relation:
-        raise NotFound(
-            f"content type {content_type.name!r} has no relation field {relation_field!r}"
-        )
-    expanded = expand_level(
-        caller,
-        workspace_id,
-        {s.id: {relation.name: s.links.get(relation.name, ())} for s in sources},
-        [relation],
-        page_size=page_size,
-        fields={relation.target or "": fields},
-    )
-    return {source_id: by_field[relation.name] for source_id, by_field in expanded.items()}
+def _value_keys(selections: Iterable[Selection]) -> set[str] | None:
+    """The value keys every selection reads (None: all of them)."""
+    keys: set[str] = set()
+    for selection in selections:
+        if selection.value_keys is None:
+            return None
+        keys.update(selection.value_keys)
+    return keys
 
 
 def views(

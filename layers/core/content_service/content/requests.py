@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from content_service import strict_json
 from content_service.content.list_cursor import Cursor, decode_cursor, query_digest
 from content_service.errors import BadRequest
@@ -392,6 +394,49 @@ class WriteRequest:
     locale: str | None = None
     locale_group_id: str | None = None
     audiences: tuple[str, ...] | None = None
+
+
+# The body of a write (REST's, and what GraphQL's mutation input maps to): both protocols
+# refuse the same input. The docstring is the OpenAPI description.
+
+
+class RelationChangeBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    link: list[str] = Field(default_factory=list, max_length=100)
+    unlink: list[str] = Field(default_factory=list, max_length=100)
+
+
+class EntryWriteBody(BaseModel):
+    """`values` by field name (on PATCH: omitted unchanged, null clears); `relations` links
+    and unlinks target ids. `locale` and `localeGroupId` (join an existing entry's locale group
+    as a translation) apply on create; `audiences` to audience-gated types."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    values: dict[str, Any] = Field(default_factory=dict)
+    relations: dict[str, RelationChangeBody] = Field(default_factory=dict)
+    locale: str | None = Field(default=None, max_length=16)
+    localeGroupId: str | None = Field(default=None, max_length=64)
+    audiences: list[str] | None = Field(default=None, max_length=50)
+
+    def request(
+        self, caller: Caller, workspace_id: str, content_type: str, entry_id: str | None
+    ) -> WriteRequest:
+        return WriteRequest(
+            caller=caller,
+            workspace_id=workspace_id,
+            content_type=content_type,
+            id=entry_id,
+            values=self.values,
+            relations={
+                name: RelationChange(link=tuple(c.link), unlink=tuple(c.unlink))
+                for name, c in self.relations.items()
+            },
+            locale=self.locale,
+            locale_group_id=self.localeGroupId,
+            audiences=tuple(self.audiences) if self.audiences is not None else None,
+        )
 
 
 @dataclass(frozen=True)

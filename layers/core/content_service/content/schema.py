@@ -22,7 +22,7 @@ condition fails, and it is validated again against the new state.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -236,30 +236,45 @@ def _validate_field(
         _problem(problems, f"{where}.type", f"must be one of {', '.join(FIELD_TYPES)}")
         return
     if spec.type == "enum":
-        if not spec.values:
-            _problem(problems, f"{where}.values", "an enum field needs at least one value")
-        if len(spec.values) > MAX_ENUM_VALUES:
-            _problem(problems, f"{where}.values", f"at most {MAX_ENUM_VALUES} values")
-        bad = [v for v in spec.values if not isinstance(v, str) or not _ENUM_VALUE.match(v)]
-        if bad:
-            _problem(problems, f"{where}.values", f"values must match {ENUM_VALUE_PATTERN}")
-        if len(set(spec.values)) != len(spec.values):
-            _problem(problems, f"{where}.values", "values must be unique")
+        _enum_problems(where, spec.values, problems)
     elif spec.values:
         _problem(problems, f"{where}.values", "only an enum field takes values")
     if spec.type == "relation":
-        if spec.cardinality not in CARDINALITIES:
-            _problem(problems, f"{where}.cardinality", f"must be one of {', '.join(CARDINALITIES)}")
-        target = spec.target
-        if not target:
-            _problem(problems, f"{where}.target", "a relation needs a target content type")
-        elif target != type_name and (target not in schema.types or not caller.grants(target)):
-            _problem(problems, f"{where}.target", f"content type {target!r} not found")
+        _relation_problems(where, spec, type_name, schema, caller, problems)
     else:
         if spec.target is not None:
             _problem(problems, f"{where}.target", "only a relation field takes a target")
         if spec.cardinality is not None:
             _problem(problems, f"{where}.cardinality", "only a relation field has a cardinality")
+
+
+def _enum_problems(where: str, values: Sequence[str], problems: list[dict[str, str]]) -> None:
+    if not values:
+        _problem(problems, f"{where}.values", "an enum field needs at least one value")
+    if len(values) > MAX_ENUM_VALUES:
+        _problem(problems, f"{where}.values", f"at most {MAX_ENUM_VALUES} values")
+    if any(not isinstance(v, str) or not _ENUM_VALUE.match(v) for v in values):
+        _problem(problems, f"{where}.values", f"values must match {ENUM_VALUE_PATTERN}")
+    if len(set(values)) != len(values):
+        _problem(problems, f"{where}.values", "values must be unique")
+
+
+def _relation_problems(
+    where: str,
+    spec: FieldSpec,
+    type_name: str,
+    schema: WorkspaceSchema,
+    caller: Caller,
+    problems: list[dict[str, str]],
+) -> None:
+    """The cardinality, and a target the caller may see (or the type itself)."""
+    if spec.cardinality not in CARDINALITIES:
+        _problem(problems, f"{where}.cardinality", f"must be one of {', '.join(CARDINALITIES)}")
+    target = spec.target
+    if not target:
+        _problem(problems, f"{where}.target", "a relation needs a target content type")
+    elif target != type_name and (target not in schema.types or not caller.grants(target)):
+        _problem(problems, f"{where}.target", f"content type {target!r} not found")
 
 
 def _list_problems(definition: TypeDefinition, problems: list[dict[str, str]]) -> None:
@@ -287,16 +302,8 @@ def _list_problems(definition: TypeDefinition, problems: list[dict[str, str]]) -
         _problem(problems, "listShards", f"must be an integer from 1 to {MAX_LIST_SHARDS}")
 
 
-def _validated_fields(
-    definition: TypeDefinition,
-    existing: ContentType | None,
-    schema: WorkspaceSchema,
-    caller: Caller,
-) -> tuple[tuple[FieldDef, ...], int, str | None]:
-    """The stored fields (keys kept for existing names, fresh ones for new), fieldSeq, title."""
-    problems: list[dict[str, str]] = []
-    conflicts: list[dict[str, str]] = []
-    name = definition.name
+def _name_problems(name: str, schema: WorkspaceSchema, problems: list[dict[str, str]]) -> None:
+    """A snake_case name whose GraphQL names are neither reserved nor another type's."""
     if not is_valid_name(name):
         _problem(
             problems,
@@ -320,6 +327,36 @@ def _validated_fields(
                 f"collide with those of content type {other!r} ({theirs.type_name}, "
                 f"{theirs.single_field}, {theirs.list_field})",
             )
+
+
+def _changed_fields(definition: TypeDefinition, existing: ContentType) -> list[dict[str, str]]:
+    """Existing fields whose type, target or cardinality the definition would change."""
+    conflicts: list[dict[str, str]] = []
+    for index, spec in enumerate(definition.fields):
+        before = existing.field(spec.name)
+        for attribute in ("type", "target", "cardinality") if before is not None else ():
+            if getattr(before, attribute) != getattr(spec, attribute):
+                conflicts.append(
+                    {
+                        "location": f"fields[{index}].{attribute}",
+                        "problem": f"field {spec.name!r} exists with {attribute} "
+                        f"{getattr(before, attribute)!r}; changing it is not supported "
+                        "(add a new field instead)",
+                    }
+                )
+    return conflicts
+
+
+def _validated_fields(
+    definition: TypeDefinition,
+    existing: ContentType | None,
+    schema: WorkspaceSchema,
+    caller: Caller,
+) -> tuple[tuple[FieldDef, ...], int, str | None]:
+    """The stored fields (keys kept for existing names, fresh ones for new), fieldSeq, title."""
+    problems: list[dict[str, str]] = []
+    name = definition.name
+    _name_problems(name, schema, problems)
     if definition.kind not in ("collection", "single"):
         _problem(problems, "kind", "must be 'collection' or 'single'")
     if len(definition.fields) > MAX_FIELDS_PER_TYPE:
@@ -331,18 +368,6 @@ def _validated_fields(
         if spec.name in seen:
             _problem(problems, f"fields[{index}].name", f"duplicate field name {spec.name!r}")
         seen.add(spec.name)
-        before = existing.field(spec.name) if existing is not None else None
-        if before is not None:
-            for attribute in ("type", "target", "cardinality"):
-                if getattr(before, attribute) != getattr(spec, attribute):
-                    conflicts.append(
-                        {
-                            "location": f"fields[{index}].{attribute}",
-                            "problem": f"field {spec.name!r} exists with {attribute} "
-                            f"{getattr(before, attribute)!r}; changing it is not supported "
-                            "(add a new field instead)",
-                        }
-                    )
     string_fields = [f.name for f in definition.fields if f.type == "string"]
     title_field = definition.title_field
     if title_field is None:
@@ -351,6 +376,7 @@ def _validated_fields(
         _problem(problems, "titleField", "must name a string field of the type")
     if problems:
         raise ValidationFailed("the content type definition is invalid", details=problems)
+    conflicts = _changed_fields(definition, existing) if existing is not None else []
     if conflicts:
         raise Conflict("the change would alter existing fields", details=conflicts)
 

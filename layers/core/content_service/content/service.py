@@ -6,7 +6,7 @@ protocols render (REST as its status, GraphQL in `errors[].extensions`). Nothing
 protocol adapter touches storage.
 
 Reads: `list_entries`, `get_entry`, `list_related`, and for batched GraphQL resolution
-`load_entries_by_ids` and `expand_relations`. Writes (one transaction and one event each):
+`load_entries_by_ids`. Writes (one transaction and one event each):
 `create_entry`, `update_entry`, `publish_entry`, `unpublish_entry`, `delete_entry`,
 `restore_entry`, `purge_entry`. Content types: `list_types`, `require_type`, `create_type`,
 `replace_type`, `delete_type`, and `visible_schema` / `schema_version` for the GraphQL
@@ -16,12 +16,7 @@ schema cache.
 from __future__ import annotations
 
 from content_service.content.listing import list_entries
-from content_service.content.reads import (
-    expand_relations,
-    get_entry,
-    list_related,
-    load_entries_by_ids,
-)
+from content_service.content.reads import get_entry, list_related, load_entries_by_ids
 from content_service.content.schema import (
     create_type,
     delete_type,
@@ -47,7 +42,6 @@ __all__ = [
     "create_type",
     "delete_entry",
     "delete_type",
-    "expand_relations",
     "get_entry",
     "get_schema",
     "list_entries",

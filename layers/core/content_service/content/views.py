@@ -6,9 +6,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from content_service.camel import camel
 from content_service.content import values as value_rules
 from content_service.content.items import Status, StoredEntry
 from content_service.content.model import ContentType, FieldDef
+
+SYSTEM_FIELDS = (
+    *("id", "content_type", "status", "locale", "locale_group_id"),
+    *("created_at", "updated_at", "published_at"),
+)
+"""What an entry shows of its record whatever the selection (`StoredEntry` has them too)."""
+_SYSTEM_JSON = tuple((name, camel(name)) for name in SYSTEM_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -35,16 +43,7 @@ class Entry:
     relations: Mapping[str, list[Entry]] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "id": self.id,
-            "contentType": self.content_type,
-            "status": self.status,
-            "locale": self.locale,
-            "localeGroupId": self.locale_group_id,
-            "createdAt": self.created_at,
-            "updatedAt": self.updated_at,
-            "publishedAt": self.published_at,
-        }
+        body: dict[str, Any] = {key: getattr(self, name) for name, key in _SYSTEM_JSON}
         if self.audiences is not None:
             body["audiences"] = list(self.audiences)
         body["values"] = dict(self.values)
@@ -91,14 +90,7 @@ def entry_view(
     chosen_links = content_type.relation_fields if link_fields is None else tuple(link_fields)
     links = {f.name: stored.links.get(f.key, ()) for f in chosen_links}
     return Entry(
-        id=stored.id,
-        content_type=stored.content_type,
-        status=stored.status,
-        locale=stored.locale,
-        locale_group_id=stored.locale_group_id,
-        created_at=stored.created_at,
-        updated_at=stored.updated_at,
-        published_at=stored.published_at,
+        **{name: getattr(stored, name) for name in SYSTEM_FIELDS},
         audiences=stored.audiences if content_type.audience_gated else None,
         values={f.name: value_rules.from_storage(f, stored.values.get(f.key)) for f in chosen},
         links=links,

@@ -53,6 +53,7 @@ from graphql import (
     print_schema,
 )
 
+from content_service.content import service
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.requests import FILTER_OPS, MAX_LIST_DEPTH
 from content_service.graphql import resolvers
@@ -493,12 +494,12 @@ class _Builder:
                 resolver=resolvers.update_mutation(type_name),
                 description="Omitted fields are left unchanged; an explicit null clears.",
             )
-        mutation[own.mutation("publish")] = graphene.Field(
-            obj, args=id_argument, resolver=resolvers.state_mutation(type_name, "publish_entry")
-        )
-        mutation[own.mutation("unpublish")] = graphene.Field(
-            obj, args=id_argument, resolver=resolvers.state_mutation(type_name, "unpublish_entry")
-        )
+        for verb, change in (
+            ("publish", service.publish_entry),
+            ("unpublish", service.unpublish_entry),
+        ):
+            resolver = resolvers.state_mutation(type_name, change)
+            mutation[own.mutation(verb)] = graphene.Field(obj, args=id_argument, resolver=resolver)
         mutation[own.mutation("delete")] = graphene.Field(
             graphene.Boolean,
             args=id_argument,

@@ -51,7 +51,8 @@ class SchemaCache:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._lock = threading.Lock()
-        self._clock = clock
+        self.clock = clock
+        """Seconds, for the TTL; a test replaces it to step past the TTL instead of sleeping."""
         self._max_schemas = max_schemas
         self._max_workspaces = max_workspaces
         self._snapshots: OrderedDict[str, _Snapshot] = OrderedDict()
@@ -85,7 +86,7 @@ class SchemaCache:
         return built
 
     def _snapshot(self, workspace_id: str, ttl_seconds: float) -> _Snapshot:
-        now = self._clock()
+        now = self.clock()
         with self._lock:
             known = self._snapshots.get(workspace_id)
             if known is not None:

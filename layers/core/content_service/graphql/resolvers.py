@@ -52,13 +52,14 @@ from graphql.execution.collect_fields import collect_sub_fields
 from graphql.execution.values import get_argument_values
 from pydantic import ValidationError
 
-from content_service.api.routes.content import EntryWriteBody
 from content_service.content import service
 from content_service.content.model import ContentType, FieldDef
+from content_service.content.relation_planner import Targets, from_known
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
     EntryAction,
+    EntryWriteBody,
     GetRequest,
     ListRequest,
     RelationRequest,
@@ -300,8 +301,8 @@ class _ReadAhead:
         return self
 
     def _round(self, rows: list[_Rows]) -> bool:
-        """One round of asks; False when no row asks for more."""
-        asks = [(r, found, chunk) for r in rows if r.ok for found, chunk in r.asks()]
+        """One round of the planner's asks; False when no row asks for more."""
+        asks = [(r, targets, chunk) for r in rows if r.ok for targets, chunk in r.asks()]
         if not asks:
             return False
         wanted: dict[LoaderKey, dict[str, None]] = {}
@@ -309,12 +310,12 @@ class _ReadAhead:
             known = self.known.setdefault(r.ahead.key, {})
             wanted.setdefault(r.ahead.key, {}).update((i, None) for i in chunk if i not in known)
         failed = self._load({key: list(ids) for key, ids in wanted.items() if ids})
-        for r, found, chunk in asks:
+        for r, targets, chunk in asks:
             if r.ahead.key in failed:
                 r.ok = False
                 continue
             known = self.known[r.ahead.key]
-            found.extend(e for e in (known[i] for i in chunk) if e is not None)
+            targets.take(known[i] for i in chunk)
         return True
 
     def _load(self, wanted: dict[LoaderKey, list[str]]) -> set[LoaderKey]:
@@ -335,31 +336,21 @@ class _ReadAhead:
 
 
 class _Rows:
-    """One relation field of one level: each row's linked ids, how far they were asked, and
-    the visible targets found so far."""
+    """One relation field of one level: each row's targets, as the planner asks for them."""
 
     def __init__(self, ahead: Ahead, links: list[tuple[str, ...]]) -> None:
         self.ahead = ahead
-        self.rows: list[tuple[tuple[str, ...], list[int], list[Entry]]] = [
-            (ids, [0], []) for ids in links if ids
-        ]
+        self.rows: list[Targets[Entry]] = [Targets(ids, ahead.wanted) for ids in links if ids]
         self.ok = True
 
-    def asks(self) -> list[tuple[list[Entry], list[str]]]:
-        asks: list[tuple[list[Entry], list[str]]] = []
-        for ids, offset, found in self.rows:
-            need = self.ahead.wanted - len(found)
-            if need > 0 and offset[0] < len(ids):
-                chunk = list(ids[offset[0] : offset[0] + need])
-                offset[0] += len(chunk)
-                asks.append((found, chunk))
-        return asks
+    def asks(self) -> list[tuple[Targets[Entry], list[str]]]:
+        return [(targets, chunk) for targets in self.rows if (chunk := targets.ask())]
 
     def found(self) -> list[Entry]:
         """The level's targets (each once), for the level below."""
         seen: dict[str, Entry] = {}
-        for _, _, found in self.rows:
-            for target in found[: self.ahead.wanted]:
+        for targets in self.rows:
+            for target in targets.found:
                 seen.setdefault(target.id, target)
         return list(seen.values())
 
@@ -582,32 +573,11 @@ envelope_total.leaf = _page_total  # type: ignore[attr-defined]
 
 
 async def _first_visible(loader: DataLoader, ids: Sequence[str], wanted: int) -> list[Entry]:
-    """The first `wanted` visible targets in link order, as REST's expand picks them: the first
-    `wanted` ids, then more only while some were invisible (trashed, draft for a read token,
-    another audience)."""
-    found: list[Entry] = []
-    offset = 0
-    while len(found) < wanted and offset < len(ids):
-        chunk = list(ids[offset : offset + wanted - len(found)])
-        results = await loader.load_many(chunk)
-        found.extend(r for r in results if r is not None)
-        offset += len(chunk)
-    return found[:wanted]
-
-
-def _loaded(known: Mapping[str, Entry | None], ids: Sequence[str], wanted: int) -> Any:
-    """What `_first_visible` would answer, when every id it needs is loaded already (read
-    ahead); NOT_READY otherwise."""
-    found: list[Entry] = []
-    for target_id in ids:
-        if len(found) >= wanted:
-            break
-        target = known.get(target_id, NOT_READY)
-        if target is NOT_READY:
-            return NOT_READY
-        if target is not None:
-            found.append(target)
-    return found
+    """The first `wanted` visible targets in link order, through the loader (the planner's)."""
+    targets: Targets[Entry] = Targets(ids, wanted)
+    while chunk := targets.ask():
+        targets.take(await loader.load_many(chunk))
+    return targets.found
 
 
 async def _links(context: Context, entry: Entry, relation: str) -> tuple[str, ...]:
@@ -630,7 +600,8 @@ def _targets_ready(
 
     def ready(entry: Entry) -> Any:
         ids = entry.links.get(relation)
-        return NOT_READY if ids is None else _loaded(known, ids, wanted)
+        found = None if ids is None else from_known(known, ids, wanted)
+        return NOT_READY if found is None else found
 
     return ready
 
@@ -810,12 +781,11 @@ def _action(context: Context, type_name: str, entry_id: str) -> EntryAction:
     )
 
 
-def state_mutation(type_name: str, operation: str) -> Resolver:
-    """`publish_entry` or `unpublish_entry`, then the entry read back."""
+def state_mutation(type_name: str, change: Callable[[EntryAction], Entry]) -> Resolver:
+    """`change` (`service.publish_entry` or `unpublish_entry`), then the entry read back."""
 
     async def resolve(_root: Any, info: GraphQLResolveInfo, id: str) -> Entry:
         context = _context(info)
-        change: Callable[[EntryAction], Entry] = getattr(service, operation)
         changed = await asyncio.to_thread(change, _action(context, type_name, id))
         return await _read_back(context, info, type_name, changed.id)
 

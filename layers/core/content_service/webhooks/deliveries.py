@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import ClientError
 
+from content_service import camel
 from content_service.errors import BadRequest
 
 from .bounds import Headers
@@ -84,34 +85,23 @@ def shard_of(delivery_id: str) -> str:
 class AttemptRecord:
     attempt: int
     at: str
-    status_code: int | None
-    duration_ms: int | None
-    error: str | None
+    status_code: int | None = None
+    duration_ms: int | None = None
+    error: str | None = None
     response_headers: Headers = ()
     response_snippet: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "attempt": self.attempt,
-            "at": self.at,
-            "statusCode": self.status_code,
-            "durationMs": self.duration_ms,
-            "error": self.error,
-            "responseHeaders": [list(pair) for pair in self.response_headers],
-            "responseSnippet": self.response_snippet,
-        }
+        return camel.dump(self, camel.field_names(AttemptRecord))
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> AttemptRecord:
-        headers = value.get("responseHeaders") or ()
-        return cls(
-            attempt=int(value.get("attempt") or 0),
-            at=str(value.get("at") or ""),
-            status_code=value.get("statusCode"),
-            duration_ms=value.get("durationMs"),
-            error=value.get("error"),
-            response_headers=tuple((str(n), str(v)) for n, v in headers),
-            response_snippet=value.get("responseSnippet"),
+        return camel.load(
+            cls,
+            value,
+            attempt=camel.count,
+            at=lambda at: str(at or ""),
+            response_headers=lambda pairs: tuple((str(n), str(v)) for n, v in pairs or ()),
         )
 
 
@@ -156,79 +146,42 @@ class DeliveryRow:
         return found if isinstance(found, str) else None
 
     def to_json(self, *, detail: bool = False) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "id": self.id,
-            "endpointId": self.endpoint_id,
-            "eventId": self.event_id,
-            "event": self.event,
-            "status": self.status,
-            "attempts": self.attempts,
-            "nextAttemptAt": self.next_attempt_at,
-            "createdAt": self.created_at,
-            "updatedAt": self.updated_at,
-            "requestBody": self.request_body,
-            "lastStatusCode": self.last_status_code,
-            "lastDurationMs": self.last_duration_ms,
-            "responseSnippet": self.response_snippet,
-            "lastError": self.last_error,
-            "redeliveryOf": self.redelivery_of,
-            "recoveryId": self.recovery_id,
-            "recoveredBy": self.recovered_by,
-        }
-        if detail:
-            body["workspaceId"] = self.workspace_id
-            body["attemptLog"] = [a.to_json() for a in self.attempt_log]
-        return body
+        return camel.dump(self, _JSON + _DETAIL if detail else _JSON)
 
     def to_values(self) -> dict[str, Any]:
         """The item of a new row (fan-out and redeliver insert only pending rows)."""
         shard = shard_of(self.id)
-        return {
-            "id": self.id,
-            "endpointId": self.endpoint_id,
-            "eventId": self.event_id,
-            "event": self.event,
-            "workspaceId": self.workspace_id,
-            "status": self.status,
-            "requestBody": self.request_body,
-            "createdAt": self.created_at,
-            "updatedAt": self.updated_at,
-            "attempts": self.attempts,
+        return camel.dump(self, _NEW_ROW) | {
             "createdKey": f"{self.created_at}#{self.id}",
             "sweepShard": shard,
             "finishShard": shard,
-            "sweepAt": self.sweep_at,
-            "redeliveryOf": self.redelivery_of,
-            "recoveryId": self.recovery_id,
         }
 
     @classmethod
     def from_values(cls, item: Mapping[str, Any]) -> DeliveryRow:
-        return cls(
-            id=item["id"],
-            endpoint_id=item["endpointId"],
-            event_id=item["eventId"],
-            event=item["event"],
-            workspace_id=item.get("workspaceId"),
-            status=item["status"],
-            request_body=item.get("requestBody", ""),
-            created_at=item.get("createdAt", ""),
-            updated_at=item.get("updatedAt", ""),
-            attempts=int(item.get("attempts") or 0),
-            next_attempt_at=item.get("nextAttemptAt"),
-            last_status_code=item.get("lastStatusCode"),
-            last_duration_ms=item.get("lastDurationMs"),
-            response_snippet=item.get("responseSnippet"),
-            last_error=item.get("lastError"),
-            attempt_log=tuple(AttemptRecord.from_json(a) for a in item.get("attemptLog") or ()),
-            claim_token=item.get("claimToken"),
-            claimed_at=item.get("claimedAt"),
-            sweep_at=item.get("sweepAt"),
-            finished_at=item.get("finishedAt"),
-            redelivery_of=item.get("redeliveryOf"),
-            recovery_id=item.get("recoveryId"),
-            recovered_by=item.get("recoveredBy"),
+        return camel.load(
+            cls,
+            item,
+            workspace_id=camel.optional,
+            request_body=camel.text,
+            created_at=camel.text,
+            updated_at=camel.text,
+            attempts=camel.count,
+            attempt_log=lambda log: tuple(AttemptRecord.from_json(a) for a in log or ()),
         )
+
+
+# What a row's JSON shows (in this order; `detail` adds the rest), and what a new row stores.
+_JSON = (
+    *("id", "endpoint_id", "event_id", "event", "status", "attempts", "next_attempt_at"),
+    *("created_at", "updated_at", "request_body", "last_status_code", "last_duration_ms"),
+    *("response_snippet", "last_error", "redelivery_of", "recovery_id", "recovered_by"),
+)
+_DETAIL = ("workspace_id", "attempt_log")
+_NEW_ROW = (
+    *("id", "endpoint_id", "event_id", "event", "workspace_id", "status", "request_body"),
+    *("created_at", "updated_at", "attempts", "sweep_at", "redelivery_of", "recovery_id"),
+)
 
 
 @dataclass

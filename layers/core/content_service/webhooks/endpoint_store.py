@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import ClientError
 
+from content_service import camel
+
 from .dynamo import batch_get, from_item, is_condition_failure, to_attribute, to_item, values
 from .endpoint_secrets import secret_hint
 
@@ -63,64 +65,25 @@ class Endpoint:
         return self.mode == "pull"
 
     def to_json(self) -> dict[str, Any]:
-        """The endpoint JSON of docs/api.md; never the secret."""
-        return {
-            "id": self.id,
-            "url": self.url,
-            "secretHint": self.secret_hint,
-            "workspaces": list(self.workspaces),
-            "allWorkspaces": self.all_workspaces,
-            "events": list(self.events),
-            "contentTypes": list(self.content_types),
-            "headers": dict(self.headers),
-            "enabled": self.enabled,
-            "disabledReason": self.disabled_reason,
-            "consecutiveDead": self.consecutive_dead,
-            "createdAt": self.created_at,
-            "updatedAt": self.updated_at,
-            "mode": self.mode,
-            "leaseExpiresAt": self.lease_expires_at,
-        }
+        """The endpoint JSON of docs/api.md; never the secret (its hint in its place)."""
+        names = [n for n in camel.field_names(Endpoint) if n != "version"]
+        return camel.dump(self, ("secret_hint" if n == "secret" else n for n in names))
 
     def to_values(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "url": self.url,
-            "secret": self.secret,
-            "workspaces": list(self.workspaces),
-            "allWorkspaces": self.all_workspaces,
-            "events": list(self.events),
-            "contentTypes": list(self.content_types),
-            "headers": dict(self.headers),
-            "enabled": self.enabled,
-            "disabledReason": self.disabled_reason,
-            "consecutiveDead": self.consecutive_dead,
-            "createdAt": self.created_at,
-            "updatedAt": self.updated_at,
-            "mode": self.mode,
-            "leaseExpiresAt": self.lease_expires_at,
-            "version": self.version or None,
-        }
+        return camel.dump(self, camel.field_names(Endpoint)) | {"version": self.version or None}
 
     @classmethod
     def from_values(cls, item: Mapping[str, Any]) -> Endpoint:
-        return cls(
-            id=item["id"],
-            url=item["url"],
-            secret=item["secret"],
-            workspaces=tuple(item.get("workspaces") or ()),
-            all_workspaces=bool(item.get("allWorkspaces", False)),
-            events=tuple(item.get("events") or ()),
-            content_types=tuple(item.get("contentTypes") or ()),
-            headers=dict(item.get("headers") or {}),
-            enabled=bool(item.get("enabled", True)),
-            disabled_reason=item.get("disabledReason"),
-            consecutive_dead=int(item.get("consecutiveDead") or 0),
-            created_at=item.get("createdAt", ""),
-            updated_at=item.get("updatedAt", ""),
-            mode="pull" if item.get("mode") == "pull" else "push",
-            lease_expires_at=item.get("leaseExpiresAt"),
-            version=int(item.get("version") or 0),
+        return camel.load(
+            cls,
+            item,
+            workspaces=lambda names: tuple(names or ()),
+            events=lambda names: tuple(names or ()),
+            content_types=lambda names: tuple(names or ()),
+            headers=lambda headers: dict(headers or {}),
+            consecutive_dead=camel.count,
+            mode=lambda mode: "pull" if mode == "pull" else "push",
+            version=camel.count,
         )
 
 

@@ -387,27 +387,8 @@ def check_url_syntax(url: str, policy: UrlPolicy) -> ParsedTarget:
     and literal addresses (in any IPv4 spelling) outside public space. The fragment is dropped;
     non-ASCII in the path or query is percent-encoded and an international name IDNA-encoded.
     """
-    if not url:
-        raise UrlRefused("the URL is empty")
-    if len(url) > MAX_URL_LENGTH:
-        raise UrlRefused(f"the URL is longer than {MAX_URL_LENGTH} characters")
-    for char in url:
-        if char.isspace() or char == "\\" or unicodedata.category(char) in ("Cc", "Cf"):
-            raise UrlRefused(
-                "the URL contains whitespace, a backslash, or a control or invisible character"
-            )
-    match = _SCHEME.match(url)
-    if match is None:
-        raise UrlRefused("not an absolute URL; it must start with https://")
-    scheme = match.group(1).lower()
-    if scheme not in DEFAULT_PORTS:
-        raise UrlRefused(f"scheme {scheme!r} is not allowed; use https")
-    if scheme == "http" and not policy.allow_insecure_urls:
-        raise UrlRefused(_insecure_refusal(url, policy))
-    rest = url[match.end() :]
-    if not rest.startswith("//"):
-        raise UrlRefused("the URL has no host")
-    rest = rest[2:]
+    _check_text(url)
+    scheme, rest = _split_scheme(url, policy)
     end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
     authority, remainder = rest[:end], rest[end:].partition("#")[0]
     if "@" in authority:
@@ -426,6 +407,35 @@ def check_url_syntax(url: str, policy: UrlPolicy) -> ParsedTarget:
     if not target.startswith("/"):
         target = "/" + target
     return ParsedTarget(scheme, host, port, target, host_text, ip)
+
+
+def _check_text(url: str) -> None:
+    """The URL as text: present, bounded, and without characters that hide what it names."""
+    if not url:
+        raise UrlRefused("the URL is empty")
+    if len(url) > MAX_URL_LENGTH:
+        raise UrlRefused(f"the URL is longer than {MAX_URL_LENGTH} characters")
+    for char in url:
+        if char.isspace() or char == "\\" or unicodedata.category(char) in ("Cc", "Cf"):
+            raise UrlRefused(
+                "the URL contains whitespace, a backslash, or a control or invisible character"
+            )
+
+
+def _split_scheme(url: str, policy: UrlPolicy) -> tuple[str, str]:
+    """The allowed scheme, and what follows its `//`."""
+    match = _SCHEME.match(url)
+    if match is None:
+        raise UrlRefused("not an absolute URL; it must start with https://")
+    scheme = match.group(1).lower()
+    if scheme not in DEFAULT_PORTS:
+        raise UrlRefused(f"scheme {scheme!r} is not allowed; use https")
+    if scheme == "http" and not policy.allow_insecure_urls:
+        raise UrlRefused(_insecure_refusal(url, policy))
+    rest = url[match.end() :]
+    if not rest.startswith("//"):
+        raise UrlRefused("the URL has no host")
+    return scheme, rest[2:]
 
 
 def _insecure_refusal(url: str, policy: UrlPolicy) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,7 +17,7 @@ from content_service.clock import parse_iso_utc
 from content_service.identity.workspaces import Workspace
 from content_service.settings import WebhookOptions
 from content_service.webhooks.catalogue import CATALOGUE, SUBSCRIBABLE_KINDS
-from content_service.webhooks.deliveries import STATUSES, DeliveryRow
+from content_service.webhooks.deliveries import STATUSES, AttemptRecord, DeliveryRow
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.endpoints import Health
 from content_service.webhooks.retry_ladder import LADDER_SECONDS
@@ -217,45 +217,24 @@ def pretty_body(body: str) -> str:
 
 
 @dataclass(frozen=True)
-class AttemptView:
-    attempt: int
-    at: str
-    status_code: int | None
-    duration_ms: int | None
-    error: str | None
-    headers: tuple[tuple[str, str], ...] = ()
-    snippet: str | None = None
-
-
-@dataclass(frozen=True)
 class DeliveryView:
-    id: str
-    event_id: str
-    event: str
-    status: str
+    """A delivery row as the log shows it: the row, and its times and state in words."""
+
+    row: DeliveryRow
     label: str
     tone: str
-    attempts: int
     created_at: str
     updated_at: str
     next_attempt_at: str
-    last_status_code: int | None
-    last_duration_ms: int | None
-    last_error: str | None
-    response_snippet: str | None
     body: str
-    attempt_log: tuple[AttemptView, ...]
+    attempt_log: tuple[AttemptRecord, ...]
+    """The row's attempts, each `at` in words."""
     title: str | None
-    created_iso: str = ""
-    created_relative: str = ""
-    next_attempt_iso: str = ""
-    next_attempt_relative: str = ""
-    progress: str = ""
-    later_steps: str = ""
-    redelivery_of: str | None = None
-    recovery_id: str | None = None
-    recovered_by: str | None = None
-    updated_iso: str = ""
+    created_relative: str
+    next_attempt_iso: str
+    next_attempt_relative: str
+    progress: str
+    later_steps: str
 
 
 def _title(body: str) -> str | None:
@@ -306,35 +285,15 @@ def health_view(health: Health) -> dict[str, Any]:
 def delivery_view(row: DeliveryRow, now: float = 0.0, max_attempts: int = 6) -> DeliveryView:
     step, later = progress(row, max_attempts)
     return DeliveryView(
-        id=row.id,
-        event_id=row.event_id,
-        event=row.event,
-        status=row.status,
+        row=row,
         label=STATUS_LABEL.get(row.status, row.status),
         tone=STATUS_TONE.get(row.status, "neutral"),
-        attempts=row.attempts,
         created_at=when(row.created_at),
         updated_at=when(row.updated_at),
         next_attempt_at=when(row.next_attempt_at) if row.status == "failed" else "",
-        last_status_code=row.last_status_code,
-        last_duration_ms=row.last_duration_ms,
-        last_error=row.last_error,
-        response_snippet=row.response_snippet,
         body=pretty_body(row.request_body),
-        attempt_log=tuple(
-            AttemptView(
-                a.attempt,
-                when(a.at),
-                a.status_code,
-                a.duration_ms,
-                a.error,
-                a.response_headers,
-                a.response_snippet,
-            )
-            for a in row.attempt_log
-        ),
+        attempt_log=tuple(replace(a, at=when(a.at)) for a in row.attempt_log),
         title=_title(row.request_body),
-        created_iso=row.created_at,
         created_relative=relative(row.created_at, now),
         next_attempt_iso=(row.next_attempt_at or "") if row.status == "failed" else "",
         next_attempt_relative=(
@@ -342,8 +301,4 @@ def delivery_view(row: DeliveryRow, now: float = 0.0, max_attempts: int = 6) -> 
         ),
         progress=step,
         later_steps=later,
-        redelivery_of=row.redelivery_of,
-        recovery_id=row.recovery_id,
-        recovered_by=row.recovered_by,
-        updated_iso=row.updated_at,
     )

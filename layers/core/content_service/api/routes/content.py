@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
 from content_service.api.error_handlers import errors
@@ -24,11 +24,10 @@ from content_service.content.requests import (
     MAX_PAGE,
     MAX_PAGE_SIZE,
     EntryAction,
+    EntryWriteBody,
     GetRequest,
     ListRequest,
-    RelationChange,
     RelationRequest,
-    WriteRequest,
 )
 
 router = APIRouter(prefix="/api/v1/content", tags=["content"], route_class=ContentRoute)
@@ -59,45 +58,6 @@ class EntryList(BaseModel):
     page: int
     pageSize: int
     nextCursor: str | None = None
-
-
-class RelationChangeBody(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    link: list[str] = Field(default_factory=list, max_length=100)
-    unlink: list[str] = Field(default_factory=list, max_length=100)
-
-
-class EntryWriteBody(BaseModel):
-    """`values` by field name (on PATCH: omitted unchanged, null clears); `relations` links
-    and unlinks target ids. `locale` and `localeGroupId` (join an existing entry's locale group
-    as a translation) apply on create; `audiences` to audience-gated types."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    values: dict[str, Any] = Field(default_factory=dict)
-    relations: dict[str, RelationChangeBody] = Field(default_factory=dict)
-    locale: str | None = Field(default=None, max_length=16)
-    localeGroupId: str | None = Field(default=None, max_length=64)
-    audiences: list[str] | None = Field(default=None, max_length=50)
-
-    def request(
-        self, caller: Any, workspace_id: str, content_type: str, entry_id: str | None
-    ) -> WriteRequest:
-        return WriteRequest(
-            caller=caller,
-            workspace_id=workspace_id,
-            content_type=content_type,
-            id=entry_id,
-            values=self.values,
-            relations={
-                name: RelationChange(link=tuple(c.link), unlink=tuple(c.unlink))
-                for name, c in self.relations.items()
-            },
-            locale=self.locale,
-            locale_group_id=self.localeGroupId,
-            audiences=tuple(self.audiences) if self.audiences is not None else None,
-        )
 
 
 Page = Annotated[int, Query(ge=1, le=MAX_PAGE, description="1-based page number")]

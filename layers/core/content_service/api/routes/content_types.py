@@ -22,7 +22,9 @@ from content_service.content import service
 from content_service.content.model import (
     MAX_LIST_SHARDS,
     MAX_SORTABLE_FIELDS,
+    Cardinality,
     FieldSpec,
+    FieldType,
     TypeDefinition,
 )
 from content_service.errors import BadRequest
@@ -50,23 +52,11 @@ class FieldBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str = Field(min_length=1, max_length=64)
-    type: Literal[
-        "string",
-        "text",
-        "richtext",
-        "integer",
-        "float",
-        "boolean",
-        "datetime",
-        "date",
-        "enum",
-        "json",
-        "relation",
-    ]
+    type: FieldType
     required: bool = False
     values: list[str] | None = Field(default=None, max_length=100)
     target: str | None = Field(default=None, max_length=64)
-    cardinality: Literal["one-to-one", "many-to-one", "one-to-many", "many-to-many"] | None = None
+    cardinality: Cardinality | None = None
     sortable: bool = Field(
         default=False,
         description="lists sort by it and filter it with eq and ranges through an index "
