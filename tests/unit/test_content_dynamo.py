@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from content_service.content import dynamo
+from content_service.storage import dynamo
 
 
 class FakeClient:

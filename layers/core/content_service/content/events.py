@@ -13,8 +13,8 @@ import uuid
 from typing import Any, Literal
 
 from content_service.clock import iso_utc
-from content_service.content import dynamo
 from content_service.identity.principal import Caller, UserCaller
+from content_service.storage import dynamo
 from content_service.webhooks.outbox import fanout_shard
 
 EventKind = Literal[

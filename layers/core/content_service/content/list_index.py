@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from content_service.content import dynamo
 from content_service.content.items import StoredEntry, plain_value
 from content_service.content.list_keys import (
     COUNT_SK,
@@ -42,6 +41,7 @@ from content_service.content.list_keys import (
     token,
 )
 from content_service.content.model import ContentType, ListLayout
+from content_service.storage import dynamo
 
 Key = tuple[str, str]
 _SYSTEM_SORTS = (("@c", "createdAt"), ("@u", "updatedAt"), ("@p", "publishedAt"))

@@ -27,12 +27,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from content_service.content import dynamo
+from botocore.exceptions import ClientError
+
 from content_service.content.items import StoredEntry, entry_key, from_item, summary_text
 from content_service.content.list_index import index_changes, index_state, with_state
 from content_service.content.list_keys import TERM, partition
 from content_service.content.model import ContentType
 from content_service.content.schema import LIST_JOBS_PK, get_type, list_job_key, type_key
+from content_service.storage import dynamo
 
 LEASE_SECONDS = 300
 _PAGE = 100
@@ -163,7 +165,9 @@ def _checkpoint(key: dict[str, Any], owner: str, gen: int, cursor: dict[str, Any
                 ":gen": {"N": str(gen)},
             },
         )
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
+    except ClientError as error:
+        if not dynamo.is_condition_failure(error):
+            raise
         raise _LostLease() from None
 
 
@@ -183,7 +187,9 @@ def _lease(key: dict[str, Any], gen: int, now: float) -> str | None:
                 ":gen": {"N": str(gen)},
             },
         )
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
+    except ClientError as error:
+        if not dynamo.is_condition_failure(error):
+            raise
         return None
     return owner
 
@@ -241,8 +247,9 @@ def _drop(key: dict[str, Any], gen: int) -> None:
             ExpressionAttributeNames={"#gen": "gen"},
             ExpressionAttributeValues={":gen": {"N": str(gen)}},
         )
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        pass
+    except ClientError as error:
+        if not dynamo.is_condition_failure(error):
+            raise
 
 
 def _walk(
@@ -323,8 +330,7 @@ def reindex_stored(workspace_id: str | None = None) -> int:
     }
     types: dict[tuple[str, str], ContentType | None] = {}
     indexed = 0
-    while True:
-        page = dynamo.client().scan(**request)
+    for page in dynamo.pages("scan", request, None):
         for raw in page.get("Items", []):
             item = dynamo.decode(raw)
             ws, name = str(item["workspaceId"]), str(item["contentType"])
@@ -344,9 +350,7 @@ def reindex_stored(workspace_id: str | None = None) -> int:
                 types[(ws, name)] = content_type = get_type(ws, name)
             if content_type is not None and reindex_entry(content_type, ws, str(item["id"])):
                 indexed += 1
-        if "LastEvaluatedKey" not in page:
-            return indexed
-        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return indexed
 
 
 def run_jobs(out_of_time: Callable[[], bool], now: Callable[[], float] = time.time) -> JobReport:

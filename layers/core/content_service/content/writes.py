@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from content_service.clock import Clock, SystemClock, iso_utc
-from content_service.content import dynamo
 from content_service.content import values as value_rules
 from content_service.content.events import EventKind, event_put
 from content_service.content.items import (
@@ -56,6 +55,7 @@ from content_service.content.views import Entry, entry_view
 from content_service.content.visibility import audiences_allow
 from content_service.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from content_service.identity.principal import Caller, TokenCaller
+from content_service.storage import dynamo
 
 MAX_LINK_CHANGES_PER_WRITE = 40
 MAX_LINKS_PER_FIELD = 1000

@@ -26,23 +26,29 @@ import json
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import ClientError
 
 from content_service.errors import BadRequest
-
-from .bounds import Headers
-from .dynamo import (
+from content_service.storage.dynamo import (
+    TRANSACT_LIMIT,
+    TransactionCancelled,
     batch_get,
-    error_code,
+    decode,
+    delete_many,
+    encode,
+    encode_value,
     failed_item,
-    from_item,
     is_condition_failure,
-    to_attribute,
-    to_item,
+    pages,
+    transact,
     values,
 )
+
+from .bounds import Headers
+from .outbox import plain
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -52,8 +58,6 @@ STATUSES: tuple[Status, ...] = ("pending", "delivering", "succeeded", "failed", 
 TERMINAL: frozenset[str] = frozenset({"succeeded", "dead"})
 
 SHARDS = 64
-TRANSACTION_LIMIT = 100
-BATCH_WRITE_LIMIT = 25
 BY_ENDPOINT = "byEndpoint"
 BY_SWEEP = "bySweep"
 BY_FINISH = "byFinish"
@@ -382,8 +386,8 @@ class DeliveryStore:
         the rest are put again in a new transaction. A single row is a conditional PutItem.
         """
         result = InsertResult()
-        for start in range(0, len(rows), TRANSACTION_LIMIT):
-            pending = list(rows[start : start + TRANSACTION_LIMIT])
+        for start in range(0, len(rows), TRANSACT_LIMIT):
+            pending = list(rows[start : start + TRANSACT_LIMIT])
             for _ in range(5):
                 if not pending:
                     break
@@ -406,28 +410,24 @@ class DeliveryStore:
                 result.inserted.append(rows[0].id)
             return []
         try:
-            self._client.transact_write_items(
-                TransactItems=[
+            transact(
+                [
                     {
                         "Put": {
                             "TableName": self._table,
-                            "Item": to_item(row.to_values()),
+                            "Item": encode(row.to_values(), sparse=True),
                             "ConditionExpression": "attribute_not_exists(id)",
                         }
                     }
                     for row in rows
-                ]
+                ],
+                using=self._client,
             )
-        except ClientError as error:
-            if error_code(error) != "TransactionCanceledException":
-                raise
-            found: Any = error.response.get("CancellationReasons")
-            reasons: list[Any] = list(found or [])
-            if len(reasons) != len(rows):
+        except TransactionCancelled as cancelled:
+            if len(cancelled.reasons) != len(rows):
                 raise
             retry: list[DeliveryRow] = []
-            for row, reason in zip(rows, reasons, strict=True):
-                code = reason.get("Code") or "None"
+            for row, code in zip(rows, cancelled.reasons, strict=True):
                 if code == "ConditionalCheckFailed":
                     result.existing.append(row.id)
                 elif code in ("None", "TransactionConflict", "ThrottlingError"):
@@ -441,7 +441,7 @@ class DeliveryStore:
     def insert_one(self, row: DeliveryRow) -> None:
         self._client.put_item(
             TableName=self._table,
-            Item=to_item(row.to_values()),
+            Item=encode(row.to_values(), sparse=True),
             ConditionExpression="attribute_not_exists(id)",
         )
 
@@ -454,12 +454,13 @@ class DeliveryStore:
         item = response.get("Item")
         if not item or "endpointId" not in item:
             return None
-        return DeliveryRow.from_values(from_item(item))
+        return DeliveryRow.from_values(plain(decode(item)))
 
     def get_many(self, delivery_ids: Sequence[str]) -> dict[str, DeliveryRow]:
         """The rows among `delivery_ids` that exist, by id (strongly consistent)."""
-        found = batch_get(self._client, self._table, delivery_ids)
-        return {item["id"]: DeliveryRow.from_values(item) for item in found if "endpointId" in item}
+        keys = [{"id": {"S": i}} for i in delivery_ids]
+        found = batch_get(self._table, keys, using=self._client)
+        return {i["id"]: DeliveryRow.from_values(plain(i)) for i in found if "endpointId" in i}
 
     def page_for_endpoint(
         self,
@@ -510,25 +511,20 @@ class DeliveryStore:
         kwargs["ExpressionAttributeValues"] = expression_values
         if cursor is not None:
             kwargs["ExclusiveStartKey"] = decode_cursor(cursor, endpoint_id)
-        filtered = bool(filters)
+        kwargs["Limit"] = max(FILTERED_SCAN, limit) if filters else limit
         items: list[DeliveryRow] = []
         last: Mapping[str, Any] | None = None
-        for _ in range(max_requests):
-            kwargs["Limit"] = max(FILTERED_SCAN, limit) if filtered else limit - len(items)
-            response = self._client.query(**kwargs)
+        for response in islice(pages("query", kwargs, self._client), max_requests):
             found = response.get("Items", [])
             last = response.get("LastEvaluatedKey")
             for index, item in enumerate(found):
-                row = DeliveryRow.from_values(from_item(item))
+                row = DeliveryRow.from_values(plain(decode(item)))
                 if search.entry_id is not None and row.entry_id != search.entry_id:
                     continue
                 items.append(row)
                 if len(items) == limit:
                     more = index < len(found) - 1 or bool(last)
                     return Page(items, _cursor_after(item) if more else None)
-            if not last:
-                break
-            kwargs["ExclusiveStartKey"] = last
         return Page(items, _cursor_after(last) if last else None)
 
     def latest_for_endpoint(self, endpoint_id: str) -> DeliveryRow | None:
@@ -550,19 +546,15 @@ class DeliveryStore:
             "ExpressionAttributeValues": values(endpoint=endpoint_id, since=since_iso),
         }
         seen = 0
-        while True:
-            response = self._client.query(**kwargs)
-            for item in response.get("Items", []):
+        for page in pages("query", kwargs, self._client):
+            for item in page.get("Items", []):
                 status = item.get("status", {}).get("S", "")
                 if status in counts:
                     counts[status] += 1
                 seen += 1
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return counts, False
-            if seen >= max_rows:
+            if page.get("LastEvaluatedKey") and seen >= max_rows:
                 return counts, True
-            kwargs["ExclusiveStartKey"] = last
+        return counts, False
 
     def recoverable(
         self,
@@ -590,26 +582,23 @@ class DeliveryStore:
             "ExpressionAttributeNames": names,
             "ExpressionAttributeValues": {
                 **values(endpoint=endpoint_id, low=low, until=until_iso),
-                **{f":s{i}": to_attribute(status) for i, status in enumerate(statuses)},
+                **{f":s{i}": encode_value(status) for i, status in enumerate(statuses)},
             },
             "ScanIndexForward": True,
+            "Limit": FILTERED_SCAN,
         }
         rows: list[DeliveryRow] = []
-        for _ in range(5):
-            kwargs["Limit"] = FILTERED_SCAN
-            response = self._client.query(**kwargs)
+        last: Mapping[str, Any] | None = None
+        for response in islice(pages("query", kwargs, self._client), 5):
+            last = response.get("LastEvaluatedKey")
             for item in response.get("Items", []):
-                row = DeliveryRow.from_values(from_item(item))
+                row = DeliveryRow.from_values(plain(decode(item)))
                 key = f"{row.created_at}#{row.id}"
                 if operator == ">" and key <= low:
                     continue
                 rows.append(row)
                 if len(rows) == limit:
                     return rows, key
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return rows, None
-            kwargs["ExclusiveStartKey"] = last
         return rows, str(last["createdKey"]["S"]) if last else None
 
     def schedule_now(self, delivery_id: str, now_iso: str, sweep_iso: str) -> DeliveryRow | None:
@@ -628,7 +617,7 @@ class DeliveryStore:
             if is_condition_failure(error):
                 return None
             raise
-        return DeliveryRow.from_values(from_item(response["Attributes"]))
+        return DeliveryRow.from_values(plain(decode(response["Attributes"])))
 
     def mark_recovered(
         self, original: DeliveryRow, redelivery_id: str, now_iso: str, expires_at: int | None
@@ -690,7 +679,7 @@ class DeliveryStore:
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
-            seen = failed_item(error)
+            seen = plain(failed_item(error))
             if seen is None or "endpointId" not in seen:
                 return NotClaimed("missing", None)
             row = DeliveryRow.from_values(seen)
@@ -699,7 +688,7 @@ class DeliveryStore:
             if row.status == "delivering":
                 return NotClaimed("claimed", row)
             return NotClaimed("not_due", row)
-        before = DeliveryRow.from_values(from_item(response["Attributes"]))
+        before = DeliveryRow.from_values(plain(decode(response["Attributes"])))
         return _claimed(before, token, now_iso, reclaim_at_iso)
 
     def claim_checked(
@@ -735,12 +724,9 @@ class DeliveryStore:
         if finishing is not None:
             items.insert(0, {"Update": self._finish_request(*finishing)})
         try:
-            self._client.transact_write_items(TransactItems=items)
-        except ClientError as error:
-            if error_code(error) != "TransactionCanceledException":
-                raise
-            found: Any = error.response.get("CancellationReasons")
-            codes = [(reason.get("Code") or "None") != "None" for reason in found or []]
+            transact(items, using=self._client)
+        except TransactionCancelled as cancelled:
+            codes = [code != "None" for code in cancelled.reasons]
             if len(codes) != len(items):
                 raise
             if finishing is None:
@@ -815,7 +801,7 @@ class DeliveryStore:
                 removes.append(name)
             else:
                 assignments.append(f"{name} = :{name}")
-                expression_values[f":{name}"] = to_attribute(value)
+                expression_values[f":{name}"] = encode_value(value)
 
         if outcome.sent:
             assign("lastStatusCode", outcome.status_code)
@@ -851,14 +837,9 @@ class DeliveryStore:
             "KeyConditionExpression": "sweepShard = :shard AND sweepAt <= :now",
             "ExpressionAttributeValues": values(shard=shard, now=now_iso),
         }
-        while True:
-            response = self._client.query(**kwargs)
-            for item in response.get("Items", []):
+        for page in pages("query", kwargs, self._client):
+            for item in page.get("Items", []):
                 yield item["id"]["S"], item["sweepAt"]["S"]
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return
-            kwargs["ExclusiveStartKey"] = last
 
     def unfinished(self, shard: str) -> Iterator[str]:
         """Ids of the shard's non-terminal rows, whatever their `sweepAt`."""
@@ -868,14 +849,8 @@ class DeliveryStore:
             "KeyConditionExpression": "sweepShard = :shard",
             "ExpressionAttributeValues": values(shard=shard),
         }
-        while True:
-            response = self._client.query(**kwargs)
-            for item in response.get("Items", []):
-                yield item["id"]["S"]
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return
-            kwargs["ExclusiveStartKey"] = last
+        for page in pages("query", kwargs, self._client):
+            yield from (item["id"]["S"] for item in page.get("Items", []))
 
     def postpone_sweep(self, delivery_id: str, seen_iso: str, next_iso: str) -> bool:
         """Moves `sweepAt` on if nobody changed it since it was read (a claim, an outcome)."""
@@ -900,31 +875,12 @@ class DeliveryStore:
             "KeyConditionExpression": "finishShard = :shard AND finishedAt < :cutoff",
             "ExpressionAttributeValues": values(shard=shard, cutoff=cutoff_iso),
         }
-        while True:
-            response = self._client.query(**kwargs)
-            for item in response.get("Items", []):
-                yield item["id"]["S"]
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return
-            kwargs["ExclusiveStartKey"] = last
+        for page in pages("query", kwargs, self._client):
+            yield from (item["id"]["S"] for item in page.get("Items", []))
 
     def delete_many(self, ids: Sequence[str]) -> int:
-        """BatchWriteItem deletes of 25, retrying unprocessed keys a few times."""
-        deleted = 0
-        for start in range(0, len(ids), BATCH_WRITE_LIMIT):
-            requests: list[Any] = [
-                {"DeleteRequest": {"Key": {"id": {"S": i}}}}
-                for i in ids[start : start + BATCH_WRITE_LIMIT]
-            ]
-            for _ in range(5):
-                response = self._client.batch_write_item(RequestItems={self._table: requests})
-                unprocessed = list(response.get("UnprocessedItems", {}).get(self._table, []))
-                deleted += len(requests) - len(unprocessed)
-                requests = unprocessed
-                if not requests:
-                    break
-        return deleted
+        """Deletes the rows; raises `Unprocessed` for any DynamoDB left undeleted."""
+        return delete_many(self._table, [{"id": {"S": i}} for i in ids], using=self._client)
 
     def take_prune_slot(self, hour: int, now_iso: str) -> bool:
         """True for the first caller in a clock hour: pruning runs at most once an hour."""

@@ -18,8 +18,18 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import ClientError
 
-from .dynamo import batch_get, from_item, is_condition_failure, to_attribute, to_item, values
+from content_service.storage.dynamo import (
+    batch_get,
+    decode,
+    encode,
+    encode_value,
+    is_condition_failure,
+    pages,
+    values,
+)
+
 from .endpoint_secrets import secret_hint
+from .outbox import plain
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -134,12 +144,13 @@ class EndpointStore:
             TableName=self._table, Key={"id": {"S": endpoint_id}}, ConsistentRead=True
         )
         item = response.get("Item")
-        return Endpoint.from_values(from_item(item)) if item else None
+        return Endpoint.from_values(plain(decode(item))) if item else None
 
     def get_many(self, endpoint_ids: Iterable[str]) -> dict[str, Endpoint]:
         """The endpoints among `endpoint_ids` that exist, by id (strongly consistent)."""
-        found = batch_get(self._client, self._table, endpoint_ids)
-        return {item["id"]: Endpoint.from_values(item) for item in found}
+        keys = [{"id": {"S": i}} for i in endpoint_ids]
+        found = batch_get(self._table, keys, using=self._client)
+        return {item["id"]: Endpoint.from_values(plain(item)) for item in found}
 
     def unchanged(self, endpoint: Endpoint) -> dict[str, Any]:
         """A transaction's ConditionCheck that holds while `endpoint` exists at the version it
@@ -160,20 +171,17 @@ class EndpointStore:
 
     def all(self) -> list[Endpoint]:
         """Every endpoint, by a strongly consistent scan (one request per MB of endpoints)."""
-        endpoints: list[Endpoint] = []
-        kwargs: dict[str, Any] = {"TableName": self._table, "ConsistentRead": True}
-        while True:
-            response = self._client.scan(**kwargs)
-            endpoints.extend(Endpoint.from_values(from_item(i)) for i in response.get("Items", []))
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return endpoints
-            kwargs["ExclusiveStartKey"] = last
+        request = {"TableName": self._table, "ConsistentRead": True}
+        return [
+            Endpoint.from_values(plain(decode(item)))
+            for page in pages("scan", request, self._client)
+            for item in page.get("Items", [])
+        ]
 
     def insert(self, endpoint: Endpoint) -> None:
         self._client.put_item(
             TableName=self._table,
-            Item=to_item(endpoint.to_values()),
+            Item=encode(endpoint.to_values(), sparse=True),
             ConditionExpression="attribute_not_exists(id)",
         )
 
@@ -196,7 +204,7 @@ class EndpointStore:
                 ConditionExpression="attribute_exists(id)",
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues={
-                    **{f":v{i}": to_attribute(value) for i, value in enumerate(sets.values())},
+                    **{f":v{i}": encode_value(value) for i, value in enumerate(sets.values())},
                     **values(versionZero=0, versionOne=1),
                 },
                 ReturnValues="ALL_NEW",
@@ -205,7 +213,7 @@ class EndpointStore:
             if is_condition_failure(error):
                 return None
             raise
-        return Endpoint.from_values(from_item(response["Attributes"]))
+        return Endpoint.from_values(plain(decode(response["Attributes"])))
 
     def delete(self, endpoint_id: str) -> bool:
         response = self._client.delete_item(
@@ -229,7 +237,7 @@ class EndpointStore:
             if is_condition_failure(error):
                 return None
             raise
-        return Endpoint.from_values(from_item(response["Attributes"]))
+        return Endpoint.from_values(plain(decode(response["Attributes"])))
 
     def disable(self, endpoint_id: str, reason: str, now_iso: str) -> bool:
         """Disables an enabled endpoint; False if it was already disabled or is gone."""
