@@ -27,8 +27,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from content_service.content.items import StoredEntry, entry_key, from_item, summary_text
 from content_service.content.list_index import index_changes, index_state, with_state
 from content_service.content.list_keys import TERM, partition
@@ -152,46 +150,40 @@ def _entry_ids(
 
 
 def _checkpoint(key: dict[str, Any], owner: str, gen: int, cursor: dict[str, Any]) -> None:
-    try:
-        dynamo.client().update_item(
-            TableName=dynamo.tables().schema,
-            Key=key,
-            UpdateExpression="SET #cursor = :cursor",
-            ConditionExpression="#owner = :owner AND #gen = :gen",
-            ExpressionAttributeNames={"#cursor": "cursor", "#owner": "owner", "#gen": "gen"},
-            ExpressionAttributeValues={
-                ":cursor": dynamo.encode_value(cursor),
-                ":owner": {"S": owner},
-                ":gen": {"N": str(gen)},
-            },
-        )
-    except ClientError as error:
-        if not dynamo.is_condition_failure(error):
-            raise
-        raise _LostLease() from None
+    written = dynamo.conditional(
+        dynamo.client().update_item,
+        TableName=dynamo.tables().schema,
+        Key=key,
+        UpdateExpression="SET #cursor = :cursor",
+        ConditionExpression="#owner = :owner AND #gen = :gen",
+        ExpressionAttributeNames={"#cursor": "cursor", "#owner": "owner", "#gen": "gen"},
+        ExpressionAttributeValues={
+            ":cursor": dynamo.encode_value(cursor),
+            ":owner": {"S": owner},
+            ":gen": {"N": str(gen)},
+        },
+    )
+    if written is None:
+        raise _LostLease()
 
 
 def _lease(key: dict[str, Any], gen: int, now: float) -> str | None:
     owner = str(uuid.uuid4())
-    try:
-        dynamo.client().update_item(
-            TableName=dynamo.tables().schema,
-            Key=key,
-            UpdateExpression="SET #owner = :owner, #until = :until",
-            ConditionExpression="#gen = :gen AND (attribute_not_exists(#until) OR #until < :now)",
-            ExpressionAttributeNames={"#owner": "owner", "#until": "leaseUntil", "#gen": "gen"},
-            ExpressionAttributeValues={
-                ":owner": {"S": owner},
-                ":until": {"N": str(int(now) + LEASE_SECONDS)},
-                ":now": {"N": str(int(now))},
-                ":gen": {"N": str(gen)},
-            },
-        )
-    except ClientError as error:
-        if not dynamo.is_condition_failure(error):
-            raise
-        return None
-    return owner
+    written = dynamo.conditional(
+        dynamo.client().update_item,
+        TableName=dynamo.tables().schema,
+        Key=key,
+        UpdateExpression="SET #owner = :owner, #until = :until",
+        ConditionExpression="#gen = :gen AND (attribute_not_exists(#until) OR #until < :now)",
+        ExpressionAttributeNames={"#owner": "owner", "#until": "leaseUntil", "#gen": "gen"},
+        ExpressionAttributeValues={
+            ":owner": {"S": owner},
+            ":until": {"N": str(int(now) + LEASE_SECONDS)},
+            ":now": {"N": str(int(now))},
+            ":gen": {"N": str(gen)},
+        },
+    )
+    return None if written is None else owner
 
 
 def _switch(content_type: ContentType, workspace_id: str, gen: int) -> None:
@@ -239,17 +231,14 @@ def _switch(content_type: ContentType, workspace_id: str, gen: int) -> None:
 
 def _drop(key: dict[str, Any], gen: int) -> None:
     """A job whose type is gone or was changed again without it."""
-    try:
-        dynamo.client().delete_item(
-            TableName=dynamo.tables().schema,
-            Key=key,
-            ConditionExpression="#gen = :gen",
-            ExpressionAttributeNames={"#gen": "gen"},
-            ExpressionAttributeValues={":gen": {"N": str(gen)}},
-        )
-    except ClientError as error:
-        if not dynamo.is_condition_failure(error):
-            raise
+    dynamo.conditional(
+        dynamo.client().delete_item,
+        TableName=dynamo.tables().schema,
+        Key=key,
+        ConditionExpression="#gen = :gen",
+        ExpressionAttributeNames={"#gen": "gen"},
+        ExpressionAttributeValues={":gen": {"N": str(gen)}},
+    )
 
 
 def _walk(

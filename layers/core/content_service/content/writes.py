@@ -55,10 +55,14 @@ from content_service.content.views import Entry, entry_view
 from content_service.content.visibility import audiences_allow
 from content_service.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from content_service.identity.principal import Caller, TokenCaller
+from content_service.storage import dynamo
 
 if TYPE_CHECKING:
-    from mypy_boto3_dynamodb.type_defs import AttributeValueTypeDef, TransactWriteItemTypeDef
-from content_service.storage import dynamo
+    from mypy_boto3_dynamodb.type_defs import (
+        AttributeValueTypeDef,
+        PutTypeDef,
+        TransactWriteItemTypeDef,
+    )
 
 MAX_LINK_CHANGES_PER_WRITE = 40
 MAX_LINKS_PER_FIELD = 1000
@@ -282,24 +286,16 @@ def _put_entry(
     content_type: ContentType, entry: StoredEntry, previous: StoredEntry | None
 ) -> TransactWriteItemTypeDef:
     """The whole entry item: new (`previous` None) or replacing `previous` unchanged since."""
-    item = dynamo.encode(_sized(content_type, entry))
-    if previous is None:
-        return {
-            "Put": {
-                "TableName": _content_table(),
-                "Item": item,
-                "ConditionExpression": "attribute_not_exists(pk)",
-            }
-        }
-    return {
-        "Put": {
-            "TableName": _content_table(),
-            "Item": item,
-            "ConditionExpression": "#version = :version AND #deleted = :false",
-            "ExpressionAttributeNames": {"#version": "version", "#deleted": "deleted"},
-            "ExpressionAttributeValues": _values({":version": previous.version, ":false": False}),
-        }
+    put: PutTypeDef = {
+        "TableName": _content_table(),
+        "Item": dynamo.encode(_sized(content_type, entry)),
+        "ConditionExpression": "attribute_not_exists(pk)",
     }
+    if previous is not None:
+        put["ConditionExpression"] = "#version = :version AND #deleted = :false"
+        put["ExpressionAttributeNames"] = {"#version": "version", "#deleted": "deleted"}
+        put["ExpressionAttributeValues"] = _values({":version": previous.version, ":false": False})
+    return {"Put": put}
 
 
 def _put_claim(key: Mapping[str, Any], attributes: Mapping[str, Any]) -> TransactWriteItemTypeDef:

@@ -12,7 +12,7 @@ webhook stores pass the client they were built with.
   unprocessed, with backoff and jitter; whatever is still left raises `Unprocessed`.
 - `pages`/`query_pages` follow LastEvaluatedKey with boto3's paginators.
 - `transact` raises `TransactionCancelled` with one reason code per item, in order;
-  `is_condition_failure` tells a refused condition from any other error.
+  `conditional` and `is_condition_failure` tell a refused condition from any other error.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Context, Decimal, Inexact, Rounded
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, cast
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
@@ -55,6 +55,7 @@ _DECIMAL = Context(prec=38, traps=[Inexact, Rounded])
 
 Item = dict[str, Any]
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def client() -> DynamoDBClient:
@@ -146,6 +147,16 @@ class Projection:
 def is_condition_failure(error: ClientError) -> bool:
     """A single-item write refused because its ConditionExpression did not hold."""
     return str(error.response.get("Error", {}).get("Code", "")) == "ConditionalCheckFailedException"
+
+
+def conditional(write: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
+    """`write(...)`'s answer, or None when DynamoDB refused it on its ConditionExpression."""
+    try:
+        return write(*args, **kwargs)
+    except ClientError as error:
+        if is_condition_failure(error):
+            return None
+        raise
 
 
 def failed_item(error: ClientError) -> Item | None:

@@ -36,6 +36,7 @@ from content_service.storage.dynamo import (
     TRANSACT_LIMIT,
     TransactionCancelled,
     batch_get,
+    conditional,
     decode,
     delete_many,
     encode,
@@ -603,21 +604,21 @@ class DeliveryStore:
 
     def schedule_now(self, delivery_id: str, now_iso: str, sweep_iso: str) -> DeliveryRow | None:
         """Retry now: a `failed` row's next attempt becomes due at once (None if not failed)."""
-        try:
-            response = self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": delivery_id}},
-                UpdateExpression="SET nextAttemptAt = :now, sweepAt = :sweep, updatedAt = :now",
-                ConditionExpression="attribute_exists(endpointId) AND #status = :failed",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues=values(now=now_iso, sweep=sweep_iso, failed="failed"),
-                ReturnValues="ALL_NEW",
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return None
-            raise
-        return DeliveryRow.from_values(plain(decode(response["Attributes"])))
+        response = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": delivery_id}},
+            UpdateExpression="SET nextAttemptAt = :now, sweepAt = :sweep, updatedAt = :now",
+            ConditionExpression="attribute_exists(endpointId) AND #status = :failed",
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues=values(now=now_iso, sweep=sweep_iso, failed="failed"),
+            ReturnValues="ALL_NEW",
+        )
+        return (
+            None
+            if response is None
+            else DeliveryRow.from_values(plain(decode(response["Attributes"])))
+        )
 
     def mark_recovered(
         self, original: DeliveryRow, redelivery_id: str, now_iso: str, expires_at: int | None
@@ -632,30 +633,25 @@ class DeliveryStore:
         if expires_at:
             retire_values.update(values(expires=expires_at))
         if original.status == "failed":
-            try:
-                self._client.update_item(
-                    TableName=self._table,
-                    Key={"id": {"S": original.id}},
-                    UpdateExpression=f"SET {sets} REMOVE nextAttemptAt, sweepAt",
-                    ConditionExpression="#status = :failed",
-                    ExpressionAttributeNames={"#status": "status"},
-                    ExpressionAttributeValues=retire_values,
-                )
-                return
-            except ClientError as error:
-                if not is_condition_failure(error):
-                    raise
-        try:
-            self._client.update_item(
+            retired = conditional(
+                self._client.update_item,
                 TableName=self._table,
                 Key={"id": {"S": original.id}},
-                UpdateExpression="SET recoveredBy = :by",
-                ConditionExpression="attribute_exists(endpointId)",
-                ExpressionAttributeValues=values(by=redelivery_id),
+                UpdateExpression=f"SET {sets} REMOVE nextAttemptAt, sweepAt",
+                ConditionExpression="#status = :failed",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=retire_values,
             )
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
+            if retired is not None:
+                return
+        conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": original.id}},
+            UpdateExpression="SET recoveredBy = :by",
+            ConditionExpression="attribute_exists(endpointId)",
+            ExpressionAttributeValues=values(by=redelivery_id),
+        )
 
     # -- claiming and recording ----------------------------------------------------------
 
@@ -772,13 +768,8 @@ class DeliveryStore:
         When no request was sent (`outcome.sent` False) the previous attempt's status code,
         duration and snippet stay; only the error is replaced.
         """
-        try:
-            self._client.update_item(**self._finish_request(claim, outcome))
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(self._client.update_item, **self._finish_request(claim, outcome))
+        return written is not None
 
     def _finish_request(self, claim: Claim, outcome: Outcome) -> dict[str, Any]:
         assignments = [
@@ -854,19 +845,15 @@ class DeliveryStore:
 
     def postpone_sweep(self, delivery_id: str, seen_iso: str, next_iso: str) -> bool:
         """Moves `sweepAt` on if nobody changed it since it was read (a claim, an outcome)."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": delivery_id}},
-                UpdateExpression="SET sweepAt = :next",
-                ConditionExpression="sweepAt = :seen",
-                ExpressionAttributeValues=values(next=next_iso, seen=seen_iso),
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": delivery_id}},
+            UpdateExpression="SET sweepAt = :next",
+            ConditionExpression="sweepAt = :seen",
+            ExpressionAttributeValues=values(next=next_iso, seen=seen_iso),
+        )
+        return written is not None
 
     def finished_before(self, shard: str, cutoff_iso: str) -> Iterator[str]:
         kwargs: dict[str, Any] = {
@@ -884,16 +871,12 @@ class DeliveryStore:
 
     def take_prune_slot(self, hour: int, now_iso: str) -> bool:
         """True for the first caller in a clock hour: pruning runs at most once an hour."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": PRUNE_CONTROL_ID}},
-                UpdateExpression="SET lastHour = :hour, lastRunAt = :now",
-                ConditionExpression="attribute_not_exists(lastHour) OR lastHour < :hour",
-                ExpressionAttributeValues=values(hour=hour, now=now_iso),
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": PRUNE_CONTROL_ID}},
+            UpdateExpression="SET lastHour = :hour, lastRunAt = :now",
+            ConditionExpression="attribute_not_exists(lastHour) OR lastHour < :hour",
+            ExpressionAttributeValues=values(hour=hour, now=now_iso),
+        )
+        return written is not None

@@ -16,14 +16,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from botocore.exceptions import ClientError
-
 from content_service.storage.dynamo import (
     batch_get,
+    conditional,
     decode,
     encode,
     encode_value,
-    is_condition_failure,
     pages,
     values,
 )
@@ -196,24 +194,24 @@ class EndpointStore:
         names["#version"] = "version"
         if removes:
             expression += " REMOVE " + ", ".join(by_name[n] for n in removes)
-        try:
-            response = self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": endpoint_id}},
-                UpdateExpression=expression,
-                ConditionExpression="attribute_exists(id)",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues={
-                    **{f":v{i}": encode_value(value) for i, value in enumerate(sets.values())},
-                    **values(versionZero=0, versionOne=1),
-                },
-                ReturnValues="ALL_NEW",
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return None
-            raise
-        return Endpoint.from_values(plain(decode(response["Attributes"])))
+        response = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": endpoint_id}},
+            UpdateExpression=expression,
+            ConditionExpression="attribute_exists(id)",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues={
+                **{f":v{i}": encode_value(value) for i, value in enumerate(sets.values())},
+                **values(versionZero=0, versionOne=1),
+            },
+            ReturnValues="ALL_NEW",
+        )
+        return (
+            None
+            if response is None
+            else Endpoint.from_values(plain(decode(response["Attributes"])))
+        )
 
     def delete(self, endpoint_id: str) -> bool:
         response = self._client.delete_item(
@@ -223,56 +221,47 @@ class EndpointStore:
 
     def count_dead(self, endpoint_id: str) -> Endpoint | None:
         """Adds one to the consecutive-dead counter atomically; None if the endpoint is gone."""
-        try:
-            response = self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": endpoint_id}},
-                UpdateExpression="ADD consecutiveDead :one, #version :one",
-                ConditionExpression="attribute_exists(id)",
-                ExpressionAttributeNames={"#version": "version"},
-                ExpressionAttributeValues=values(one=1),
-                ReturnValues="ALL_NEW",
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return None
-            raise
-        return Endpoint.from_values(plain(decode(response["Attributes"])))
+        response = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": endpoint_id}},
+            UpdateExpression="ADD consecutiveDead :one, #version :one",
+            ConditionExpression="attribute_exists(id)",
+            ExpressionAttributeNames={"#version": "version"},
+            ExpressionAttributeValues=values(one=1),
+            ReturnValues="ALL_NEW",
+        )
+        return (
+            None
+            if response is None
+            else Endpoint.from_values(plain(decode(response["Attributes"])))
+        )
 
     def disable(self, endpoint_id: str, reason: str, now_iso: str) -> bool:
         """Disables an enabled endpoint; False if it was already disabled or is gone."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": endpoint_id}},
-                UpdateExpression=(
-                    "SET enabled = :off, disabledReason = :reason, updatedAt = :now, "
-                    + _NEXT_VERSION
-                ),
-                ConditionExpression="attribute_exists(id) AND enabled = :on",
-                ExpressionAttributeNames={"#version": "version"},
-                ExpressionAttributeValues=values(
-                    off=False, on=True, reason=reason, now=now_iso, versionZero=0, versionOne=1
-                ),
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": endpoint_id}},
+            UpdateExpression=(
+                "SET enabled = :off, disabledReason = :reason, updatedAt = :now, " + _NEXT_VERSION
+            ),
+            ConditionExpression="attribute_exists(id) AND enabled = :on",
+            ExpressionAttributeNames={"#version": "version"},
+            ExpressionAttributeValues=values(
+                off=False, on=True, reason=reason, now=now_iso, versionZero=0, versionOne=1
+            ),
+        )
+        return written is not None
 
     def reset_dead(self, endpoint_id: str) -> bool:
         """A success ends the run of dead deliveries; a no-op (no write) when it is 0."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": endpoint_id}},
-                UpdateExpression="SET consecutiveDead = :zero",
-                ConditionExpression="attribute_exists(id) AND consecutiveDead > :zero",
-                ExpressionAttributeValues=values(zero=0),
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": endpoint_id}},
+            UpdateExpression="SET consecutiveDead = :zero",
+            ConditionExpression="attribute_exists(id) AND consecutiveDead > :zero",
+            ExpressionAttributeValues=values(zero=0),
+        )
+        return written is not None

@@ -11,9 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import ClientError
-
-from content_service.storage.dynamo import decode, is_condition_failure, pages, values
+from content_service.storage.dynamo import conditional, decode, pages, values
 
 from .outbox import FANOUT_SHARDS, PENDING_FANOUT_INDEX, MalformedEvent, OutboxEvent, plain
 
@@ -65,14 +63,11 @@ class OutboxStore:
         if skipped is not None:
             expression += ", fanoutSkipped = :why"
             names.update(values(why=skipped))
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": event_id}},
-                UpdateExpression=expression,
-                ConditionExpression="attribute_exists(id)",
-                ExpressionAttributeValues=names,
-            )
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
+        conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": event_id}},
+            UpdateExpression=expression,
+            ConditionExpression="attribute_exists(id)",
+            ExpressionAttributeValues=names,
+        )

@@ -22,10 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from botocore.exceptions import ClientError
-
 from content_service.clock import Clock, iso_utc
-from content_service.storage.dynamo import decode, encode, is_condition_failure, values
+from content_service.storage.dynamo import conditional, decode, encode, values
 
 from .deliveries import DeliveryRow, DeliveryStore, shard_of
 from .endpoint_store import EndpointStore
@@ -180,24 +178,20 @@ class RecoveryStore:
         )
         if removes:
             expression += " REMOVE " + ", ".join(f"#{name}" for name in removes)
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": recovery_key(recovery.id)}},
-                UpdateExpression=expression,
-                ConditionExpression=(
-                    "#step = :seen AND #status <> :completed AND #status <> :cancelled"
-                ),
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values(
-                    **sets, **adds, seen=recovery.step, completed="completed", cancelled="cancelled"
-                ),
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": recovery_key(recovery.id)}},
+            UpdateExpression=expression,
+            ConditionExpression=(
+                "#step = :seen AND #status <> :completed AND #status <> :cancelled"
+            ),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values(
+                **sets, **adds, seen=recovery.step, completed="completed", cancelled="cancelled"
+            ),
+        )
+        return written is not None
 
 
 @dataclass(frozen=True)
