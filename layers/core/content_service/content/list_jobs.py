@@ -25,7 +25,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from content_service.content.items import StoredEntry, entry_key, from_item, summary_text
 from content_service.content.list_index import index_changes, index_state, with_state
@@ -33,6 +33,9 @@ from content_service.content.list_keys import TERM, partition
 from content_service.content.model import ContentType
 from content_service.content.schema import LIST_JOBS_PK, get_type, list_job_key, type_key
 from content_service.storage import dynamo
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 LEASE_SECONDS = 300
 _PAGE = 100
@@ -62,7 +65,9 @@ class _LostLease(Exception):
     """Another run took the job over, or a newer type change replaced it."""
 
 
-def _fenced_update(stored: StoredEntry, indexed: StoredEntry, summary: str) -> dict[str, Any]:
+def _fenced_update(
+    stored: StoredEntry, indexed: StoredEntry, summary: str
+) -> TransactWriteItemTypeDef:
     """The entry now records `indexed`'s items; its version moves on (conditioned on it)."""
     return {
         "Update": {

@@ -186,6 +186,7 @@ def transact(
     *,
     using: DynamoDBClient | None = None,
 ) -> None:
+    """One TransactWriteItems (plain dict items still come from the content type writes)."""
     if not items:
         return
     if len(items) > TRANSACT_LIMIT:
