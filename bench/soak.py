@@ -65,11 +65,10 @@ from unittest import mock
 
 from content_service import runtime
 from content_service.clock import parse_iso_utc
-from content_service.content import dynamo as content_dynamo
 from content_service.content.events import EVENT_KINDS, event_item
 from content_service.identity.principal import UserCaller
 from content_service.observability import logger as service_logger
-from content_service.storage import aws
+from content_service.storage import aws, dynamo
 from content_service.webhooks import services, wiring
 from content_service.webhooks.deliveries import DeliveryRow, fanout_delivery_id
 from content_service.webhooks.delivery import RETRY_SWEEP_GRACE_SECONDS
@@ -295,7 +294,7 @@ class Soak:
         for start in range(0, count, 25):
             pending: Any = {
                 table: [
-                    {"PutRequest": {"Item": content_dynamo.encode(item)}}
+                    {"PutRequest": {"Item": dynamo.encode(item)}}
                     for item in items[start : start + 25]
                 ]
             }
@@ -328,9 +327,7 @@ class Soak:
     def _rows(self) -> dict[str, DeliveryRow]:
         """Every expected row that exists, read by id."""
         ids = [fanout_delivery_id(p, e) for e in self.events for p in self.endpoint_ids]
-        items = content_dynamo.batch_get(
-            self.settings.tables.deliveries, [{"id": {"S": i}} for i in ids]
-        )
+        items = dynamo.batch_get(self.settings.tables.deliveries, [{"id": {"S": i}} for i in ids])
         rows = (DeliveryRow.from_values({k: plain(v) for k, v in item.items()}) for item in items)
         return {row.id: row for row in rows}
 

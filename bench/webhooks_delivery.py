@@ -35,10 +35,10 @@ from content_service import runtime
 from content_service.clock import SystemClock, iso_utc
 from content_service.settings import Settings
 from content_service.storage import aws
+from content_service.storage.dynamo import encode
 from content_service.webhooks import services, wiring
 from content_service.webhooks.deliveries import Claim, DeliveryRow, Outcome
 from content_service.webhooks.delivery import DeliveryWorker
-from content_service.webhooks.dynamo import to_item
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.outbox import OutboxEvent
@@ -267,7 +267,7 @@ def _stream_event(event: OutboxEvent, settings: Settings) -> dict[str, Any]:
                 "awsRegion": settings.region,
                 "dynamodb": {
                     "Keys": {"id": {"S": event.id}},
-                    "NewImage": to_item(image),
+                    "NewImage": encode(image, sparse=True),
                     "SequenceNumber": "1",
                     "SizeBytes": 300,
                     "StreamViewType": "NEW_IMAGE",
@@ -299,7 +299,7 @@ def _fanout_requests(stack: LocalStack, settings: Settings) -> list[Row]:
         client.batch_write_item(
             RequestItems={
                 table: [
-                    {"PutRequest": {"Item": to_item(e.to_values())}}
+                    {"PutRequest": {"Item": encode(e.to_values(), sparse=True)}}
                     for e in endpoints[start : start + 25]
                 ]
             }

@@ -166,9 +166,9 @@ def test_lists_reindex_indexes_entries_stored_before_list_indexes(
     capsys: pytest.CaptureFixture[str], new_workspace: Any
 ) -> None:
     from content_service.clock import iso_utc
-    from content_service.content import dynamo
     from content_service.content.items import entry_item
     from content_service.content.schema import get_type
+    from content_service.storage import dynamo
     from tests.support.seeding import stored_entry
 
     workspace: WorkspaceAccess = new_workspace()

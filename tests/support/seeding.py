@@ -18,13 +18,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from content_service.clock import iso_utc
-from content_service.content import dynamo
 from content_service.content.items import StoredEntry, entry_item, summary_text, title_of
 from content_service.content.list_index import index_state, with_state
 from content_service.content.list_keys import COUNT_SK
 from content_service.content.model import ContentType
 from content_service.content.schema import get_type, type_key
 from content_service.content.values import to_storage
+from content_service.storage import dynamo
 from infra.emulator import Emulator
 
 

@@ -22,10 +22,10 @@ from content_service import runtime
 from content_service.clock import iso_utc
 from content_service.settings import Settings
 from content_service.storage import aws
+from content_service.storage.dynamo import encode
 from content_service.webhooks import services, wiring
 from content_service.webhooks.deliveries import DeliveryRow
 from content_service.webhooks.delivery import DeliveryWorker
-from content_service.webhooks.dynamo import to_item
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.http_sender import Sender
@@ -145,7 +145,7 @@ def write_event(**fields: Any) -> dict[str, Any]:
     if item["workspaceId"] is None:
         del item["workspaceId"]
     current = settings()
-    aws.dynamodb(current).put_item(TableName=current.tables.events, Item=to_item(item))
+    aws.dynamodb(current).put_item(TableName=current.tables.events, Item=encode(item, sparse=True))
     return event
 
 
@@ -392,7 +392,7 @@ def stream_event(*items: dict[str, Any], event_name: str = "INSERT") -> dict[str
                 "dynamodb": {
                     "ApproximateCreationDateTime": int(time.time()),
                     "Keys": {"id": {"S": item["id"]}},
-                    "NewImage": to_item(stored),
+                    "NewImage": encode(stored, sparse=True),
                     "SequenceNumber": f"{index + 1:021d}",
                     "SizeBytes": 200,
                     "StreamViewType": "NEW_IMAGE",

@@ -10,12 +10,15 @@ stream feeds the webhook fan-out; nothing is sent during the write.
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from content_service.clock import iso_utc
-from content_service.content import dynamo
 from content_service.identity.principal import Caller, UserCaller
+from content_service.storage import dynamo
 from content_service.webhooks.outbox import fanout_shard
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 EventKind = Literal[
     "entry.created",
@@ -73,7 +76,7 @@ def event_item(
     }
 
 
-def event_put(kind: EventKind, **fields: Any) -> dict[str, Any]:
+def event_put(kind: EventKind, **fields: Any) -> TransactWriteItemTypeDef:
     """The TransactWriteItems element that writes one event."""
     return {
         "Put": {

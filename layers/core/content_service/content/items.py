@@ -43,9 +43,9 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Literal
 
-from content_service.content import dynamo
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.names import ENTRY_SYSTEM_FIELDS
+from content_service.storage import dynamo
 
 Status = Literal["draft", "published"]
 ENTRY_SK = "ENTRY"

@@ -26,9 +26,8 @@ left, and a total never counts it twice.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from content_service.content import dynamo
 from content_service.content.items import StoredEntry, plain_value
 from content_service.content.list_keys import (
     COUNT_SK,
@@ -42,6 +41,10 @@ from content_service.content.list_keys import (
     token,
 )
 from content_service.content.model import ContentType, ListLayout
+from content_service.storage import dynamo
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 Key = tuple[str, str]
 _SYSTEM_SORTS = (("@c", "createdAt"), ("@u", "updatedAt"), ("@p", "publishedAt"))
@@ -143,7 +146,7 @@ def index_state(content_type: ContentType, entry: StoredEntry) -> IndexState:
     return IndexState(items, frozenset(counts))
 
 
-def _count_update(pk: str, delta: int) -> dict[str, Any]:
+def _count_update(pk: str, delta: int) -> TransactWriteItemTypeDef:
     return {
         "Update": {
             "TableName": dynamo.tables().schema,
@@ -157,7 +160,7 @@ def _count_update(pk: str, delta: int) -> dict[str, Any]:
 
 def index_changes(
     old: StoredEntry | None, state: IndexState, summary: str | None, *, rewrite: bool
-) -> list[dict[str, Any]]:
+) -> list[TransactWriteItemTypeDef]:
     """TransactWriteItems elements taking the index from what `old` records to `state`.
 
     New items are put; items carrying the summary are put again when `rewrite` (the summary
@@ -166,7 +169,7 @@ def index_changes(
     table = dynamo.tables().content
     had = set(old.list_keys) if old is not None else set()
     counted = set(old.list_counts) if old is not None else set()
-    changes: list[dict[str, Any]] = [
+    changes: list[TransactWriteItemTypeDef] = [
         {"Delete": {"TableName": table, "Key": dynamo.key(pk, sk)}}
         for pk, sk in sorted(had - state.items.keys())
     ]

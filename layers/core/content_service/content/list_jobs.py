@@ -25,14 +25,17 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from content_service.content import dynamo
 from content_service.content.items import StoredEntry, entry_key, from_item, summary_text
 from content_service.content.list_index import index_changes, index_state, with_state
 from content_service.content.list_keys import TERM, partition
 from content_service.content.model import ContentType
 from content_service.content.schema import LIST_JOBS_PK, get_type, list_job_key, type_key
+from content_service.storage import dynamo
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 LEASE_SECONDS = 300
 _PAGE = 100
@@ -62,7 +65,9 @@ class _LostLease(Exception):
     """Another run took the job over, or a newer type change replaced it."""
 
 
-def _fenced_update(stored: StoredEntry, indexed: StoredEntry, summary: str) -> dict[str, Any]:
+def _fenced_update(
+    stored: StoredEntry, indexed: StoredEntry, summary: str
+) -> TransactWriteItemTypeDef:
     """The entry now records `indexed`'s items; its version moves on (conditioned on it)."""
     return {
         "Update": {
@@ -150,42 +155,40 @@ def _entry_ids(
 
 
 def _checkpoint(key: dict[str, Any], owner: str, gen: int, cursor: dict[str, Any]) -> None:
-    try:
-        dynamo.client().update_item(
-            TableName=dynamo.tables().schema,
-            Key=key,
-            UpdateExpression="SET #cursor = :cursor",
-            ConditionExpression="#owner = :owner AND #gen = :gen",
-            ExpressionAttributeNames={"#cursor": "cursor", "#owner": "owner", "#gen": "gen"},
-            ExpressionAttributeValues={
-                ":cursor": dynamo.encode_value(cursor),
-                ":owner": {"S": owner},
-                ":gen": {"N": str(gen)},
-            },
-        )
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        raise _LostLease() from None
+    written = dynamo.conditional(
+        dynamo.client().update_item,
+        TableName=dynamo.tables().schema,
+        Key=key,
+        UpdateExpression="SET #cursor = :cursor",
+        ConditionExpression="#owner = :owner AND #gen = :gen",
+        ExpressionAttributeNames={"#cursor": "cursor", "#owner": "owner", "#gen": "gen"},
+        ExpressionAttributeValues={
+            ":cursor": dynamo.encode_value(cursor),
+            ":owner": {"S": owner},
+            ":gen": {"N": str(gen)},
+        },
+    )
+    if written is None:
+        raise _LostLease()
 
 
 def _lease(key: dict[str, Any], gen: int, now: float) -> str | None:
     owner = str(uuid.uuid4())
-    try:
-        dynamo.client().update_item(
-            TableName=dynamo.tables().schema,
-            Key=key,
-            UpdateExpression="SET #owner = :owner, #until = :until",
-            ConditionExpression="#gen = :gen AND (attribute_not_exists(#until) OR #until < :now)",
-            ExpressionAttributeNames={"#owner": "owner", "#until": "leaseUntil", "#gen": "gen"},
-            ExpressionAttributeValues={
-                ":owner": {"S": owner},
-                ":until": {"N": str(int(now) + LEASE_SECONDS)},
-                ":now": {"N": str(int(now))},
-                ":gen": {"N": str(gen)},
-            },
-        )
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        return None
-    return owner
+    written = dynamo.conditional(
+        dynamo.client().update_item,
+        TableName=dynamo.tables().schema,
+        Key=key,
+        UpdateExpression="SET #owner = :owner, #until = :until",
+        ConditionExpression="#gen = :gen AND (attribute_not_exists(#until) OR #until < :now)",
+        ExpressionAttributeNames={"#owner": "owner", "#until": "leaseUntil", "#gen": "gen"},
+        ExpressionAttributeValues={
+            ":owner": {"S": owner},
+            ":until": {"N": str(int(now) + LEASE_SECONDS)},
+            ":now": {"N": str(int(now))},
+            ":gen": {"N": str(gen)},
+        },
+    )
+    return None if written is None else owner
 
 
 def _switch(content_type: ContentType, workspace_id: str, gen: int) -> None:
@@ -233,16 +236,14 @@ def _switch(content_type: ContentType, workspace_id: str, gen: int) -> None:
 
 def _drop(key: dict[str, Any], gen: int) -> None:
     """A job whose type is gone or was changed again without it."""
-    try:
-        dynamo.client().delete_item(
-            TableName=dynamo.tables().schema,
-            Key=key,
-            ConditionExpression="#gen = :gen",
-            ExpressionAttributeNames={"#gen": "gen"},
-            ExpressionAttributeValues={":gen": {"N": str(gen)}},
-        )
-    except dynamo.client().exceptions.ConditionalCheckFailedException:
-        pass
+    dynamo.conditional(
+        dynamo.client().delete_item,
+        TableName=dynamo.tables().schema,
+        Key=key,
+        ConditionExpression="#gen = :gen",
+        ExpressionAttributeNames={"#gen": "gen"},
+        ExpressionAttributeValues={":gen": {"N": str(gen)}},
+    )
 
 
 def _walk(
@@ -323,8 +324,7 @@ def reindex_stored(workspace_id: str | None = None) -> int:
     }
     types: dict[tuple[str, str], ContentType | None] = {}
     indexed = 0
-    while True:
-        page = dynamo.client().scan(**request)
+    for page in dynamo.pages("scan", request, None):
         for raw in page.get("Items", []):
             item = dynamo.decode(raw)
             ws, name = str(item["workspaceId"]), str(item["contentType"])
@@ -344,9 +344,7 @@ def reindex_stored(workspace_id: str | None = None) -> int:
                 types[(ws, name)] = content_type = get_type(ws, name)
             if content_type is not None and reindex_entry(content_type, ws, str(item["id"])):
                 indexed += 1
-        if "LastEvaluatedKey" not in page:
-            return indexed
-        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return indexed
 
 
 def run_jobs(out_of_time: Callable[[], bool], now: Callable[[], float] = time.time) -> JobReport:

@@ -27,7 +27,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from content_service.content import dynamo
 from content_service.content.items import (
     StoredEntry,
     Summary,
@@ -79,6 +78,7 @@ from content_service.content.schema import require_type_with
 from content_service.content.views import EntryPage
 from content_service.errors import BadRequest
 from content_service.identity.principal import TokenCaller
+from content_service.storage import dynamo
 
 # Entries a list sorted or filtered in memory may read (about 3.3 MB of summaries).
 READ_BUDGET = 10_000
@@ -460,12 +460,8 @@ class _Stream:
         if lower is not None and upper is not None and lower > upper:
             return
         request = _query(pk, lower, upper, forward=True, limit=self.fetch)
-        while True:
-            raw, last = dynamo.query_page(request)
+        for raw in dynamo.query_pages(request):
             yield [_position(item["sk"]["S"], null) for item in raw]
-            if last is None:
-                return
-            request["ExclusiveStartKey"] = last
 
     def _group(self, sort_token: str, after_id: str | None) -> Iterator[list[Position]]:
         """The entries of one value, ids ascending (after `after_id`)."""

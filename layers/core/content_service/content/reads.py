@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from content_service.content import dynamo
 from content_service.content.items import (
     StoredEntry,
     Summary,
@@ -32,6 +31,7 @@ from content_service.content.views import Entry, EntryPage, entry_view
 from content_service.content.visibility import visible
 from content_service.errors import NotFound
 from content_service.identity.principal import Caller
+from content_service.storage import dynamo
 
 
 def _content_table() -> str:

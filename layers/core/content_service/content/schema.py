@@ -27,7 +27,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from content_service.clock import Clock, SystemClock, iso_utc
-from content_service.content import dynamo
 from content_service.content.model import (
     CARDINALITIES,
     FIELD_TYPES,
@@ -55,6 +54,7 @@ from content_service.content.names import (
 )
 from content_service.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from content_service.identity.principal import Caller
+from content_service.storage import dynamo
 
 ENUM_VALUE_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*$"
 _ENUM_VALUE = re.compile(ENUM_VALUE_PATTERN)

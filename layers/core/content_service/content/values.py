@@ -26,8 +26,8 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
-from content_service.content.dynamo import is_storable_number
 from content_service.content.model import FieldDef
+from content_service.storage.dynamo import is_storable_number
 
 STRING_MAX = 256
 TEXT_MAX = 50_000

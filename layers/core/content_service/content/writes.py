@@ -19,10 +19,9 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from content_service.clock import Clock, SystemClock, iso_utc
-from content_service.content import dynamo
 from content_service.content import values as value_rules
 from content_service.content.events import EventKind, event_put
 from content_service.content.items import (
@@ -56,6 +55,14 @@ from content_service.content.views import Entry, entry_view
 from content_service.content.visibility import audiences_allow
 from content_service.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from content_service.identity.principal import Caller, TokenCaller
+from content_service.storage import dynamo
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import (
+        AttributeValueTypeDef,
+        PutTypeDef,
+        TransactWriteItemTypeDef,
+    )
 
 MAX_LINK_CHANGES_PER_WRITE = 40
 MAX_LINKS_PER_FIELD = 1000
@@ -68,34 +75,81 @@ T = TypeVar("T")
 # Plumbing
 
 
-@dataclass
-class _Transaction:
-    """Transaction items and, for each, what a failed condition on it means."""
+class _Refusal:
+    """What a failed condition on one transaction item means. By default nothing the writer
+    is told: the entry, its type or a target changed, so the write is read, validated and
+    tried again."""
 
-    items: list[dict[str, Any]] = field(default_factory=list)
-    roles: list[tuple[str, Any]] = field(default_factory=list)
-
-    def add(self, role: str, item: dict[str, Any], detail: Any = None) -> None:
-        self.items.append(item)
-        self.roles.append((role, detail))
+    def settle(self, workspace_id: str, me: str, takeovers: dict[str, str]) -> None:
+        return None
 
 
 @dataclass(frozen=True)
-class _LinkClaim:
+class _Taken(_Refusal):
+    """An exclusive claim the write needs (a locale of a group, a single type's locale)."""
+
+    message: str
+
+    def settle(self, workspace_id: str, me: str, takeovers: dict[str, str]) -> None:
+        raise Conflict(self.message) from None
+
+
+@dataclass(frozen=True)
+class _LinkClaim(_Refusal):
+    """A one-to-one or one-to-many target another source claims: a conflict while that claim
+    holds, else a stale claim the next try takes over."""
+
     content_type: str
     relation: FieldDef
     target_id: str
+
+    def settle(self, workspace_id: str, me: str, takeovers: dict[str, str]) -> None:
+        stale = _claim_is_stale(workspace_id, self, me)
+        if stale is not None:
+            takeovers[self.target_id + "#" + self.relation.key] = stale
+            return
+        raise Conflict(
+            f"entry {self.target_id} is already linked from another entry "
+            f"through {self.relation.name!r} ({self.relation.cardinality})",
+            details=[
+                {
+                    "location": f"relations.{self.relation.name}.link",
+                    "problem": f"{self.target_id} is taken",
+                }
+            ],
+        ) from None
+
+
+@dataclass
+class _Transaction:
+    """Transaction items, what a failed condition on each means, and how many change links
+    and list index items (for a readable refusal over DynamoDB's limit)."""
+
+    items: list[TransactWriteItemTypeDef] = field(default_factory=list)
+    refusals: dict[int, _Refusal] = field(default_factory=dict)
+    link_items: int = 0
+    index_items: int = 0
+
+    def add(self, item: TransactWriteItemTypeDef, refusal: _Refusal | None = None) -> None:
+        if refusal is not None:
+            self.refusals[len(self.items)] = refusal
+        self.items.append(item)
+
+    def add_link(self, item: TransactWriteItemTypeDef, refusal: _Refusal | None = None) -> None:
+        self.link_items += 1
+        self.add(item, refusal)
+
+    def add_index(self, items: Sequence[TransactWriteItemTypeDef]) -> None:
+        self.index_items += len(items)
+        self.items.extend(items)
 
 
 def _content_table() -> str:
     return dynamo.tables().content
 
 
-def _names_values(names: Mapping[str, str], values: Mapping[str, Any]) -> dict[str, Any]:
-    body: dict[str, Any] = {"ExpressionAttributeNames": dict(names)}
-    if values:
-        body["ExpressionAttributeValues"] = {k: dynamo.encode_value(v) for k, v in values.items()}
-    return body
+def _values(values: Mapping[str, Any]) -> dict[str, AttributeValueTypeDef]:
+    return {k: dynamo.encode_value(v) for k, v in values.items()}
 
 
 def _claim_is_stale(workspace_id: str, claim: _LinkClaim, me: str) -> str | None:
@@ -125,8 +179,7 @@ def _fits(transaction: _Transaction) -> None:
     size = len(transaction.items)
     if size <= dynamo.TRANSACT_LIMIT:
         return
-    index = sum(1 for role, _ in transaction.roles if role == "index")
-    links = sum(1 for role, _ in transaction.roles if role in ("target", "claim", "unclaim"))
+    index, links = transaction.index_items, transaction.link_items
     raise ValidationFailed(
         f"this write needs {size} items in its transaction ({links} for link changes, {index} "
         f"for list index and count items) and DynamoDB allows {dynamo.TRANSACT_LIMIT}; "
@@ -150,33 +203,9 @@ def _run(
             if cancelled.conflicted:
                 time.sleep(0.01 * 2**attempt)
                 continue
-            for index, (role, detail) in enumerate(transaction.roles):
-                if not cancelled.failed(index):
-                    continue
-                if role == "group":
-                    raise Conflict(
-                        f"the locale group already has an entry in locale {detail!r}"
-                    ) from None
-                if role == "single":
-                    raise Conflict(
-                        f"this single type already has its entry for locale {detail!r}"
-                    ) from None
-                if role == "claim":
-                    claim: _LinkClaim = detail
-                    stale = _claim_is_stale(workspace_id, claim, me)
-                    if stale is None:
-                        raise Conflict(
-                            f"entry {claim.target_id} is already linked from another entry "
-                            f"through {claim.relation.name!r} ({claim.relation.cardinality})",
-                            details=[
-                                {
-                                    "location": f"relations.{claim.relation.name}.link",
-                                    "problem": f"{claim.target_id} is taken",
-                                }
-                            ],
-                        ) from None
-                    takeovers[claim.target_id + "#" + claim.relation.key] = stale
-            # Anything else (the entry, the type, a target changed): read and validate again.
+            for index, refusal in sorted(transaction.refusals.items()):
+                if cancelled.failed(index):
+                    refusal.settle(workspace_id, me, takeovers)
     raise Conflict("the entry changed concurrently; try again")
 
 
@@ -214,43 +243,149 @@ def _read_for_write(
     return stored
 
 
-def _type_check(content_type: ContentType) -> dict[str, Any]:
+# ---------------------------------------------------------------------------------------------
+# Transaction items
+
+
+def _type_check(content_type: ContentType) -> TransactWriteItemTypeDef:
     return {
         "ConditionCheck": {
             "TableName": dynamo.tables().schema,
             "Key": type_key(content_type.workspace_id, content_type.name),
             "ConditionExpression": "revision = :revision",
-            **_names_values({}, {":revision": content_type.revision}),
+            "ExpressionAttributeValues": _values({":revision": content_type.revision}),
         }
     }
 
 
-def _type_count(content_type: ContentType, delta: int, locale: str | None = None) -> dict[str, Any]:
+def _type_count(
+    content_type: ContentType, delta: int, locale: str | None = None
+) -> TransactWriteItemTypeDef:
     """`entryCount` moved by `delta`; a create also records its locale (the list index job
     walks every locale a type has entries in)."""
     condition = "revision = :revision" if delta > 0 else "attribute_exists(pk)"
-    values: dict[str, Any] = {":delta": delta}
+    values = _values({":delta": delta, ":zero": 0})
     if delta > 0:
-        values[":revision"] = content_type.revision
+        values[":revision"] = dynamo.encode_value(content_type.revision)
     expression = "SET entryCount = if_not_exists(entryCount, :zero) + :delta"
-    body = _names_values({}, {**values, ":zero": 0})
     if locale is not None:
         expression += " ADD locales :locale"
-        body["ExpressionAttributeValues"][":locale"] = {"SS": [locale]}
+        values[":locale"] = {"SS": [locale]}
     return {
         "Update": {
             "TableName": dynamo.tables().schema,
             "Key": type_key(content_type.workspace_id, content_type.name),
             "UpdateExpression": expression,
             "ConditionExpression": condition,
-            **body,
+            "ExpressionAttributeValues": values,
+        }
+    }
+
+
+def _put_entry(
+    content_type: ContentType, entry: StoredEntry, previous: StoredEntry | None
+) -> TransactWriteItemTypeDef:
+    """The whole entry item: new (`previous` None) or replacing `previous` unchanged since."""
+    put: PutTypeDef = {
+        "TableName": _content_table(),
+        "Item": dynamo.encode(_sized(content_type, entry)),
+        "ConditionExpression": "attribute_not_exists(pk)",
+    }
+    if previous is not None:
+        put["ConditionExpression"] = "#version = :version AND #deleted = :false"
+        put["ExpressionAttributeNames"] = {"#version": "version", "#deleted": "deleted"}
+        put["ExpressionAttributeValues"] = _values({":version": previous.version, ":false": False})
+    return {"Put": put}
+
+
+def _put_claim(key: Mapping[str, Any], attributes: Mapping[str, Any]) -> TransactWriteItemTypeDef:
+    """A locale or single-type claim item, written only where none exists yet."""
+    return {
+        "Put": {
+            "TableName": _content_table(),
+            "Item": {**key, **dynamo.encode(attributes)},
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+    }
+
+
+def _delete(key: Mapping[str, Any]) -> TransactWriteItemTypeDef:
+    return {"Delete": {"TableName": _content_table(), "Key": key}}
+
+
+def _exists(key: Mapping[str, Any]) -> TransactWriteItemTypeDef:
+    return {
+        "ConditionCheck": {
+            "TableName": _content_table(),
+            "Key": key,
+            "ConditionExpression": "attribute_exists(pk)",
+        }
+    }
+
+
+def _target_check(workspace_id: str, target_id: str) -> TransactWriteItemTypeDef:
+    """A newly linked target still exists and is not trashed."""
+    return {
+        "ConditionCheck": {
+            "TableName": _content_table(),
+            "Key": entry_key(workspace_id, target_id),
+            "ConditionExpression": "attribute_exists(pk) AND #deleted = :false",
+            "ExpressionAttributeNames": {"#deleted": "deleted"},
+            "ExpressionAttributeValues": _values({":false": False}),
+        }
+    }
+
+
+def _unclaim(
+    content_type: ContentType, definition: FieldDef, target_id: str, source_id: str
+) -> TransactWriteItemTypeDef:
+    """Releases the source's claim on a target (none there, or another source's: nothing)."""
+    return {
+        "Delete": {
+            "TableName": _content_table(),
+            "Key": link_claim_key(
+                content_type.workspace_id, content_type.name, definition.key, target_id
+            ),
+            "ConditionExpression": "attribute_not_exists(pk) OR sourceId = :me",
+            "ExpressionAttributeValues": _values({":me": source_id}),
+        }
+    }
+
+
+def _claim_link(
+    content_type: ContentType,
+    definition: FieldDef,
+    target_id: str,
+    source_id: str,
+    stale: str | None,
+) -> TransactWriteItemTypeDef:
+    """The source's claim on a target, unless another source holds it (`stale`: a source
+    whose claim no longer holds, taken over)."""
+    condition = "attribute_not_exists(pk) OR sourceId = :me"
+    values: dict[str, Any] = {":me": source_id}
+    if stale is not None:
+        condition += " OR sourceId = :stale"
+        values[":stale"] = stale
+    attributes = {
+        "entity": "link_claim",
+        "sourceId": source_id,
+        "targetId": target_id,
+        "fieldKey": definition.key,
+    }
+    key = link_claim_key(content_type.workspace_id, content_type.name, definition.key, target_id)
+    return {
+        "Put": {
+            "TableName": _content_table(),
+            "Item": {**key, **dynamo.encode(attributes)},
+            "ConditionExpression": condition,
+            "ExpressionAttributeValues": _values(values),
         }
     }
 
 
 def _indexed(
     content_type: ContentType, old: StoredEntry | None, new: StoredEntry
-) -> tuple[StoredEntry, list[dict[str, Any]]]:
+) -> tuple[StoredEntry, list[TransactWriteItemTypeDef]]:
     """`new` recording the list index and count items it should have (what the entry item
     stores), and the transaction elements that take the index there from `old`."""
     state = index_state(content_type, new)
@@ -259,12 +394,9 @@ def _indexed(
     return with_state(new, state), index_changes(old, state, summary, rewrite=rewrite)
 
 
-def _add_index(transaction: _Transaction, changes: Sequence[dict[str, Any]]) -> None:
-    for change in changes:
-        transaction.add("index", change)
-
-
-def _event(kind: EventKind, caller: Caller, entry: StoredEntry, now: float) -> dict[str, Any]:
+def _event(
+    kind: EventKind, caller: Caller, entry: StoredEntry, now: float
+) -> TransactWriteItemTypeDef:
     return event_put(
         kind,
         workspace_id=entry.workspace_id,
@@ -474,68 +606,18 @@ def _link_items(
     target_checks: Sequence[str],
     takeovers: Mapping[str, str],
 ) -> None:
-    workspace_id = content_type.workspace_id
     for target_id in target_checks:
-        transaction.add(
-            "target",
-            {
-                "ConditionCheck": {
-                    "TableName": _content_table(),
-                    "Key": entry_key(workspace_id, target_id),
-                    "ConditionExpression": "attribute_exists(pk) AND #deleted = :false",
-                    **_names_values({"#deleted": "deleted"}, {":false": False}),
-                }
-            },
-            target_id,
-        )
+        transaction.add_link(_target_check(content_type.workspace_id, target_id))
     for definition, target_id in plan.unlinked:
-        if not definition.exclusive:
-            continue
-        transaction.add(
-            "unclaim",
-            {
-                "Delete": {
-                    "TableName": _content_table(),
-                    "Key": link_claim_key(
-                        workspace_id, content_type.name, definition.key, target_id
-                    ),
-                    "ConditionExpression": "attribute_not_exists(pk) OR sourceId = :me",
-                    **_names_values({}, {":me": source_id}),
-                }
-            },
-        )
+        if definition.exclusive:
+            transaction.add_link(_unclaim(content_type, definition, target_id, source_id))
     for definition, target_id in plan.linked:
-        if not definition.exclusive:
-            continue
-        stale = takeovers.get(target_id + "#" + definition.key)
-        condition = "attribute_not_exists(pk) OR sourceId = :me"
-        values: dict[str, Any] = {":me": source_id}
-        if stale is not None:
-            condition += " OR sourceId = :stale"
-            values[":stale"] = stale
-        claim_key = link_claim_key(workspace_id, content_type.name, definition.key, target_id)
-        transaction.add(
-            "claim",
-            {
-                "Put": {
-                    "TableName": _content_table(),
-                    "Item": {
-                        **claim_key,
-                        **dynamo.encode(
-                            {
-                                "entity": "link_claim",
-                                "sourceId": source_id,
-                                "targetId": target_id,
-                                "fieldKey": definition.key,
-                            }
-                        ),
-                    },
-                    "ConditionExpression": condition,
-                    **_names_values({}, values),
-                }
-            },
-            _LinkClaim(content_type.name, definition, target_id),
-        )
+        if definition.exclusive:
+            stale = takeovers.get(target_id + "#" + definition.key)
+            transaction.add_link(
+                _claim_link(content_type, definition, target_id, source_id, stale),
+                _LinkClaim(content_type.name, definition, target_id),
+            )
 
 
 def _sized(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
@@ -552,127 +634,124 @@ def _sized(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
 # Service functions
 
 
+@dataclass(frozen=True)
+class _NewEntry:
+    """A create that passed validation: the entry and what its transaction must hold."""
+
+    content_type: ContentType
+    entry: StoredEntry
+    plan: _LinkPlan
+    target_checks: list[str]
+    group_member: dict[str, Any] | None
+    now: float
+
+
+def _new_locale(content_type: ContentType, requested: str | None, problems: _Problems) -> str:
+    locale = DEFAULT_LOCALE if requested is None else requested
+    if not is_locale(locale):
+        problems.add("locale", f"must match {LOCALE_PATTERN}")
+    elif not content_type.localized and locale != DEFAULT_LOCALE:
+        problems.add("locale", f"content type {content_type.name!r} is not localized")
+    return locale
+
+
+def _join_group(
+    request: WriteRequest, content_type: ContentType, locale: str, problems: _Problems
+) -> tuple[str | None, dict[str, Any] | None]:
+    """The locale group a new entry joins (None: a group of its own) and a claim item of it."""
+    if request.locale_group_id is None:
+        return None, None
+    member = _group_member(request.workspace_id, content_type, request.locale_group_id, locale)
+    if not content_type.localized:
+        problems.add("localeGroupId", "only entries of a localized type have translations")
+    elif member is None:
+        problems.add("localeGroupId", f"no entry of content type {content_type.name!r} has it")
+    else:
+        return request.locale_group_id, member
+    return None, None
+
+
+def _validate_create(request: WriteRequest, entry_id: str, clock: Clock | None) -> _NewEntry:
+    caller, workspace_id = request.caller, request.workspace_id
+    content_type = _type_for_write(caller, workspace_id, request.content_type)
+    now = (clock or SystemClock()).now()
+    problems = _Problems()
+    locale = _new_locale(content_type, request.locale, problems)
+    group_id, group_member = _join_group(request, content_type, locale, problems)
+    audiences = _check_audiences(caller, content_type, request.audiences or (), problems)
+    values = _apply_values(content_type, {}, request.values, problems)
+    plan = _plan_links(caller, content_type, entry_id, {}, request.relations, problems)
+    if plan.unlinked:
+        problems.add("relations", "a new entry has nothing to unlink")
+    _check_required(content_type, values, plan.links, problems)
+    problems.raise_if_any()
+    checks = _check_targets(caller, workspace_id, entry_id, content_type, plan.linked, problems)
+    problems.raise_if_any()
+    stamp = iso_utc(now)
+    entry = StoredEntry(
+        id=entry_id,
+        workspace_id=workspace_id,
+        content_type=content_type.name,
+        status="draft",
+        locale=locale,
+        locale_group_id=group_id or entry_id,
+        created_at=stamp,
+        updated_at=stamp,
+        published_at=None,
+        audiences=audiences or (),
+        deleted=False,
+        version=1,
+        title=title_of(content_type, values),
+        values=values,
+        links=plan.links,
+    )
+    return _NewEntry(content_type, entry, plan, checks, group_member, now)
+
+
+def _create_transaction(
+    caller: Caller, new: _NewEntry, takeovers: Mapping[str, str]
+) -> tuple[_Transaction, StoredEntry]:
+    """The entry, its type's count, its locale claims, its links, its index and its event."""
+    content_type = new.content_type
+    entry, index = _indexed(content_type, None, new.entry)
+    workspace_id, locale = entry.workspace_id, entry.locale
+    transaction = _Transaction()
+    transaction.add(_put_entry(content_type, entry, None))
+    transaction.add(_type_count(content_type, +1, locale))
+    transaction.add(
+        _put_claim(
+            group_claim_key(workspace_id, entry.locale_group_id, locale),
+            {"entity": "locale_claim", "entryId": entry.id, "contentType": content_type.name},
+        ),
+        _Taken(f"the locale group already has an entry in locale {locale!r}"),
+    )
+    member = new.group_member
+    if member is not None and member["sk"]["S"] != f"LOCALE#{locale}":
+        transaction.add(_exists({"pk": member["pk"], "sk": member["sk"]}))
+    if content_type.is_single:
+        transaction.add(
+            _put_claim(
+                single_claim_key(workspace_id, content_type.name, locale),
+                {"entity": "single_claim", "entryId": entry.id},
+            ),
+            _Taken(f"this single type already has its entry for locale {locale!r}"),
+        )
+    _link_items(transaction, content_type, entry.id, new.plan, new.target_checks, takeovers)
+    transaction.add_index(index)
+    transaction.add(_event("entry.created", caller, entry, new.now))
+    return transaction, entry
+
+
 def create_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
     """POST: always a draft. Emits `entry.created`."""
-    caller, workspace_id = request.caller, request.workspace_id
     entry_id = str(uuid.uuid4())
 
     def build(takeovers: dict[str, str]) -> tuple[_Transaction, Entry]:
-        content_type = _type_for_write(caller, workspace_id, request.content_type)
-        now = (clock or SystemClock()).now()
-        stamp = iso_utc(now)
-        problems = _Problems()
-        locale = DEFAULT_LOCALE if request.locale is None else request.locale
-        if not is_locale(locale):
-            problems.add("locale", f"must match {LOCALE_PATTERN}")
-        elif not content_type.localized and locale != DEFAULT_LOCALE:
-            problems.add("locale", f"content type {content_type.name!r} is not localized")
-        group_id = entry_id
-        group_member: dict[str, Any] | None = None
-        if request.locale_group_id is not None:
-            group_member = _group_member(
-                workspace_id, content_type, request.locale_group_id, locale
-            )
-            if not content_type.localized:
-                problems.add("localeGroupId", "only entries of a localized type have translations")
-            elif group_member is None:
-                problems.add(
-                    "localeGroupId", f"no entry of content type {content_type.name!r} has it"
-                )
-            else:
-                group_id = request.locale_group_id
-        audiences = _check_audiences(caller, content_type, request.audiences or (), problems)
-        values = _apply_values(content_type, {}, request.values, problems)
-        plan = _plan_links(caller, content_type, entry_id, {}, request.relations, problems)
-        if plan.unlinked:
-            problems.add("relations", "a new entry has nothing to unlink")
-        _check_required(content_type, values, plan.links, problems)
-        problems.raise_if_any()
-        checks = _check_targets(caller, workspace_id, entry_id, content_type, plan.linked, problems)
-        problems.raise_if_any()
+        new = _validate_create(request, entry_id, clock)
+        transaction, entry = _create_transaction(request.caller, new, takeovers)
+        return transaction, entry_view(new.content_type, entry)
 
-        entry = StoredEntry(
-            id=entry_id,
-            workspace_id=workspace_id,
-            content_type=content_type.name,
-            status="draft",
-            locale=locale,
-            locale_group_id=group_id,
-            created_at=stamp,
-            updated_at=stamp,
-            published_at=None,
-            audiences=audiences or (),
-            deleted=False,
-            version=1,
-            title=title_of(content_type, values),
-            values=values,
-            links=plan.links,
-        )
-        entry, index = _indexed(content_type, None, entry)
-        transaction = _Transaction()
-        transaction.add(
-            "entry",
-            {
-                "Put": {
-                    "TableName": _content_table(),
-                    "Item": dynamo.encode(_sized(content_type, entry)),
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
-        )
-        transaction.add("type", _type_count(content_type, +1, locale))
-        transaction.add(
-            "group",
-            {
-                "Put": {
-                    "TableName": _content_table(),
-                    "Item": {
-                        **group_claim_key(workspace_id, group_id, locale),
-                        **dynamo.encode(
-                            {
-                                "entity": "locale_claim",
-                                "entryId": entry_id,
-                                "contentType": content_type.name,
-                            }
-                        ),
-                    },
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
-            locale,
-        )
-        if group_member is not None and group_member["sk"]["S"] != f"LOCALE#{locale}":
-            transaction.add(
-                "member",
-                {
-                    "ConditionCheck": {
-                        "TableName": _content_table(),
-                        "Key": {"pk": group_member["pk"], "sk": group_member["sk"]},
-                        "ConditionExpression": "attribute_exists(pk)",
-                    }
-                },
-            )
-        if content_type.is_single:
-            transaction.add(
-                "single",
-                {
-                    "Put": {
-                        "TableName": _content_table(),
-                        "Item": {
-                            **single_claim_key(workspace_id, content_type.name, locale),
-                            **dynamo.encode({"entity": "single_claim", "entryId": entry_id}),
-                        },
-                        "ConditionExpression": "attribute_not_exists(pk)",
-                    }
-                },
-                locale,
-            )
-        _link_items(transaction, content_type, entry_id, plan, checks, takeovers)
-        _add_index(transaction, index)
-        transaction.add("event", _event("entry.created", caller, entry, now))
-        return transaction, entry_view(content_type, entry)
-
-    return _run(workspace_id, entry_id, build)
+    return _run(request.workspace_id, entry_id, build)
 
 
 def _group_member(
@@ -744,24 +823,11 @@ def update_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
         )
         entry, index = _indexed(content_type, current, entry)
         transaction = _Transaction()
-        transaction.add(
-            "entry",
-            {
-                "Put": {
-                    "TableName": _content_table(),
-                    "Item": dynamo.encode(_sized(content_type, entry)),
-                    "ConditionExpression": "#version = :version AND #deleted = :false",
-                    **_names_values(
-                        {"#version": "version", "#deleted": "deleted"},
-                        {":version": current.version, ":false": False},
-                    ),
-                }
-            },
-        )
-        transaction.add("type", _type_check(content_type))
+        transaction.add(_put_entry(content_type, entry, current))
+        transaction.add(_type_check(content_type))
         _link_items(transaction, content_type, current.id, plan, checks, takeovers)
-        _add_index(transaction, index)
-        transaction.add("event", _event("entry.updated", caller, entry, now))
+        transaction.add_index(index)
+        transaction.add(_event("entry.updated", caller, entry, now))
         return transaction, entry_view(content_type, entry)
 
     return _run(workspace_id, entry_id, build)
@@ -821,21 +887,21 @@ def _state_change(
         values[":deleted"] = current.deleted
         transaction = _Transaction()
         transaction.add(
-            "entry",
             {
                 "Update": {
                     "TableName": _content_table(),
                     "Key": entry_key(workspace_id, current.id),
                     "UpdateExpression": expression,
                     "ConditionExpression": "#version = :version AND #deleted = :deleted",
-                    **_names_values(names, values),
+                    "ExpressionAttributeNames": names,
+                    "ExpressionAttributeValues": _values(values),
                 }
-            },
+            }
         )
         if check_type:
-            transaction.add("type", _type_check(content_type))
-        _add_index(transaction, index_items)
-        transaction.add("event", _event(kind, caller, entry, now))
+            transaction.add(_type_check(content_type))
+        transaction.add_index(index_items)
+        transaction.add(_event(kind, caller, entry, now))
         return transaction, entry_view(content_type, entry)
 
     return _run(workspace_id, request.id, build)
@@ -931,60 +997,35 @@ def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
         now = (clock or SystemClock()).now()
         transaction = _Transaction()
         transaction.add(
-            "entry",
             {
                 "Delete": {
                     "TableName": _content_table(),
                     "Key": entry_key(workspace_id, current.id),
                     "ConditionExpression": "#version = :version AND #deleted = :true",
-                    **_names_values(
-                        {"#version": "version", "#deleted": "deleted"},
-                        {":version": current.version, ":true": True},
+                    "ExpressionAttributeNames": {"#version": "version", "#deleted": "deleted"},
+                    "ExpressionAttributeValues": _values(
+                        {":version": current.version, ":true": True}
                     ),
                 }
-            },
+            }
         )
-        transaction.add("type", _type_count(content_type, -1))
+        transaction.add(_type_count(content_type, -1))
         transaction.add(
-            "ungroup",
-            {
-                "Delete": {
-                    "TableName": _content_table(),
-                    "Key": group_claim_key(workspace_id, current.locale_group_id, current.locale),
-                }
-            },
+            _delete(group_claim_key(workspace_id, current.locale_group_id, current.locale))
         )
         if content_type.is_single:
             transaction.add(
-                "unsingle",
-                {
-                    "Delete": {
-                        "TableName": _content_table(),
-                        "Key": single_claim_key(workspace_id, content_type.name, current.locale),
-                    }
-                },
+                _delete(single_claim_key(workspace_id, content_type.name, current.locale))
             )
-        _add_index(transaction, _indexed(content_type, current, current)[1])
-        transaction.add("event", _event("entry.purged", caller, current, now))
+        transaction.add_index(_indexed(content_type, current, current)[1])
+        transaction.add(_event("entry.purged", caller, current, now))
         for definition in content_type.relation_fields:
             if not definition.exclusive:
                 continue
             for target_id in current.links.get(definition.key, ()):
                 if len(transaction.items) >= dynamo.TRANSACT_LIMIT:
                     break
-                transaction.add(
-                    "unclaim",
-                    {
-                        "Delete": {
-                            "TableName": _content_table(),
-                            "Key": link_claim_key(
-                                workspace_id, content_type.name, definition.key, target_id
-                            ),
-                            "ConditionExpression": "attribute_not_exists(pk) OR sourceId = :me",
-                            **_names_values({}, {":me": current.id}),
-                        }
-                    },
-                )
+                transaction.add_link(_unclaim(content_type, definition, target_id, current.id))
         return transaction, None
 
     _run(workspace_id, request.id, build)

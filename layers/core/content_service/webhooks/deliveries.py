@@ -26,24 +26,31 @@ import json
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import ClientError
 
 from content_service import camel
 from content_service.errors import BadRequest
-
-from .bounds import Headers
-from .dynamo import (
+from content_service.storage.dynamo import (
+    TRANSACT_LIMIT,
+    TransactionCancelled,
     batch_get,
-    error_code,
+    conditional,
+    decode,
+    delete_many,
+    encode,
+    encode_value,
     failed_item,
-    from_item,
     is_condition_failure,
-    to_attribute,
-    to_item,
+    pages,
+    transact,
     values,
 )
+
+from .bounds import Headers
+from .outbox import plain
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -53,8 +60,6 @@ STATUSES: tuple[Status, ...] = ("pending", "delivering", "succeeded", "failed", 
 TERMINAL: frozenset[str] = frozenset({"succeeded", "dead"})
 
 SHARDS = 64
-TRANSACTION_LIMIT = 100
-BATCH_WRITE_LIMIT = 25
 BY_ENDPOINT = "byEndpoint"
 BY_SWEEP = "bySweep"
 BY_FINISH = "byFinish"
@@ -335,8 +340,8 @@ class DeliveryStore:
         the rest are put again in a new transaction. A single row is a conditional PutItem.
         """
         result = InsertResult()
-        for start in range(0, len(rows), TRANSACTION_LIMIT):
-            pending = list(rows[start : start + TRANSACTION_LIMIT])
+        for start in range(0, len(rows), TRANSACT_LIMIT):
+            pending = list(rows[start : start + TRANSACT_LIMIT])
             for _ in range(5):
                 if not pending:
                     break
@@ -359,28 +364,24 @@ class DeliveryStore:
                 result.inserted.append(rows[0].id)
             return []
         try:
-            self._client.transact_write_items(
-                TransactItems=[
+            transact(
+                [
                     {
                         "Put": {
                             "TableName": self._table,
-                            "Item": to_item(row.to_values()),
+                            "Item": encode(row.to_values(), sparse=True),
                             "ConditionExpression": "attribute_not_exists(id)",
                         }
                     }
                     for row in rows
-                ]
+                ],
+                using=self._client,
             )
-        except ClientError as error:
-            if error_code(error) != "TransactionCanceledException":
-                raise
-            found: Any = error.response.get("CancellationReasons")
-            reasons: list[Any] = list(found or [])
-            if len(reasons) != len(rows):
+        except TransactionCancelled as cancelled:
+            if len(cancelled.reasons) != len(rows):
                 raise
             retry: list[DeliveryRow] = []
-            for row, reason in zip(rows, reasons, strict=True):
-                code = reason.get("Code") or "None"
+            for row, code in zip(rows, cancelled.reasons, strict=True):
                 if code == "ConditionalCheckFailed":
                     result.existing.append(row.id)
                 elif code in ("None", "TransactionConflict", "ThrottlingError"):
@@ -394,7 +395,7 @@ class DeliveryStore:
     def insert_one(self, row: DeliveryRow) -> None:
         self._client.put_item(
             TableName=self._table,
-            Item=to_item(row.to_values()),
+            Item=encode(row.to_values(), sparse=True),
             ConditionExpression="attribute_not_exists(id)",
         )
 
@@ -407,12 +408,13 @@ class DeliveryStore:
         item = response.get("Item")
         if not item or "endpointId" not in item:
             return None
-        return DeliveryRow.from_values(from_item(item))
+        return DeliveryRow.from_values(plain(decode(item)))
 
     def get_many(self, delivery_ids: Sequence[str]) -> dict[str, DeliveryRow]:
         """The rows among `delivery_ids` that exist, by id (strongly consistent)."""
-        found = batch_get(self._client, self._table, delivery_ids)
-        return {item["id"]: DeliveryRow.from_values(item) for item in found if "endpointId" in item}
+        keys = [{"id": {"S": i}} for i in delivery_ids]
+        found = batch_get(self._table, keys, using=self._client)
+        return {i["id"]: DeliveryRow.from_values(plain(i)) for i in found if "endpointId" in i}
 
     def page_for_endpoint(
         self,
@@ -463,25 +465,20 @@ class DeliveryStore:
         kwargs["ExpressionAttributeValues"] = expression_values
         if cursor is not None:
             kwargs["ExclusiveStartKey"] = decode_cursor(cursor, endpoint_id)
-        filtered = bool(filters)
+        kwargs["Limit"] = max(FILTERED_SCAN, limit) if filters else limit
         items: list[DeliveryRow] = []
         last: Mapping[str, Any] | None = None
-        for _ in range(max_requests):
-            kwargs["Limit"] = max(FILTERED_SCAN, limit) if filtered else limit - len(items)
-            response = self._client.query(**kwargs)
+        for response in islice(pages("query", kwargs, self._client), max_requests):
             found = response.get("Items", [])
             last = response.get("LastEvaluatedKey")
             for index, item in enumerate(found):
-                row = DeliveryRow.from_values(from_item(item))
+                row = DeliveryRow.from_values(plain(decode(item)))
                 if search.entry_id is not None and row.entry_id != search.entry_id:
                     continue
                 items.append(row)
                 if len(items) == limit:
                     more = index < len(found) - 1 or bool(last)
                     return Page(items, _cursor_after(item) if more else None)
-            if not last:
-                break
-            kwargs["ExclusiveStartKey"] = last
         return Page(items, _cursor_after(last) if last else None)
 
     def latest_for_endpoint(self, endpoint_id: str) -> DeliveryRow | None:
@@ -503,19 +500,15 @@ class DeliveryStore:
             "ExpressionAttributeValues": values(endpoint=endpoint_id, since=since_iso),
         }
         seen = 0
-        while True:
-            response = self._client.query(**kwargs)
-            for item in response.get("Items", []):
+        for page in pages("query", kwargs, self._client):
+            for item in page.get("Items", []):
                 status = item.get("status", {}).get("S", "")
                 if status in counts:
                     counts[status] += 1
                 seen += 1
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return counts, False
-            if seen >= max_rows:
+            if page.get("LastEvaluatedKey") and seen >= max_rows:
                 return counts, True
-            kwargs["ExclusiveStartKey"] = last
+        return counts, False
 
     def recoverable(
         self,
@@ -543,45 +536,42 @@ class DeliveryStore:
             "ExpressionAttributeNames": names,
             "ExpressionAttributeValues": {
                 **values(endpoint=endpoint_id, low=low, until=until_iso),
-                **{f":s{i}": to_attribute(status) for i, status in enumerate(statuses)},
+                **{f":s{i}": encode_value(status) for i, status in enumerate(statuses)},
             },
             "ScanIndexForward": True,
+            "Limit": FILTERED_SCAN,
         }
         rows: list[DeliveryRow] = []
-        for _ in range(5):
-            kwargs["Limit"] = FILTERED_SCAN
-            response = self._client.query(**kwargs)
+        last: Mapping[str, Any] | None = None
+        for response in islice(pages("query", kwargs, self._client), 5):
+            last = response.get("LastEvaluatedKey")
             for item in response.get("Items", []):
-                row = DeliveryRow.from_values(from_item(item))
+                row = DeliveryRow.from_values(plain(decode(item)))
                 key = f"{row.created_at}#{row.id}"
                 if operator == ">" and key <= low:
                     continue
                 rows.append(row)
                 if len(rows) == limit:
                     return rows, key
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return rows, None
-            kwargs["ExclusiveStartKey"] = last
         return rows, str(last["createdKey"]["S"]) if last else None
 
     def schedule_now(self, delivery_id: str, now_iso: str, sweep_iso: str) -> DeliveryRow | None:
         """Retry now: a `failed` row's next attempt becomes due at once (None if not failed)."""
-        try:
-            response = self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": delivery_id}},
-                UpdateExpression="SET nextAttemptAt = :now, sweepAt = :sweep, updatedAt = :now",
-                ConditionExpression="attribute_exists(endpointId) AND #status = :failed",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues=values(now=now_iso, sweep=sweep_iso, failed="failed"),
-                ReturnValues="ALL_NEW",
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return None
-            raise
-        return DeliveryRow.from_values(from_item(response["Attributes"]))
+        response = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": delivery_id}},
+            UpdateExpression="SET nextAttemptAt = :now, sweepAt = :sweep, updatedAt = :now",
+            ConditionExpression="attribute_exists(endpointId) AND #status = :failed",
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues=values(now=now_iso, sweep=sweep_iso, failed="failed"),
+            ReturnValues="ALL_NEW",
+        )
+        return (
+            None
+            if response is None
+            else DeliveryRow.from_values(plain(decode(response["Attributes"])))
+        )
 
     def mark_recovered(
         self, original: DeliveryRow, redelivery_id: str, now_iso: str, expires_at: int | None
@@ -596,30 +586,25 @@ class DeliveryStore:
         if expires_at:
             retire_values.update(values(expires=expires_at))
         if original.status == "failed":
-            try:
-                self._client.update_item(
-                    TableName=self._table,
-                    Key={"id": {"S": original.id}},
-                    UpdateExpression=f"SET {sets} REMOVE nextAttemptAt, sweepAt",
-                    ConditionExpression="#status = :failed",
-                    ExpressionAttributeNames={"#status": "status"},
-                    ExpressionAttributeValues=retire_values,
-                )
-                return
-            except ClientError as error:
-                if not is_condition_failure(error):
-                    raise
-        try:
-            self._client.update_item(
+            retired = conditional(
+                self._client.update_item,
                 TableName=self._table,
                 Key={"id": {"S": original.id}},
-                UpdateExpression="SET recoveredBy = :by",
-                ConditionExpression="attribute_exists(endpointId)",
-                ExpressionAttributeValues=values(by=redelivery_id),
+                UpdateExpression=f"SET {sets} REMOVE nextAttemptAt, sweepAt",
+                ConditionExpression="#status = :failed",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=retire_values,
             )
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
+            if retired is not None:
+                return
+        conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": original.id}},
+            UpdateExpression="SET recoveredBy = :by",
+            ConditionExpression="attribute_exists(endpointId)",
+            ExpressionAttributeValues=values(by=redelivery_id),
+        )
 
     # -- claiming and recording ----------------------------------------------------------
 
@@ -643,7 +628,7 @@ class DeliveryStore:
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
-            seen = failed_item(error)
+            seen = plain(failed_item(error))
             if seen is None or "endpointId" not in seen:
                 return NotClaimed("missing", None)
             row = DeliveryRow.from_values(seen)
@@ -652,7 +637,7 @@ class DeliveryStore:
             if row.status == "delivering":
                 return NotClaimed("claimed", row)
             return NotClaimed("not_due", row)
-        before = DeliveryRow.from_values(from_item(response["Attributes"]))
+        before = DeliveryRow.from_values(plain(decode(response["Attributes"])))
         return _claimed(before, token, now_iso, reclaim_at_iso)
 
     def claim_checked(
@@ -688,12 +673,9 @@ class DeliveryStore:
         if finishing is not None:
             items.insert(0, {"Update": self._finish_request(*finishing)})
         try:
-            self._client.transact_write_items(TransactItems=items)
-        except ClientError as error:
-            if error_code(error) != "TransactionCanceledException":
-                raise
-            found: Any = error.response.get("CancellationReasons")
-            codes = [(reason.get("Code") or "None") != "None" for reason in found or []]
+            transact(items, using=self._client)
+        except TransactionCancelled as cancelled:
+            codes = [code != "None" for code in cancelled.reasons]
             if len(codes) != len(items):
                 raise
             if finishing is None:
@@ -739,13 +721,8 @@ class DeliveryStore:
         When no request was sent (`outcome.sent` False) the previous attempt's status code,
         duration and snippet stay; only the error is replaced.
         """
-        try:
-            self._client.update_item(**self._finish_request(claim, outcome))
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(self._client.update_item, **self._finish_request(claim, outcome))
+        return written is not None
 
     def _finish_request(self, claim: Claim, outcome: Outcome) -> dict[str, Any]:
         assignments = [
@@ -768,7 +745,7 @@ class DeliveryStore:
                 removes.append(name)
             else:
                 assignments.append(f"{name} = :{name}")
-                expression_values[f":{name}"] = to_attribute(value)
+                expression_values[f":{name}"] = encode_value(value)
 
         if outcome.sent:
             assign("lastStatusCode", outcome.status_code)
@@ -804,14 +781,9 @@ class DeliveryStore:
             "KeyConditionExpression": "sweepShard = :shard AND sweepAt <= :now",
             "ExpressionAttributeValues": values(shard=shard, now=now_iso),
         }
-        while True:
-            response = self._client.query(**kwargs)
-            for item in response.get("Items", []):
+        for page in pages("query", kwargs, self._client):
+            for item in page.get("Items", []):
                 yield item["id"]["S"], item["sweepAt"]["S"]
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return
-            kwargs["ExclusiveStartKey"] = last
 
     def unfinished(self, shard: str) -> Iterator[str]:
         """Ids of the shard's non-terminal rows, whatever their `sweepAt`."""
@@ -821,30 +793,20 @@ class DeliveryStore:
             "KeyConditionExpression": "sweepShard = :shard",
             "ExpressionAttributeValues": values(shard=shard),
         }
-        while True:
-            response = self._client.query(**kwargs)
-            for item in response.get("Items", []):
-                yield item["id"]["S"]
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return
-            kwargs["ExclusiveStartKey"] = last
+        for page in pages("query", kwargs, self._client):
+            yield from (item["id"]["S"] for item in page.get("Items", []))
 
     def postpone_sweep(self, delivery_id: str, seen_iso: str, next_iso: str) -> bool:
         """Moves `sweepAt` on if nobody changed it since it was read (a claim, an outcome)."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": delivery_id}},
-                UpdateExpression="SET sweepAt = :next",
-                ConditionExpression="sweepAt = :seen",
-                ExpressionAttributeValues=values(next=next_iso, seen=seen_iso),
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": delivery_id}},
+            UpdateExpression="SET sweepAt = :next",
+            ConditionExpression="sweepAt = :seen",
+            ExpressionAttributeValues=values(next=next_iso, seen=seen_iso),
+        )
+        return written is not None
 
     def finished_before(self, shard: str, cutoff_iso: str) -> Iterator[str]:
         kwargs: dict[str, Any] = {
@@ -853,44 +815,21 @@ class DeliveryStore:
             "KeyConditionExpression": "finishShard = :shard AND finishedAt < :cutoff",
             "ExpressionAttributeValues": values(shard=shard, cutoff=cutoff_iso),
         }
-        while True:
-            response = self._client.query(**kwargs)
-            for item in response.get("Items", []):
-                yield item["id"]["S"]
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return
-            kwargs["ExclusiveStartKey"] = last
+        for page in pages("query", kwargs, self._client):
+            yield from (item["id"]["S"] for item in page.get("Items", []))
 
     def delete_many(self, ids: Sequence[str]) -> int:
-        """BatchWriteItem deletes of 25, retrying unprocessed keys a few times."""
-        deleted = 0
-        for start in range(0, len(ids), BATCH_WRITE_LIMIT):
-            requests: list[Any] = [
-                {"DeleteRequest": {"Key": {"id": {"S": i}}}}
-                for i in ids[start : start + BATCH_WRITE_LIMIT]
-            ]
-            for _ in range(5):
-                response = self._client.batch_write_item(RequestItems={self._table: requests})
-                unprocessed = list(response.get("UnprocessedItems", {}).get(self._table, []))
-                deleted += len(requests) - len(unprocessed)
-                requests = unprocessed
-                if not requests:
-                    break
-        return deleted
+        """Deletes the rows; raises `Unprocessed` for any DynamoDB left undeleted."""
+        return delete_many(self._table, [{"id": {"S": i}} for i in ids], using=self._client)
 
     def take_prune_slot(self, hour: int, now_iso: str) -> bool:
         """True for the first caller in a clock hour: pruning runs at most once an hour."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": PRUNE_CONTROL_ID}},
-                UpdateExpression="SET lastHour = :hour, lastRunAt = :now",
-                ConditionExpression="attribute_not_exists(lastHour) OR lastHour < :hour",
-                ExpressionAttributeValues=values(hour=hour, now=now_iso),
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": PRUNE_CONTROL_ID}},
+            UpdateExpression="SET lastHour = :hour, lastRunAt = :now",
+            ConditionExpression="attribute_not_exists(lastHour) OR lastHour < :hour",
+            ExpressionAttributeValues=values(hour=hour, now=now_iso),
+        )
+        return written is not None

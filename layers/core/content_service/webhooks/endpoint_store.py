@@ -16,12 +16,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from botocore.exceptions import ClientError
-
 from content_service import camel
+from content_service.storage.dynamo import (
+    batch_get,
+    conditional,
+    decode,
+    encode,
+    encode_value,
+    pages,
+    values,
+)
 
-from .dynamo import batch_get, from_item, is_condition_failure, to_attribute, to_item, values
 from .endpoint_secrets import secret_hint
+from .outbox import plain
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -97,12 +104,13 @@ class EndpointStore:
             TableName=self._table, Key={"id": {"S": endpoint_id}}, ConsistentRead=True
         )
         item = response.get("Item")
-        return Endpoint.from_values(from_item(item)) if item else None
+        return Endpoint.from_values(plain(decode(item))) if item else None
 
     def get_many(self, endpoint_ids: Iterable[str]) -> dict[str, Endpoint]:
         """The endpoints among `endpoint_ids` that exist, by id (strongly consistent)."""
-        found = batch_get(self._client, self._table, endpoint_ids)
-        return {item["id"]: Endpoint.from_values(item) for item in found}
+        keys = [{"id": {"S": i}} for i in endpoint_ids]
+        found = batch_get(self._table, keys, using=self._client)
+        return {item["id"]: Endpoint.from_values(plain(item)) for item in found}
 
     def unchanged(self, endpoint: Endpoint) -> dict[str, Any]:
         """A transaction's ConditionCheck that holds while `endpoint` exists at the version it
@@ -123,20 +131,17 @@ class EndpointStore:
 
     def all(self) -> list[Endpoint]:
         """Every endpoint, by a strongly consistent scan (one request per MB of endpoints)."""
-        endpoints: list[Endpoint] = []
-        kwargs: dict[str, Any] = {"TableName": self._table, "ConsistentRead": True}
-        while True:
-            response = self._client.scan(**kwargs)
-            endpoints.extend(Endpoint.from_values(from_item(i)) for i in response.get("Items", []))
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return endpoints
-            kwargs["ExclusiveStartKey"] = last
+        request = {"TableName": self._table, "ConsistentRead": True}
+        return [
+            Endpoint.from_values(plain(decode(item)))
+            for page in pages("scan", request, self._client)
+            for item in page.get("Items", [])
+        ]
 
     def insert(self, endpoint: Endpoint) -> None:
         self._client.put_item(
             TableName=self._table,
-            Item=to_item(endpoint.to_values()),
+            Item=encode(endpoint.to_values(), sparse=True),
             ConditionExpression="attribute_not_exists(id)",
         )
 
@@ -151,24 +156,24 @@ class EndpointStore:
         names["#version"] = "version"
         if removes:
             expression += " REMOVE " + ", ".join(by_name[n] for n in removes)
-        try:
-            response = self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": endpoint_id}},
-                UpdateExpression=expression,
-                ConditionExpression="attribute_exists(id)",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues={
-                    **{f":v{i}": to_attribute(value) for i, value in enumerate(sets.values())},
-                    **values(versionZero=0, versionOne=1),
-                },
-                ReturnValues="ALL_NEW",
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return None
-            raise
-        return Endpoint.from_values(from_item(response["Attributes"]))
+        response = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": endpoint_id}},
+            UpdateExpression=expression,
+            ConditionExpression="attribute_exists(id)",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues={
+                **{f":v{i}": encode_value(value) for i, value in enumerate(sets.values())},
+                **values(versionZero=0, versionOne=1),
+            },
+            ReturnValues="ALL_NEW",
+        )
+        return (
+            None
+            if response is None
+            else Endpoint.from_values(plain(decode(response["Attributes"])))
+        )
 
     def delete(self, endpoint_id: str) -> bool:
         response = self._client.delete_item(
@@ -178,56 +183,47 @@ class EndpointStore:
 
     def count_dead(self, endpoint_id: str) -> Endpoint | None:
         """Adds one to the consecutive-dead counter atomically; None if the endpoint is gone."""
-        try:
-            response = self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": endpoint_id}},
-                UpdateExpression="ADD consecutiveDead :one, #version :one",
-                ConditionExpression="attribute_exists(id)",
-                ExpressionAttributeNames={"#version": "version"},
-                ExpressionAttributeValues=values(one=1),
-                ReturnValues="ALL_NEW",
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return None
-            raise
-        return Endpoint.from_values(from_item(response["Attributes"]))
+        response = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": endpoint_id}},
+            UpdateExpression="ADD consecutiveDead :one, #version :one",
+            ConditionExpression="attribute_exists(id)",
+            ExpressionAttributeNames={"#version": "version"},
+            ExpressionAttributeValues=values(one=1),
+            ReturnValues="ALL_NEW",
+        )
+        return (
+            None
+            if response is None
+            else Endpoint.from_values(plain(decode(response["Attributes"])))
+        )
 
     def disable(self, endpoint_id: str, reason: str, now_iso: str) -> bool:
         """Disables an enabled endpoint; False if it was already disabled or is gone."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": endpoint_id}},
-                UpdateExpression=(
-                    "SET enabled = :off, disabledReason = :reason, updatedAt = :now, "
-                    + _NEXT_VERSION
-                ),
-                ConditionExpression="attribute_exists(id) AND enabled = :on",
-                ExpressionAttributeNames={"#version": "version"},
-                ExpressionAttributeValues=values(
-                    off=False, on=True, reason=reason, now=now_iso, versionZero=0, versionOne=1
-                ),
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": endpoint_id}},
+            UpdateExpression=(
+                "SET enabled = :off, disabledReason = :reason, updatedAt = :now, " + _NEXT_VERSION
+            ),
+            ConditionExpression="attribute_exists(id) AND enabled = :on",
+            ExpressionAttributeNames={"#version": "version"},
+            ExpressionAttributeValues=values(
+                off=False, on=True, reason=reason, now=now_iso, versionZero=0, versionOne=1
+            ),
+        )
+        return written is not None
 
     def reset_dead(self, endpoint_id: str) -> bool:
         """A success ends the run of dead deliveries; a no-op (no write) when it is 0."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": endpoint_id}},
-                UpdateExpression="SET consecutiveDead = :zero",
-                ConditionExpression="attribute_exists(id) AND consecutiveDead > :zero",
-                ExpressionAttributeValues=values(zero=0),
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": endpoint_id}},
+            UpdateExpression="SET consecutiveDead = :zero",
+            ConditionExpression="attribute_exists(id) AND consecutiveDead > :zero",
+            ExpressionAttributeValues=values(zero=0),
+        )
+        return written is not None

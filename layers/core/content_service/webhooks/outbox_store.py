@@ -11,10 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import ClientError
+from content_service.storage.dynamo import conditional, decode, pages, values
 
-from .dynamo import from_item, is_condition_failure, values
-from .outbox import FANOUT_SHARDS, PENDING_FANOUT_INDEX, MalformedEvent, OutboxEvent
+from .outbox import FANOUT_SHARDS, PENDING_FANOUT_INDEX, MalformedEvent, OutboxEvent, plain
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -47,20 +46,15 @@ class OutboxStore:
                 "KeyConditionExpression": "fanoutShard = :shard AND occurredAt < :before",
                 "ExpressionAttributeValues": values(shard=f"{shard:02d}", before=before_iso),
             }
-            while True:
-                response = self._client.query(**kwargs)
-                for raw in response.get("Items", []):
-                    item = from_item(raw)
+            for page in pages("query", kwargs, self._client):
+                for raw in page.get("Items", []):
+                    item = plain(decode(raw))
                     try:
                         event = OutboxEvent.from_item(item)
                     except MalformedEvent as error:
                         yield PendingEvent(str(item.get("id", "")), None, str(error))
                     else:
                         yield PendingEvent(event.id, event)
-                last = response.get("LastEvaluatedKey")
-                if not last:
-                    break
-                kwargs["ExclusiveStartKey"] = last
 
     def mark_fanned_out(self, event_id: str, now_iso: str, skipped: str | None = None) -> None:
         """Removes the marker; an event already gone (its TTL passed) needs nothing."""
@@ -69,14 +63,11 @@ class OutboxStore:
         if skipped is not None:
             expression += ", fanoutSkipped = :why"
             names.update(values(why=skipped))
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": event_id}},
-                UpdateExpression=expression,
-                ConditionExpression="attribute_exists(id)",
-                ExpressionAttributeValues=names,
-            )
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
+        conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": event_id}},
+            UpdateExpression=expression,
+            ConditionExpression="attribute_exists(id)",
+            ExpressionAttributeValues=names,
+        )

@@ -22,14 +22,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from botocore.exceptions import ClientError
-
 from content_service.clock import Clock, iso_utc
+from content_service.storage.dynamo import conditional, decode, encode, values
 
 from .deliveries import DeliveryRow, DeliveryStore, shard_of
-from .dynamo import from_item, is_condition_failure, to_item, values
 from .endpoint_store import EndpointStore
 from .envelope import refreeze
+from .outbox import plain
 from .queue import DeliveryQueue
 
 if TYPE_CHECKING:
@@ -124,7 +123,7 @@ class RecoveryStore:
         shard = shard_of(key)
         self._client.put_item(
             TableName=self._table,
-            Item=to_item(
+            Item=encode(
                 {
                     "id": key,
                     "kind": "recovery",
@@ -141,7 +140,8 @@ class RecoveryStore:
                     "sweepShard": shard,
                     "finishShard": shard,
                     "sweepAt": sweep_at,
-                }
+                },
+                sparse=True,
             ),
             ConditionExpression="attribute_not_exists(id)",
         )
@@ -153,7 +153,7 @@ class RecoveryStore:
         item = response.get("Item")
         if not item or "forEndpoint" not in item:
             return None
-        return Recovery.from_values(from_item(item))
+        return Recovery.from_values(plain(decode(item)))
 
     def advance(self, recovery: Recovery, step: StepResult) -> bool:
         """Adds a step's counts and moves the cursor, if nobody recorded this step yet."""
@@ -178,24 +178,20 @@ class RecoveryStore:
         )
         if removes:
             expression += " REMOVE " + ", ".join(f"#{name}" for name in removes)
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"id": {"S": recovery_key(recovery.id)}},
-                UpdateExpression=expression,
-                ConditionExpression=(
-                    "#step = :seen AND #status <> :completed AND #status <> :cancelled"
-                ),
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values(
-                    **sets, **adds, seen=recovery.step, completed="completed", cancelled="cancelled"
-                ),
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": recovery_key(recovery.id)}},
+            UpdateExpression=expression,
+            ConditionExpression=(
+                "#step = :seen AND #status <> :completed AND #status <> :cancelled"
+            ),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values(
+                **sets, **adds, seen=recovery.step, completed="completed", cancelled="cancelled"
+            ),
+        )
+        return written is not None
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
+from content_service.storage.dynamo import decode
+
 from .deliveries import TERMINAL, DeliveryStore
-from .dynamo import from_item
 from .endpoint_store import Endpoint, EndpointStore
 from .fanout import FanOut
-from .outbox import MalformedEvent, OutboxEvent
+from .outbox import MalformedEvent, OutboxEvent, plain
 from .queue import DeliveryQueue, MalformedMessage, parse_message
 from .recovery import is_recovery_key
 
@@ -150,7 +151,7 @@ class FanoutFailureReplay:
         if record.get("eventName") != "INSERT" or not image:
             return {"sequenceNumber": record["dynamodb"]["SequenceNumber"], "action": "skip"}
         try:
-            event = OutboxEvent.from_item(from_item(image))
+            event = OutboxEvent.from_item(plain(decode(image)))
         except MalformedEvent as error:
             return {"eventId": None, "action": "skip", "why": str(error)}
         rows = self.fanout.rows_for(event, endpoints)
