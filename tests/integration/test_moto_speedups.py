@@ -187,13 +187,8 @@ def keyed(stack: LocalStack) -> Iterator[tuple[Any, str]]:
 
 
 def _keys(client: Any, **request: Any) -> list[str]:
-    found: list[str] = []
-    while True:
-        page = client.query(**request)
-        found.extend(i["sk"]["S"] for i in page["Items"])
-        if "LastEvaluatedKey" not in page:
-            return found
-        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    pages = client.get_paginator("query").paginate(**request)
+    return [i["sk"]["S"] for page in pages for i in page["Items"]]
 
 
 @pytest.mark.parametrize("forward", [True, False])

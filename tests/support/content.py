@@ -83,19 +83,13 @@ class Storage:
 
     def _scan(self, table: str, workspace_id: str, attribute: str) -> list[dict[str, Any]]:
         """The items whose `attribute` mentions the workspace (filtered by the emulator)."""
-        items: list[dict[str, Any]] = []
-        request: dict[str, Any] = {
-            "TableName": table,
-            "FilterExpression": "contains(#a, :ws)",
-            "ExpressionAttributeNames": {"#a": attribute},
-            "ExpressionAttributeValues": {":ws": {"S": workspace_id}},
-        }
-        while True:
-            page = self.client.scan(**request)
-            items.extend(plain(i) for i in page.get("Items", []))
-            if "LastEvaluatedKey" not in page:
-                return items
-            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        pages = self.client.get_paginator("scan").paginate(
+            TableName=table,
+            FilterExpression="contains(#a, :ws)",
+            ExpressionAttributeNames={"#a": attribute},
+            ExpressionAttributeValues={":ws": {"S": workspace_id}},
+        )
+        return [plain(item) for page in pages for item in page.get("Items", [])]
 
     def events(self, workspace_id: str) -> list[dict[str, Any]]:
         found = self._scan(self.tables.events, workspace_id, "workspaceId")
