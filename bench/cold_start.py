@@ -27,7 +27,11 @@ WEB_FRAMEWORKS = ("fastapi", "starlette", "pydantic", "mangum", "graphene", "gra
 API_IMPORT_BUDGET_MS = 600.0
 WORKER_IMPORT_BUDGET_MS = 250.0
 # Tracing on, as in Lambda with Active tracing: reported beside, no budget of its own.
-TRACING_ON = {"AWS_LAMBDA_FUNCTION_NAME": "cold-start-bench", "POWERTOOLS_TRACE_DISABLED": "false"}
+TRACING_ON = {
+    "AWS_LAMBDA_FUNCTION_NAME": "cold-start-bench",
+    "LAMBDA_TASK_ROOT": "/var/task",
+    "POWERTOOLS_TRACE_DISABLED": "false",
+}
 
 _PROBE = """
 import importlib.util, json, sys, time

@@ -14,7 +14,6 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from content_service import runtime
-from content_service.content import list_jobs
 from content_service.observability import logger, metrics
 from content_service.tracing import tracer
 from content_service.webhooks import services, wiring
@@ -45,6 +44,9 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, object]:
         metrics.add_metric(name="DeliveriesPruned", unit=MetricUnit.Count, value=prune.deleted)
         result = prune.to_json()
     elif job == "lists":
+        # Only this job needs the content package; sweeps and prunes never load it (D56).
+        from content_service.content import list_jobs
+
         lists = list_jobs.run_jobs(out_of_time)
         metrics.add_metric(name="ListEntriesIndexed", unit=MetricUnit.Count, value=lists.entries)
         result = lists.to_json()

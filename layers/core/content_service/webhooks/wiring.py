@@ -14,13 +14,15 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from content_service.clock import Clock, SystemClock
 from content_service.settings import WebhookOptions
 
-from .http_sender import Sender
-from .url_policy import Resolver, UrlPolicy
+if TYPE_CHECKING:
+    # The fan-out and the scheduler send nothing: only the code that sends loads the sender.
+    from .http_sender import Sender
+    from .url_policy import Resolver, UrlPolicy
 
 PING_SNIPPET_BYTES = 2048
 
@@ -56,6 +58,8 @@ def overridden(**changes: Any) -> Iterator[Dependencies]:
 
 
 def url_policy(options: WebhookOptions) -> UrlPolicy:
+    from .url_policy import UrlPolicy
+
     return UrlPolicy(
         allow_insecure_urls=options.allow_insecure_urls,
         allow_private_networks=options.allow_private_networks,
@@ -66,6 +70,8 @@ def make_sender(
     options: WebhookOptions, deps: Dependencies, *, snippet_bytes: int | None = None
 ) -> Sender:
     """A pinned sender for one batch (or one send test) under the current options."""
+    from .http_sender import Sender
+
     return Sender(
         url_policy(options),
         resolver=deps.resolver,
