@@ -10,8 +10,6 @@ the delivery before it was in flight. The requests are counted at the wire.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import stripe
 
@@ -28,22 +26,13 @@ from tests.support.webhooks import (
     drop_endpoint,
     endpoint,
     make_worker,
-    purge_endpoint,
     row,
     seed_rows,
     sender_for,
-    store_endpoint,
 )
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
-
-
-@pytest.fixture
-def stored(receiver: Receiver) -> Iterator[Endpoint]:
-    created = store_endpoint(receiver.url())
-    yield created
-    purge_endpoint(created.id)
 
 
 def _run(worker: DeliveryWorker, ids: list[str]) -> list[Report]:

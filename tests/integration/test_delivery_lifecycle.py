@@ -4,7 +4,6 @@ redelivery through the pipeline, and `deliveryIntervalMs` 0."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -34,13 +33,6 @@ from tests.support.webhooks import (
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
-
-
-@pytest.fixture
-def stored(receiver: Receiver) -> Iterator[Endpoint]:
-    created = store_endpoint(receiver.url())
-    yield created
-    purge_endpoint(created.id)
 
 
 def test_twenty_consecutive_dead_deliveries_disable_the_endpoint(

@@ -7,8 +7,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from content_service.webhooks.endpoint_store import Endpoint
@@ -18,22 +16,13 @@ from tests.support.receiver import Answer, Received, Receiver
 from tests.support.webhooks import (
     FakeClock,
     function_runtime,
-    purge_endpoint,
     row,
     seed_rows,
     sqs_event,
-    store_endpoint,
 )
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
-
-
-@pytest.fixture
-def stored(receiver: Receiver) -> Iterator[Endpoint]:
-    created = store_endpoint(receiver.url())
-    yield created
-    purge_endpoint(created.id)
 
 
 def test_the_sends_of_a_batch_go_out_one_at_a_time(

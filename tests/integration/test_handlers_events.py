@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import json
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +30,11 @@ from tests.support.webhooks import (
     drain,
     function_runtime,
     make_worker,
-    purge_endpoint,
     row,
     rows_for_endpoint,
     seed_rows,
     sender_for,
     settings,
-    store_endpoint,
 )
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
@@ -48,13 +45,6 @@ EVENTS = Path(__file__).resolve().parents[2] / "events"
 
 def sample(name: str) -> Any:
     return json.loads((EVENTS / name).read_text(encoding="utf-8"))
-
-
-@pytest.fixture
-def stored(receiver: Receiver) -> Iterator[Endpoint]:
-    created = store_endpoint(receiver.url())
-    yield created
-    purge_endpoint(created.id)
 
 
 def test_fanout_sample(stack: LocalStack, stored: Endpoint, receiver: Receiver) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from content_service.clock import iso_utc, parse_iso_utc
@@ -20,25 +18,16 @@ from tests.support.webhooks import (
     drain,
     function_runtime,
     make_worker,
-    purge_endpoint,
     row,
     seed_rows,
     sender_for,
     settings,
-    store_endpoint,
 )
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 DAY = 86400
-
-
-@pytest.fixture
-def stored(receiver: Receiver) -> Iterator[Endpoint]:
-    created = store_endpoint(receiver.url())
-    yield created
-    purge_endpoint(created.id)
 
 
 def test_a_failed_row_beyond_the_queue_delay_is_retried_by_the_sweep(

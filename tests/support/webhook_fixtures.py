@@ -19,9 +19,10 @@ import httpx
 import pytest
 
 from content_service.webhooks import wiring
+from content_service.webhooks.endpoint_store import Endpoint
 from tests.conftest import sign_in
 from tests.support.receiver import Receiver
-from tests.support.webhooks import FakeClock, Hooks
+from tests.support.webhooks import FakeClock, Hooks, purge_endpoint, store_endpoint
 
 
 @pytest.fixture
@@ -42,6 +43,14 @@ def fixed_rng() -> Iterator[random.Random]:
 def receiver() -> Iterator[Receiver]:
     with Receiver() as running:
         yield running
+
+
+@pytest.fixture
+def stored(receiver: Receiver) -> Iterator[Endpoint]:
+    """An endpoint that delivers to this test's receiver, purged afterwards."""
+    created = store_endpoint(receiver.url())
+    yield created
+    purge_endpoint(created.id)
 
 
 @pytest.fixture(scope="module")
