@@ -19,6 +19,7 @@ from content_service.storage import dynamo
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 
 @pytest.fixture
@@ -135,7 +136,7 @@ def test_delete_many_reports_what_it_could_not_delete(stub: Stubber) -> None:
     assert left.value.left == deletes(wanted[2:])
 
 
-def put(pk: str) -> dict[str, Any]:
+def put(pk: str) -> TransactWriteItemTypeDef:
     return {"Put": {"TableName": "t", "Item": dict(dynamo.key(pk, "s"))}}
 
 
@@ -159,10 +160,11 @@ def test_transaction_cancellation_reasons_are_kept_in_order(stub: Stubber) -> No
 
 def test_a_malformed_transaction_item_is_refused_as_botocore_would(client: Any) -> None:
     """The answer is stubbed, yet the request never gets that far: botocore refuses it."""
+    malformed: Any = [{"Put": {}}]  # what the types refuse, sent anyway
     with Stubber(client) as stubber:
         stubber.add_response("transact_write_items", {})
         with pytest.raises(ParamValidationError, match='"TableName"'):
-            dynamo.transact([{"Put": {}}])
+            dynamo.transact(malformed)
 
 
 def test_a_transaction_over_100_items_is_refused_before_sending(stub: Stubber) -> None:

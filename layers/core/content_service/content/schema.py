@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from content_service.clock import Clock, SystemClock, iso_utc
 from content_service.content.model import (
@@ -55,6 +55,9 @@ from content_service.content.names import (
 from content_service.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from content_service.identity.principal import Caller
 from content_service.storage import dynamo
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 ENUM_VALUE_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*$"
 _ENUM_VALUE = re.compile(ENUM_VALUE_PATTERN)
@@ -408,7 +411,7 @@ def _validated_fields(
 # Writing
 
 
-def _version_update(workspace_id: str, read_version: int) -> dict[str, Any]:
+def _version_update(workspace_id: str, read_version: int) -> TransactWriteItemTypeDef:
     return {
         "Update": {
             "TableName": dynamo.tables().schema,
@@ -508,7 +511,7 @@ class _LayoutChange:
     sets: dict[str, Any]
     removes: tuple[str, ...]
     condition: str
-    job: dict[str, Any] | None
+    job: TransactWriteItemTypeDef | None
     layout: ListLayout
     next: ListLayout | None
     gen: int
@@ -526,7 +529,7 @@ def _layout_change(
         return unchanged
     gen = existing.list_gen + 1
     if existing.entry_count == 0:
-        drop_job = {
+        drop_job: TransactWriteItemTypeDef = {
             "Delete": {
                 "TableName": dynamo.tables().schema,
                 "Key": list_job_key(workspace_id, existing.name),
@@ -564,7 +567,7 @@ def _type_update(
     attributes: Mapping[str, Any],
     change: _LayoutChange,
     shape_changed: bool,
-) -> dict[str, Any]:
+) -> TransactWriteItemTypeDef:
     attributes = {**attributes, **change.sets}
     names = {f"#a{i}": attribute for i, attribute in enumerate(attributes)}
     values = {f":a{i}": dynamo.encode_value(v) for i, v in enumerate(attributes.values())}
@@ -642,7 +645,7 @@ def replace_type(
             "updatedAt": now,
         }
         change = _layout_change(existing, _requested_layout(definition, fields), workspace_id, now)
-        items = [
+        items: list[TransactWriteItemTypeDef] = [
             _version_update(workspace_id, schema.version),
             _type_update(workspace_id, existing, attributes, change, shape_changed),
         ]

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Context, Decimal, Inexact, Rounded
-from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
@@ -182,19 +182,17 @@ class TransactionCancelled(Exception):
 
 
 def transact(
-    items: Sequence[TransactWriteItemTypeDef | Mapping[str, Any]],
+    items: Sequence[TransactWriteItemTypeDef],
     *,
     using: DynamoDBClient | None = None,
 ) -> None:
-    """One TransactWriteItems (plain dict items still come from the content type writes)."""
+    """One TransactWriteItems, its items typed as botocore's request shapes."""
     if not items:
         return
     if len(items) > TRANSACT_LIMIT:
         raise ValueError(f"a transaction holds at most {TRANSACT_LIMIT} items, not {len(items)}")
     try:
-        (using or client()).transact_write_items(
-            TransactItems=cast("list[TransactWriteItemTypeDef]", list(items))
-        )
+        (using or client()).transact_write_items(TransactItems=list(items))
     except ClientError as error:
         if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
             raise
