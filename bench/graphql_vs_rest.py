@@ -51,7 +51,7 @@ from content_service.content.model import FieldSpec, TypeDefinition
 from content_service.content.schema import create_type
 from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
 from content_service.identity.workspaces import create_workspace
-from infra.lambda_runtime import LambdaContext, load_handler
+from infra.lambda_runtime import lambda_context, load_handler
 from infra.local_stack import LocalStack
 from tests.support.seeding import seed_published
 
@@ -215,7 +215,7 @@ def _mangum(token: str) -> Iterator[Send]:
 
         def send(method: str, path: str, params: dict[str, Any], body: Any) -> Any:
             event = _http_api_event(method, path, urlencode(params), token, body)
-            response = lambda_thread.submit(handler, event, _context()).result()
+            response = lambda_thread.submit(handler, event, lambda_context("ApiFunction")).result()
             assert response["statusCode"] == 200, response
             text = response.get("body", "")
             if response.get("isBase64Encoded"):
@@ -261,19 +261,6 @@ def _http_api_event(method: str, path: str, query: str, token: str, body: Any) -
         "body": json.dumps(body) if body is not None else None,
         "isBase64Encoded": False,
     }
-
-
-def _context() -> LambdaContext:
-    return LambdaContext(
-        function_name="ApiFunction",
-        function_version="$LATEST",
-        invoked_function_arn="arn:aws:lambda:us-east-1:123456789012:function:ApiFunction",
-        memory_limit_in_mb=1024,
-        aws_request_id=str(uuid.uuid4()),
-        log_group_name="/aws/lambda/ApiFunction",
-        log_stream_name="bench",
-        deadline=time.monotonic() + 29,
-    )
 
 
 # -- one case on one path ----------------------------------------------------------------------

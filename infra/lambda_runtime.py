@@ -77,6 +77,29 @@ def load_handler(path: Path, attribute: str, module_name: str) -> Handler:
     return handler  # type: ignore[no-any-return]
 
 
+def lambda_context(
+    function_name: str,
+    *,
+    arn: str | None = None,
+    memory_mb: int = 1024,
+    timeout_s: float = 29,
+    region: str = "us-east-1",
+) -> LambdaContext:
+    """A context shaped like the one Lambda passes one invocation: a fresh request id and log
+    stream, and a deadline `timeout_s` from now."""
+    return LambdaContext(
+        function_name=function_name,
+        function_version="$LATEST",
+        invoked_function_arn=arn
+        or f"arn:aws:lambda:{region}:{DEFAULT_ACCOUNT_ID}:function:{function_name}",
+        memory_limit_in_mb=memory_mb,
+        aws_request_id=str(uuid.uuid4()),
+        log_group_name=f"/aws/lambda/{function_name}",
+        log_stream_name=time.strftime("%Y/%m/%d/[$LATEST]") + uuid.uuid4().hex,
+        deadline=time.monotonic() + timeout_s,
+    )
+
+
 class FunctionRuntime:
     """One template function: its handler, its Lambda-like context, one invocation at a time."""
 
@@ -101,15 +124,11 @@ class FunctionRuntime:
         return self.spec.logical_id
 
     def new_context(self) -> LambdaContext:
-        return LambdaContext(
-            function_name=self.function_name,
-            function_version="$LATEST",
-            invoked_function_arn=self.arn,
-            memory_limit_in_mb=self.spec.memory_size,
-            aws_request_id=str(uuid.uuid4()),
-            log_group_name=f"/aws/lambda/{self.function_name}",
-            log_stream_name=time.strftime("%Y/%m/%d/[$LATEST]") + uuid.uuid4().hex,
-            deadline=time.monotonic() + self.spec.timeout,
+        return lambda_context(
+            self.function_name,
+            arn=self.arn,
+            memory_mb=self.spec.memory_size,
+            timeout_s=self.spec.timeout,
         )
 
     def invoke(self, event: Any) -> Any:

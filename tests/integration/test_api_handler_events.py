@@ -9,8 +9,6 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import time
-import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -18,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from infra.lambda_runtime import LambdaContext, load_handler
+from infra.lambda_runtime import LambdaContext, lambda_context, load_handler
 from infra.local_stack import LocalStack
 
 EVENTS = Path(__file__).parents[2] / "events"
@@ -46,26 +44,13 @@ def _event(name: str, **substitutions: str) -> dict[str, Any]:
     return event
 
 
-def _context() -> LambdaContext:
-    return LambdaContext(
-        function_name="ApiFunction",
-        function_version="$LATEST",
-        invoked_function_arn="arn:aws:lambda:us-east-1:123456789012:function:ApiFunction",
-        memory_limit_in_mb=1024,
-        aws_request_id=str(uuid.uuid4()),
-        log_group_name="/aws/lambda/ApiFunction",
-        log_stream_name="2026/11/22/[$LATEST]0123456789abcdef",
-        deadline=time.monotonic() + 29,
-    )
-
-
 def _body(response: dict[str, Any]) -> str:
     body = response.get("body", "")
     return base64.b64decode(body).decode() if response.get("isBase64Encoded") else str(body)
 
 
 def test_health_sample(api_handler: Any) -> None:
-    response = api_handler(_event("api-get-healthz.json"), _context())
+    response = api_handler(_event("api-get-healthz.json"), lambda_context("ApiFunction"))
     assert response["statusCode"] == 200
     assert json.loads(_body(response)) == {"status": "ok"}
     assert response["headers"]["x-correlation-id"] == "Vx3QmhcNIAMEVdA="
@@ -73,7 +58,7 @@ def test_health_sample(api_handler: Any) -> None:
 
 def test_me_sample_with_a_real_token(api_handler: Any, credentials: dict[str, Any]) -> None:
     event = _event("api-get-me.json", READ_TOKEN=credentials["tokens"]["read"])
-    response = api_handler(event, _context())
+    response = api_handler(event, lambda_context("ApiFunction"))
     assert response["statusCode"] == 200
     body = json.loads(_body(response))
     assert body["kind"] == "token"
@@ -82,20 +67,20 @@ def test_me_sample_with_a_real_token(api_handler: Any, credentials: dict[str, An
 
 def test_me_sample_with_a_revoked_shape_token_is_401(api_handler: Any) -> None:
     event = _event("api-get-me.json", READ_TOKEN="cs_" + "A" * 43)
-    response = api_handler(event, _context())
+    response = api_handler(event, lambda_context("ApiFunction"))
     assert response["statusCode"] == 401
     assert json.loads(_body(response))["error"]["code"] == "unauthorized"
 
 
 def test_login_sample_with_a_wrong_password(api_handler: Any) -> None:
-    response = api_handler(_event("api-post-login.json"), _context())
+    response = api_handler(_event("api-post-login.json"), lambda_context("ApiFunction"))
     assert response["statusCode"] == 401
     assert "Email or password is incorrect." in _body(response)
 
 
 def test_graphql_sample(api_handler: Any, credentials: dict[str, Any]) -> None:
     event = _event("api-post-graphql.json", READ_TOKEN=credentials["tokens"]["read"])
-    response = api_handler(event, _context())
+    response = api_handler(event, lambda_context("ApiFunction"))
     assert response["statusCode"] == 200
     assert json.loads(_body(response)) == {"data": {"__typename": "Query"}}
 
@@ -118,18 +103,20 @@ def test_through_mangum_the_same_limits_answer_in_the_same_shapes(
     for body, encoded in ((big, False), (base64.b64encode(big.encode()).decode(), True)):
         event = _event("api-post-graphql.json", READ_TOKEN=token)
         event.update(body=body, isBase64Encoded=encoded)
-        extensions = _graphql_error(api_handler(event, _context()))
+        extensions = _graphql_error(api_handler(event, lambda_context("ApiFunction")))
         assert extensions == {"status": 413, "code": "PAYLOAD_TOO_LARGE"}
     event = _event("api-post-graphql.json", READ_TOKEN=token)
     event["body"] = '{"query": "{ __typename }", "query": "{ __schema { types { name } } }"}'
-    assert _graphql_error(api_handler(event, _context()))["code"] == "BAD_REQUEST"
+    assert (
+        _graphql_error(api_handler(event, lambda_context("ApiFunction")))["code"] == "BAD_REQUEST"
+    )
     event = _event("api-post-graphql.json", READ_TOKEN=token)
     event["headers"]["content-type"] = "text/plain"
-    assert _graphql_error(api_handler(event, _context()))["status"] == 415
+    assert _graphql_error(api_handler(event, lambda_context("ApiFunction")))["status"] == 415
     rest = _event("api-post-graphql.json", READ_TOKEN=token)
     rest.update(rawPath="/api/v1/content/post", body='{"values": {"\\ud800": 1}}')
     rest["requestContext"]["http"]["path"] = "/api/v1/content/post"
-    response = api_handler(rest, _context())
+    response = api_handler(rest, lambda_context("ApiFunction"))
     assert response["statusCode"] == 400
     assert json.loads(_body(response))["error"]["details"][0]["location"] == "body.values.\\ud800"
 
@@ -141,7 +128,7 @@ def test_through_mangum_an_over_long_url_is_a_414(
     URL never reaches the function; the app's own limit answers whatever does."""
     event = _event("api-get-me.json", READ_TOKEN=credentials["tokens"]["read"])
     event["rawQueryString"] = "x=" + "y" * 70_000
-    response = api_handler(event, _context())
+    response = api_handler(event, lambda_context("ApiFunction"))
     assert response["statusCode"] == 414
     assert json.loads(_body(response))["error"]["code"] == "uri_too_long"
 
@@ -151,7 +138,7 @@ def test_through_mangum_a_compressed_asset_is_base64_encoded(api_handler: Any) -
     event = _event("api-get-healthz.json")
     event["rawPath"] = event["requestContext"]["http"]["path"] = "/static/graphiql/playground.js"
     event["headers"]["accept-encoding"] = "gzip"
-    response = api_handler(event, _context())
+    response = api_handler(event, lambda_context("ApiFunction"))
     assert response["statusCode"] == 200
     assert response["headers"]["content-encoding"] == "gzip"
     assert response["isBase64Encoded"] is True
