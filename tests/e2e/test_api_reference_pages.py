@@ -20,6 +20,7 @@ from playwright.sync_api import Page, Request, ViewportSize, expect
 from tests.conftest import WorkspaceAccess
 from tests.support.axe import describe, violations
 from tests.support.content import define
+from tests.support.playground import run_query, set_editor
 
 pytestmark = pytest.mark.browser
 
@@ -41,14 +42,6 @@ def _serious(page: Page, context: object = None) -> list[dict[str, object]]:
     return [v for v in violations(page, context) if v["impact"] in SERIOUS]
 
 
-def _set_editor(page: Page, selector: str, text: str) -> None:
-    """Types into a GraphiQL (CodeMirror 5) editor the way a person pastes: select all, paste."""
-    page.locator(f"{selector} .CodeMirror:visible").first.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(text)
-
-
 def _introspection(token: str) -> Callable[[Request], bool]:
     def matches(request: Request) -> bool:
         return (
@@ -63,7 +56,7 @@ def _introspection(token: str) -> Callable[[Request], bool]:
 
 def _hints_for(page: Page, text: str) -> list[str]:
     """Types `text` at the end of the query editor and returns the autocomplete offered."""
-    _set_editor(page, ".graphiql-query-editor", "{\n  ")
+    set_editor(page, ".graphiql-query-editor", "{\n  ")
     page.keyboard.type(text, delay=30)
     hints = page.locator(".CodeMirror-hints .CodeMirror-hint")
     expect(hints.first).to_be_visible()
@@ -127,7 +120,7 @@ def test_autocomplete_offers_the_types_of_the_token_typed_into_the_headers(
     assert height < 1.5, f"the token line wraps at 1280 px ({height:.1f} lines)"
 
     with page.expect_request(_introspection(posts.read_token)):
-        _set_editor(
+        set_editor(
             page,
             ".graphiql-editor-tool",
             json.dumps({"Authorization": f"Bearer {posts.read_token}"}),
@@ -138,7 +131,7 @@ def test_autocomplete_offers_the_types_of_the_token_typed_into_the_headers(
     page.screenshot(path=str(output_dir / "autocomplete.png"))
 
     with page.expect_request(_introspection(recipes.read_token)):
-        _set_editor(
+        set_editor(
             page,
             ".graphiql-editor-tool",
             json.dumps({"Authorization": f"Bearer {recipes.read_token}"}),
@@ -167,14 +160,7 @@ def test_the_playground_works_at_phone_width(
         box = page.locator(pane).bounding_box()
         assert box is not None, pane
         assert box["width"] >= PHONE["width"] - 60, (pane, box)
-    _set_editor(
-        page,
-        ".graphiql-editor-tool",
-        json.dumps({"Authorization": f"Bearer {workspace.read_token}"}),
-    )
-    _set_editor(page, ".graphiql-query-editor", "{ __typename }")
-    page.get_by_role("button", name="Execute query (Ctrl-Enter)").click()
-    response = page.locator(".graphiql-response")
+    response = run_query(page, workspace.read_token, "{ __typename }")
     expect(response).to_contain_text('"__typename": "Query"')
     response.scroll_into_view_if_needed()
     page.screenshot(path=str(output_dir / "phone.png"), full_page=True)

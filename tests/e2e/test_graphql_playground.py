@@ -3,7 +3,6 @@ fails on any request to another origin), a token pasted into its header editor, 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,16 +12,9 @@ from playwright.sync_api import Page, Response, expect
 
 from tests.conftest import WorkspaceAccess
 from tests.e2e.conftest import sign_in_page
+from tests.support.playground import run_query
 
 pytestmark = pytest.mark.browser
-
-
-def _set_editor(page: Page, selector: str, text: str) -> None:
-    """Types into a GraphiQL (CodeMirror 5) editor the way a person pastes: select all, paste."""
-    page.locator(f"{selector} .CodeMirror:visible").first.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(text)
 
 
 def test_the_playground_runs_a_query_with_a_pasted_token(
@@ -35,14 +27,7 @@ def test_the_playground_runs_a_query_with_a_pasted_token(
     page.goto("/api/v1/graphql/playground")
     expect(page.locator(".graphiql-container")).to_be_visible()
     page.screenshot(path=str(output_dir / "loaded.png"))
-    _set_editor(
-        page,
-        ".graphiql-editor-tool",
-        json.dumps({"Authorization": f"Bearer {workspace.read_token}"}),
-    )
-    _set_editor(page, ".graphiql-query-editor", "{ __typename }")
-    page.get_by_role("button", name="Execute query (Ctrl-Enter)").click()
-    response = page.locator(".graphiql-response")
+    response = run_query(page, workspace.read_token, "{ __typename }")
     expect(response).to_contain_text('"__typename": "Query"')
     page.screenshot(path=str(output_dir / "answered.png"))
     assert not [p for p in problems if "Content Security Policy" in p or "Refused" in p], problems
