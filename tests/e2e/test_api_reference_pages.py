@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Page, Request, ViewportSize, expect
+from playwright.sync_api import Page, Request, Response, ViewportSize, expect
 
 from tests.conftest import WorkspaceAccess
 from tests.support.axe import describe, violations
@@ -42,8 +42,12 @@ def _serious(page: Page, context: object = None) -> list[dict[str, object]]:
     return [v for v in violations(page, context) if v["impact"] in SERIOUS]
 
 
-def _introspection(token: str) -> Callable[[Request], bool]:
-    def matches(request: Request) -> bool:
+def _introspection(token: str) -> Callable[[Response], bool]:
+    """The answer to the playground's introspection with `token` (waiting for the answer, not
+    the request, so autocomplete has the schema before the test types)."""
+
+    def matches(response: Response) -> bool:
+        request = response.request
         return (
             request.method == "POST"
             and request.url.endswith("/api/v1/graphql")
@@ -119,7 +123,7 @@ def test_autocomplete_offers_the_types_of_the_token_typed_into_the_headers(
     )
     assert height < 1.5, f"the token line wraps at 1280 px ({height:.1f} lines)"
 
-    with page.expect_request(_introspection(posts.read_token)):
+    with page.expect_response(_introspection(posts.read_token)):
         set_editor(
             page,
             ".graphiql-editor-tool",
@@ -130,7 +134,7 @@ def test_autocomplete_offers_the_types_of_the_token_typed_into_the_headers(
     assert "blogPost" in offered, offered
     page.screenshot(path=str(output_dir / "autocomplete.png"))
 
-    with page.expect_request(_introspection(recipes.read_token)):
+    with page.expect_response(_introspection(recipes.read_token)):
         set_editor(
             page,
             ".graphiql-editor-tool",
