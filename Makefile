@@ -13,7 +13,7 @@ SAM_CLI_VERSION := 1.170.0
 export SAM_CLI_TELEMETRY := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help run test lint typecheck unit sam-check browsers bench soak crash fuzz clean python-check
+.PHONY: help run test lint typecheck unit sam-check build browsers bench soak crash fuzz clean python-check
 
 help:
 	@echo "make run    - start the local stack (API, GraphQL, admin pages, webhook delivery)"
@@ -23,6 +23,7 @@ help:
 	@echo "make crash  - kill the local stack at random moments and prove nothing is lost"
 	@echo "make fuzz   - run the fuzzers long (200 examples per operation; make test runs them short)"
 	@echo "make lint   - ruff and mypy only"
+	@echo "make build  - sam build: the Lambda artifacts in .aws-sam/build"
 
 # pyproject.toml says requires-python ">=3.11,<3.12": say so, and what to install, before pip
 # fails with its own message. An existing .venv made with another Python is named too.
@@ -81,13 +82,18 @@ lint: $(VENV)/.dev-installed
 
 sam-check: $(SAM)
 	$(SAM) validate --lint --region us-east-1
-	$(SAM) build --build-dir .aws-sam/build --cache-dir .aws-sam/cache
+	$(MAKE) --no-print-directory build
+
+# What `sam deploy` would upload, in .aws-sam/build (the layer with its bytecode: layers/core/Makefile).
+build: $(SAM)
+	PYTHON=$(PYTHON) $(SAM) build --build-dir .aws-sam/build --cache-dir .aws-sam/cache
 
 # Two workers, each with its own local stack; a test file stays on one worker (module fixtures).
 test: $(VENV)/.dev-installed browsers lint sam-check
 	$(PY) -m pytest -n 2 --dist loadfile
 
-bench: $(VENV)/.dev-installed
+# The cold-start suite imports the handlers from the built artifacts, as Lambda does.
+bench: $(VENV)/.dev-installed build
 	$(PY) -m bench
 
 soak: $(VENV)/.dev-installed

@@ -1,19 +1,24 @@
 """Cold start of each Lambda handler module: its import time in a fresh Python process.
 
-Each function of template.yaml is imported the way Lambda imports it (its CodeUri on
-`sys.path`, the layer's package installed), with the local stack's environment, so the API
-handler's import includes building the app and reading its session key from SSM (moto), as
-its init phase does on AWS. Reported: the median over RUNS fresh processes, and whether the
-module pulled in a web framework (the fan-out and delivery workers must not).
+Measured on what is deployed: the `sam build` output (`make bench` builds it first), each
+function's folder and the layer's `python/` folder on `sys.path` as Lambda puts them, no
+site-packages, and no bytecode written (Lambda's code folders are read-only). The local
+stack's environment is set, so the API handler's import includes building the app, as its init
+phase does on AWS. Reported: the median over RUNS fresh processes against the budgets; the
+same with tracing on; the same with the layer's bytecode taken away, as `sam build`'s own Python
+builder ships it (what the layer's Makefile saves); the floor of the libraries each handler
+cannot do without; and whether the module pulled in X-Ray or, in a worker, a web framework.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from bench.report import Row
@@ -22,6 +27,9 @@ from infra.template_model import Template
 
 BENCHMARK = "cold_start"
 RUNS = 7
+ROOT = Path(__file__).parents[1]
+BUILD_DIR = ROOT / ".aws-sam" / "build"
+LAYER = "CoreLayer"
 WEB_FRAMEWORKS = ("fastapi", "starlette", "pydantic", "mangum", "graphene", "graphql", "jinja2")
 # The budgets the README states for importing a handler module (the API's builds the app).
 API_IMPORT_BUDGET_MS = 600.0
@@ -32,12 +40,19 @@ TRACING_ON = {
     "LAMBDA_TASK_ROOT": "/var/task",
     "POWERTOOLS_TRACE_DISABLED": "false",
 }
+# What each kind of handler cannot do without: the floor its own code adds to.
+API_FLOOR = "import fastapi, mangum, boto3\nfrom aws_lambda_powertools import Logger"
+WORKER_FLOOR = (
+    "import boto3\nfrom aws_lambda_powertools import Logger, Metrics\n"
+    "from aws_lambda_powertools.utilities.batch import BatchProcessor"
+)
 
+# Lambda's order: the function's code, then the layer's python/ folder.
 _PROBE = """
 import importlib.util, json, sys, time
-path, code_dir = sys.argv[1], sys.argv[2]
+path, code_dir, layer_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 started = time.perf_counter()
-sys.path.insert(0, code_dir)
+sys.path[:0] = [code_dir, layer_dir]
 spec = importlib.util.spec_from_file_location("handler", path)
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
@@ -45,28 +60,43 @@ elapsed = time.perf_counter() - started
 print(json.dumps({"ms": elapsed * 1000, "modules": sorted(sys.modules)}))
 """
 
+_FLOOR_PROBE = """
+import json, sys, time
+started = time.perf_counter()
+sys.path[:0] = [sys.argv[1]]
+exec(sys.argv[2])
+print(json.dumps({"ms": (time.perf_counter() - started) * 1000, "modules": []}))
+"""
 
-def measure_import(handler_path: Path, env: dict[str, str]) -> tuple[float, set[str]]:
+
+def _fresh_process(argv: list[str], env: dict[str, str]) -> tuple[float, set[str]]:
+    # -I: no user site or PYTHON* variables; -S: no site-packages; -B: write no bytecode.
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    return float(answer["ms"]), {m.split(".")[0] for m in answer["modules"]}
+
+
+def median_of_fresh(argv: list[str], env: dict[str, str]) -> tuple[float, set[str]]:
     samples: list[float] = []
     modules: set[str] = set()
     for _ in range(RUNS):
-        result = subprocess.run(
-            [sys.executable, "-c", _PROBE, str(handler_path), str(handler_path.parent)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-        answer = json.loads(result.stdout.strip().splitlines()[-1])
-        samples.append(float(answer["ms"]))
-        modules = {m.split(".")[0] for m in answer["modules"]}
+        elapsed, modules = _fresh_process(argv, env)
+        samples.append(elapsed)
     return statistics.median(samples), modules
 
 
 def run(stack: LocalStack) -> list[Row]:
-    root = Path(__file__).parents[1]
-    template = Template.load(root / "template.yaml")
+    layer = BUILD_DIR / LAYER / "python"
+    if not layer.is_dir():
+        raise SystemExit(f"{layer} is missing: `make bench` runs `sam build` first")
+    template = Template.load(ROOT / "template.yaml")
     assert stack.settings is not None
     env = {
         **os.environ,
@@ -77,15 +107,25 @@ def run(stack: LocalStack) -> list[Row]:
     }
     env.pop("SESSION_KEY_FILE", None)
     rows: list[Row] = []
-    for logical_id, function in sorted(template.functions.items()):
-        handler_file = root / function.code_uri / (function.handler.split(".")[0] + ".py")
-        rows.extend(_rows_for(logical_id, handler_file, env))
+    with tempfile.TemporaryDirectory(prefix="layer-no-bytecode-") as scratch:
+        bare_layer = Path(scratch) / "python"
+        shutil.copytree(layer, bare_layer, ignore=shutil.ignore_patterns("__pycache__"))
+        for logical_id, function in sorted(template.functions.items()):
+            code_dir = BUILD_DIR / logical_id
+            handler_file = code_dir / (function.handler.split(".")[0] + ".py")
+            rows.extend(_rows_for(logical_id, handler_file, (layer, bare_layer), env))
+    rows.extend(_floor_rows(layer, env))
     return rows
 
 
-def _rows_for(logical_id: str, handler_file: Path, env: dict[str, str]) -> list[Row]:
-    median_ms, modules = measure_import(handler_file, env)
-    traced_ms, _ = measure_import(handler_file, {**env, **TRACING_ON})
+def _rows_for(
+    logical_id: str, handler_file: Path, layers: tuple[Path, Path], env: dict[str, str]
+) -> list[Row]:
+    layer, bare_layer = layers
+    probe = [_PROBE, str(handler_file), str(handler_file.parent)]
+    median_ms, modules = median_of_fresh([*probe, str(layer)], env)
+    traced_ms, _ = median_of_fresh([*probe, str(layer)], {**env, **TRACING_ON})
+    bare_ms, _ = median_of_fresh([*probe, str(bare_layer)], env)
     budget = API_IMPORT_BUDGET_MS if logical_id == "ApiFunction" else WORKER_IMPORT_BUDGET_MS
     rows = [
         Row(
@@ -98,6 +138,7 @@ def _rows_for(logical_id: str, handler_file: Path, env: dict[str, str]) -> list[
             meets_target=median_ms <= budget,
         ),
         Row(BENCHMARK, logical_id, "  the same with tracing on", traced_ms, "ms"),
+        Row(BENCHMARK, logical_id, "  the same, layer without bytecode", bare_ms, "ms"),
         Row(
             BENCHMARK,
             logical_id,
@@ -121,4 +162,16 @@ def _rows_for(logical_id: str, handler_file: Path, env: dict[str, str]) -> list[
                 meets_target=not imported,
             )
         )
+    return rows
+
+
+def _floor_rows(layer: Path, env: dict[str, str]) -> list[Row]:
+    """The libraries alone, from the same layer: what no code of ours could go below."""
+    rows = []
+    for case, code in (
+        ("floor: FastAPI, Mangum, boto3, Powertools logger", API_FLOOR),
+        ("floor: boto3, Powertools logger, metrics, batch", WORKER_FLOOR),
+    ):
+        floor_ms, _ = median_of_fresh([_FLOOR_PROBE, str(layer), code], env)
+        rows.append(Row(BENCHMARK, case, "import time (median of fresh processes)", floor_ms, "ms"))
     return rows
