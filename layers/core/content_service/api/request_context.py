@@ -46,16 +46,19 @@ class CorrelationIdMiddleware:
                 ]
             await send(message)
 
-        with logger.append_context_keys(correlation_id=correlation_id):
-            try:
-                await self.app(scope, receive, send_with_id)
-            finally:
-                logger.info(
-                    "request",
-                    extra={
-                        "method": scope["method"],
-                        "path": scope["path"],
-                        "status": status,
-                        "durationMs": round((time.perf_counter() - started) * 1000, 1),
-                    },
-                )
+        # A context variable, not the logger's shared keys: under uvicorn requests overlap, and
+        # a shared key would be overwritten by the next request and removed by the first to end.
+        logger.thread_safe_append_keys(correlation_id=correlation_id)
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            logger.info(
+                "request",
+                extra={
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "status": status,
+                    "durationMs": round((time.perf_counter() - started) * 1000, 1),
+                },
+            )
+            logger.thread_safe_remove_keys(["correlation_id"])
