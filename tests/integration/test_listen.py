@@ -54,6 +54,14 @@ def _wait_for(lines: queue.Queue[str], pattern: re.Pattern[str], seen: list[str]
     raise AssertionError(f"never printed {pattern.pattern!r}; printed {seen}")
 
 
+def _drain(lines: queue.Queue[str]) -> list[str]:
+    """What the listener printed that no check has read yet."""
+    rest = []
+    while not lines.empty():
+        rest.append(lines.get_nowait())
+    return rest
+
+
 @pytest.fixture
 def listener(
     base_url: str, credentials: dict[str, Any], receiver: Receiver, new_workspace: Any
@@ -131,7 +139,10 @@ def test_listen_forwards_signed_events_and_stops_cleanly_on_ctrl_c(
         assert request.header("X-Service-Workspace") == workspace.id
 
     process.send_signal(signal.SIGINT)
-    assert process.wait(30) == 0
+    try:
+        assert process.wait(30) == 0
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"listen went on after Ctrl-C; it printed: {printed + _drain(lines)}")
     stopped = _wait_for(lines, re.compile(r"(Stopped\. Temporary endpoint \S+ deleted\.)"), printed)
     assert endpoint_id in stopped
     assert any("<-- [200] POST" in line for line in printed)

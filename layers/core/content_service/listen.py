@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -105,17 +106,26 @@ def forward(
 
 
 @contextmanager
-def interrupted_by_sigterm() -> Iterator[None]:
-    """SIGTERM ends the listener like Ctrl-C does: cleaned up, not killed halfway."""
+def stopped_by_signals(stop: threading.Event) -> Iterator[None]:
+    """Ctrl-C and SIGTERM end the listener: cleaned up, not killed halfway.
 
-    def stop(signum: int, frame: FrameType | None) -> None:
+    The handler is installed for both, whatever the process inherited, and notes the request
+    before raising KeyboardInterrupt: Python drops an exception raised while a finalizer runs
+    (a closed connection's socket file, say), and the loop then stops at its next turn.
+    """
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
         raise KeyboardInterrupt
 
-    before = signal.signal(signal.SIGTERM, stop)
+    before = {
+        signum: signal.signal(signum, request_stop) for signum in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, before)
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 def listen(
@@ -130,8 +140,9 @@ def listen(
     endpoint_id: str | None = None
     forwarder = requests.Session()
     forwarder.trust_env = False
+    stop = threading.Event()
     try:
-        with interrupted_by_sigterm():
+        with stopped_by_signals(stop):
             created = session.call(
                 "POST",
                 "/api/webhooks",
@@ -153,7 +164,15 @@ def listen(
                 file=out,
                 flush=True,
             )
-            _loop(session, forwarder, endpoint_id, options.forward_to, secret, out, polls)
+            _loop(
+                session,
+                forwarder,
+                endpoint_id,
+                options.forward_to,
+                secret,
+                out,
+                lambda: not stop.is_set() and polls(),
+            )
     except KeyboardInterrupt:
         pass
     finally:
