@@ -10,15 +10,12 @@ child of a large process would report its parent's peak.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import httpx
 
+from bench.lambda_process import function_environment, last_json_line
 from bench.report import Row
 from infra.local_stack import LocalStack
 
@@ -131,23 +128,11 @@ def run(stack: LocalStack) -> list[Row]:
     post_id = _seed(stack.base_url, token)
 
     handler = Path(__file__).parents[1] / "functions" / "api" / "handler.py"
-    env = {
-        **os.environ,
-        **stack.environment,
-        "POWERTOOLS_TRACE_DISABLED": "true",
-        "POWERTOOLS_METRICS_DISABLED": "true",
-        "LOG_LEVEL": "WARNING",
-    }
-    env.pop("SESSION_KEY_FILE", None)
-    result = subprocess.run(
-        [sys.executable, "-c", _WORKLOAD, str(handler), token, post_id, str(REQUESTS)],
-        env=env,
-        capture_output=True,
-        text=True,
+    figures = last_json_line(
+        ["-c", _WORKLOAD, str(handler), token, post_id, str(REQUESTS)],
+        function_environment(stack),
         timeout=600,
-        check=True,
     )
-    figures = json.loads(result.stdout.strip().splitlines()[-1])
     return [
         Row(BENCHMARK, "API handler imported", "peak RSS", figures["after_import_mb"], "MB"),
         Row(

@@ -12,15 +12,12 @@ cannot do without; and whether the module pulled in X-Ray or, in a worker, a web
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
+from bench.lambda_process import function_environment, last_json_line
 from bench.report import Row
 from infra.local_stack import LocalStack
 from infra.template_model import Template
@@ -71,15 +68,7 @@ print(json.dumps({"ms": (time.perf_counter() - started) * 1000, "modules": []}))
 
 def _fresh_process(argv: list[str], env: dict[str, str]) -> tuple[float, set[str]]:
     # -I: no user site or PYTHON* variables; -S: no site-packages; -B: write no bytecode.
-    result = subprocess.run(
-        [sys.executable, "-I", "-S", "-B", "-c", *argv],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    answer = last_json_line(["-I", "-S", "-B", "-c", *argv], env, timeout=120)
     return float(answer["ms"]), {m.split(".")[0] for m in answer["modules"]}
 
 
@@ -98,14 +87,7 @@ def run(stack: LocalStack) -> list[Row]:
         raise SystemExit(f"{layer} is missing: `make bench` runs `sam build` first")
     template = Template.load(ROOT / "template.yaml")
     assert stack.settings is not None
-    env = {
-        **os.environ,
-        **stack.environment,
-        "POWERTOOLS_TRACE_DISABLED": "true",
-        "POWERTOOLS_METRICS_DISABLED": "true",
-        "LOG_LEVEL": "WARNING",
-    }
-    env.pop("SESSION_KEY_FILE", None)
+    env = function_environment(stack)
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="layer-no-bytecode-") as scratch:
         bare_layer = Path(scratch) / "python"
