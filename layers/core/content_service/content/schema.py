@@ -581,8 +581,11 @@ def _type_update(
         names.update(removed)
         expression += " REMOVE " + ", ".join(removed)
     condition = "revision = :revision" + change.condition
+    values.update({":revision": {"N": str(existing.revision)}, ":one": {"N": "1"}})
     if shape_changed and not change.condition:
         condition += " AND entryCount = :zero"
+    if ":zero" in condition:
+        values[":zero"] = {"N": "0"}
     return {
         "Update": {
             "TableName": dynamo.tables().schema,
@@ -590,12 +593,7 @@ def _type_update(
             "UpdateExpression": expression,
             "ConditionExpression": condition,
             "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": {
-                **values,
-                ":revision": {"N": str(existing.revision)},
-                ":one": {"N": "1"},
-                ":zero": {"N": "0"},
-            },
+            "ExpressionAttributeValues": values,
         }
     }
 
