@@ -20,7 +20,13 @@ from typing import Any
 import pytest
 
 from content_service.webhooks.signing import signature_header
-from content_service.webhooks.snippets import NODE, PYTHON, SNIPPETS
+from content_service.webhooks.snippets import (
+    NODE,
+    PYTHON,
+    SNIPPETS,
+    STANDARD_PYTHON,
+    STANDARD_SNIPPETS,
+)
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.receiver import Answer, Receiver
@@ -106,7 +112,31 @@ def test_the_node_snippet_verifies_a_real_delivery(delivery: tuple[bytes, str, s
     assert json.loads(result.stdout) == EXPECTED
 
 
+def test_the_standard_python_snippet_verifies_a_real_delivery(
+    stack: LocalStack,
+    hooks: Hooks,
+    receiver: Receiver,
+    new_workspace: Any,
+    local_receivers_allowed: None,
+) -> None:
+    workspace: WorkspaceAccess = new_workspace()
+    endpoint = hooks.create(
+        receiver.url("/standard"), workspaces=[workspace.id], signatureScheme="standard"
+    )
+    write_event(workspace_id=workspace.id, kind="entry.published", title="Standard ✓")
+    stack.drain()
+    (request,) = receiver.requests
+    headers = dict(request.headers)
+    namespace: dict[str, Any] = {"SECRET": endpoint["secret"]}
+    exec(STANDARD_PYTHON, namespace)  # noqa: S102 (the snippet as a receiver copies it)
+    handle = namespace["handle"]
+    assert handle(request.body, headers) == 204
+    assert handle(request.body + b" ", headers) == 400
+    namespace["webhook"] = namespace["Webhook"](endpoint["secret"][:-8] + "AAAAAAA=")
+    assert handle(request.body, headers) == 400
+
+
 def test_the_docs_carry_the_same_code_as_the_page() -> None:
     text = DOCS.read_text(encoding="utf-8")
-    for snippet in SNIPPETS:
+    for snippet in (*SNIPPETS, *STANDARD_SNIPPETS):
         assert f"```{snippet.language}\n{snippet.code}```" in text, snippet.label

@@ -44,6 +44,8 @@ ENDPOINT_FIELDS = {
     "updatedAt",
     "mode",
     "leaseExpiresAt",
+    "signatureScheme",
+    "olderSecrets",
 }
 DELIVERY_FIELDS = {
     "id",
@@ -315,7 +317,8 @@ def test_rotation_returns_a_new_secret_once(hooks: Hooks) -> None:
     rotated = hooks.client.post(f"/api/webhooks/{endpoint['id']}/rotate-secret")
     assert rotated.status_code == 200
     body = rotated.json()
-    assert set(body) == {"secret", "secretHint"}
+    assert set(body) == {"secret", "secretHint", "olderSecrets"}
+    assert body["olderSecrets"] == []  # no grace: the old secret stops now
     assert body["secret"] != endpoint["secret"]
     assert re.fullmatch(r"whsec_[A-Za-z0-9_-]{43}", body["secret"])
     assert hooks.get(endpoint["id"])["secretHint"] == body["secret"][-4:]

@@ -15,6 +15,7 @@ from content_service.webhooks.custom_headers import (
 
 
 def test_rules_are_the_spec_rules() -> None:
+    """The spec's names, and the Standard Webhooks headers a `standard` endpoint carries."""
     assert RESERVED_PREFIX == "X-Service-"
     assert set(RESERVED_HEADER_NAMES) == {
         "Host",
@@ -23,6 +24,9 @@ def test_rules_are_the_spec_rules() -> None:
         "Transfer-Encoding",
         "Connection",
         "User-Agent",
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
     }
     rules = rules_json()
     assert rules["reservedPrefix"] == "X-Service-"

@@ -6,18 +6,29 @@ import base64
 import json
 import re
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import stripe
+from standardwebhooks import Webhook
 
-from content_service.webhooks.endpoint_secrets import mint_secret, secret_hint
+from content_service.clock import iso_utc
+from content_service.webhooks.endpoint_secrets import (
+    MAX_OLDER_SECRETS,
+    OlderSecret,
+    SecretRing,
+    mint_secret,
+    secret_hint,
+    standard_key,
+)
 from content_service.webhooks.signing import (
     SignatureVerificationError,
     parse_signature_header,
     sign,
     signature_header,
+    standard_signature,
     verify_signature,
 )
 
@@ -171,3 +182,65 @@ def test_hint_is_last_four_characters() -> None:
     assert secret_hint("whsec_abcdefWXYZ") == "WXYZ"
     secret = mint_secret()
     assert secret_hint(secret) == secret[-4:]
+
+
+def test_several_secrets_give_one_v1_each_newest_first() -> None:
+    new, old = mint_secret(), mint_secret()
+    header = signature_header([new, old], T, BODY)
+    assert header == f"t={T},v1={sign(new, T, BODY)},v1={sign(old, T, BODY)}"
+    verify_signature(BODY, header, new, now=T)
+    verify_signature(BODY, header, old, now=T)
+    with pytest.raises(SignatureVerificationError):
+        verify_signature(BODY, header, mint_secret(), now=T)
+    with pytest.raises(ValueError, match="at least one"):
+        signature_header([], T, BODY)
+
+
+def test_a_standard_secret_is_what_standardwebhooks_takes() -> None:
+    secret = mint_secret("standard")
+    assert re.fullmatch(r"whsec_[A-Za-z0-9+/]{43}=", secret)
+    key = standard_key(secret)
+    assert len(key) == 32
+    # The official library signs exactly as we do, with the key it derives from the secret.
+    now = int(time.time())
+    ours = standard_signature(key, "msg_1", now, BODY)
+    moment = datetime.fromtimestamp(now, tz=UTC)
+    assert ours == Webhook(secret).sign("msg_1", moment, BODY.decode())
+
+
+def test_standard_key_refuses_a_base64url_secret() -> None:
+    with pytest.raises(ValueError, match="standard base64"):
+        standard_key("whsec_ab-cd_ef")
+
+
+def test_rotation_keeps_the_replaced_secret_for_its_grace_only() -> None:
+    ring = SecretRing("whsec_a").rotated("whsec_b", 3600, T)
+    assert ring.current == "whsec_b"
+    assert ring.older == (OlderSecret("whsec_a", iso_utc(T + 3600)),)
+    assert ring.signing(T) == ("whsec_b", "whsec_a")
+    assert ring.signing(T + 3599) == ("whsec_b", "whsec_a")
+    assert ring.signing(T + 3600) == ("whsec_b",)
+    immediate = ring.rotated("whsec_c", 0, T + 10)
+    assert immediate.signing(T + 10) == ("whsec_c", "whsec_a")  # a keeps its own expiry
+    assert immediate.rotated("whsec_d", 60, T + 4000).older == (
+        OlderSecret("whsec_c", iso_utc(T + 4060)),
+    )  # the expired one is dropped
+
+
+def test_at_most_ten_older_secrets_the_oldest_go_first() -> None:
+    ring = SecretRing("whsec_0")
+    for n in range(1, 14):
+        ring = ring.rotated(f"whsec_{n}", 600, T + n)
+    assert len(ring.older) == MAX_OLDER_SECRETS
+    assert [o.secret for o in ring.older] == [f"whsec_{n}" for n in range(12, 2, -1)]
+
+
+@pytest.mark.parametrize("grace", [-1, 604_801])
+def test_a_grace_outside_its_bounds_is_refused(grace: int) -> None:
+    with pytest.raises(ValueError, match="graceSeconds"):
+        SecretRing("whsec_a").rotated("whsec_b", grace, T)
+
+
+def test_older_secrets_round_trip_through_their_stored_form() -> None:
+    ring = SecretRing("whsec_a").rotated("whsec_b", 60, T).rotated("whsec_c", 60, T)
+    assert SecretRing.older_from_values(ring.older_values()) == ring.older

@@ -18,6 +18,10 @@ RESERVED_HEADER_NAMES: tuple[str, ...] = (
     "Transfer-Encoding",
     "Connection",
     "User-Agent",
+    # The Standard Webhooks headers a `standard` endpoint's deliveries carry.
+    "webhook-id",
+    "webhook-timestamp",
+    "webhook-signature",
 )
 MAX_HEADERS = 20
 MAX_NAME_LENGTH = 256

@@ -307,20 +307,22 @@ class DeliveryWorker:
     def _send(self, claim: Claim, endpoint: Endpoint) -> SendResult:
         row = claim.row
         body = row.body_bytes
-        headers = request_headers(
-            event=row.event,
-            delivery_id=row.id,
-            event_id=row.event_id,
-            workspace_id=row.workspace_id,
-            attempt=claim.attempt,
-            secret=endpoint.secret,
-            body=body,
-            timestamp=int(self.clock.now()),
-            custom=endpoint.headers,
-        )
+        now = self.clock.now()
         try:
+            headers = request_headers(
+                event=row.event,
+                delivery_id=row.id,
+                event_id=row.event_id,
+                workspace_id=row.workspace_id,
+                attempt=claim.attempt,
+                secret=endpoint.signing_secrets(now),
+                body=body,
+                timestamp=int(now),
+                custom=endpoint.headers,
+                scheme=endpoint.signature_scheme,
+            )
             return self.sender.post(endpoint.url, body, headers)
-        except ValueError as error:  # a stored header the sender cannot send
+        except ValueError as error:  # a stored header or secret the sender cannot use
             return SendResult(None, 0, "", f"request not sent: {error}", None)
 
     def _hand_over(

@@ -27,7 +27,7 @@ from content_service.storage.dynamo import (
     values,
 )
 
-from .endpoint_secrets import secret_hint
+from .endpoint_secrets import OlderSecret, SecretRing, SignatureScheme, secret_hint
 from .outbox import plain
 
 if TYPE_CHECKING:
@@ -62,22 +62,38 @@ class Endpoint:
     mode: Mode = "push"
     lease_expires_at: str | None = None
     version: int = 0
+    older_secrets: tuple[OlderSecret, ...] = ()
+    signature_scheme: SignatureScheme = "service"
 
     @property
     def secret_hint(self) -> str:
         return secret_hint(self.secret)
 
     @property
+    def secrets(self) -> SecretRing:
+        return SecretRing(self.secret, self.older_secrets)
+
+    def signing_secrets(self, now: float) -> tuple[str, ...]:
+        """The secrets that sign a send made now, newest first (rotation grace included)."""
+        return self.secrets.signing(now)
+
+    @property
     def pull(self) -> bool:
         return self.mode == "pull"
 
-    def to_json(self) -> dict[str, Any]:
-        """The endpoint JSON of docs/api.md; never the secret (its hint in its place)."""
-        names = [n for n in camel.field_names(Endpoint) if n != "version"]
-        return camel.dump(self, ("secret_hint" if n == "secret" else n for n in names))
+    def to_json(self, now: float) -> dict[str, Any]:
+        """The endpoint JSON of docs/api.md; never a secret: the current one's hint, and the
+        hint and expiry of each older secret still valid at `now`."""
+        names = [n for n in camel.field_names(Endpoint) if n not in _NOT_SHOWN]
+        shown = camel.dump(self, ("secret_hint" if n == "secret" else n for n in names))
+        return shown | {"olderSecrets": [o.to_json() for o in self.secrets.valid_older(now)]}
 
     def to_values(self) -> dict[str, Any]:
-        return camel.dump(self, camel.field_names(Endpoint)) | {"version": self.version or None}
+        stored = camel.dump(self, [n for n in camel.field_names(Endpoint) if n != "older_secrets"])
+        return stored | {
+            "version": self.version or None,
+            "olderSecrets": self.secrets.older_values() or None,
+        }
 
     @classmethod
     def from_values(cls, item: Mapping[str, Any]) -> Endpoint:
@@ -91,7 +107,13 @@ class Endpoint:
             consecutive_dead=camel.count,
             mode=lambda mode: "pull" if mode == "pull" else "push",
             version=camel.count,
+            older_secrets=SecretRing.older_from_values,
+            signature_scheme=lambda scheme: "standard" if scheme == "standard" else "service",
         )
+
+
+# Kept out of the endpoint JSON: the write counter, and the older secrets (shown as hints).
+_NOT_SHOWN = frozenset({"version", "older_secrets"})
 
 
 class EndpointStore:
@@ -146,9 +168,15 @@ class EndpointStore:
         )
 
     def update(
-        self, endpoint_id: str, sets: Mapping[str, Any], removes: tuple[str, ...] = ()
+        self,
+        endpoint_id: str,
+        sets: Mapping[str, Any],
+        removes: tuple[str, ...] = (),
+        *,
+        seen_version: int | None = None,
     ) -> Endpoint | None:
-        """Sets and removes attributes of an existing endpoint; None when there is none."""
+        """Sets and removes attributes of an existing endpoint; None when there is none, or,
+        with `seen_version`, when it was written since it was read at that version."""
         names = {f"#a{i}": name for i, name in enumerate([*sets, *removes])}
         by_name = {name: alias for alias, name in names.items()}
         expression = "SET " + ", ".join(f"{by_name[n]} = :v{i}" for i, n in enumerate(sets))
@@ -156,23 +184,46 @@ class EndpointStore:
         names["#version"] = "version"
         if removes:
             expression += " REMOVE " + ", ".join(by_name[n] for n in removes)
+        condition = "attribute_exists(id)"
+        expression_values = {
+            **{f":v{i}": encode_value(value) for i, value in enumerate(sets.values())},
+            **values(versionZero=0, versionOne=1),
+        }
+        if seen_version is not None:
+            condition += (
+                " AND (attribute_not_exists(#version) OR #version = :seenVersion)"
+                if seen_version == 0
+                else " AND #version = :seenVersion"
+            )
+            expression_values.update(values(seenVersion=seen_version))
         response = conditional(
             self._client.update_item,
             TableName=self._table,
             Key={"id": {"S": endpoint_id}},
             UpdateExpression=expression,
-            ConditionExpression="attribute_exists(id)",
+            ConditionExpression=condition,
             ExpressionAttributeNames=names,
-            ExpressionAttributeValues={
-                **{f":v{i}": encode_value(value) for i, value in enumerate(sets.values())},
-                **values(versionZero=0, versionOne=1),
-            },
+            ExpressionAttributeValues=expression_values,
             ReturnValues="ALL_NEW",
         )
         return (
             None
             if response is None
             else Endpoint.from_values(plain(decode(response["Attributes"])))
+        )
+
+    def rotate(self, endpoint: Endpoint, ring: SecretRing, now_iso: str) -> Endpoint | None:
+        """Writes the rotated secrets if the endpoint is still as read (None otherwise), so
+        two rotations at once cannot lose a secret either caller was shown."""
+        sets: dict[str, Any] = {"secret": ring.current, "updatedAt": now_iso}
+        older = ring.older_values()
+        if older:
+            sets["olderSecrets"] = older
+        return self.update(
+            endpoint.id,
+            sets,
+            () if older else ("olderSecrets",),
+            seen_version=endpoint.version,
         )
 
     def delete(self, endpoint_id: str) -> bool:

@@ -23,7 +23,7 @@ from .catalogue import PING, SUBSCRIBABLE_KINDS, is_known_kind
 from .custom_headers import HeaderRuleError, validate_custom_headers
 from .deliveries import STATUSES, DeliveryRow, LogSearch, Page
 from .delivery import RETRY_SWEEP_GRACE_SECONDS
-from .endpoint_secrets import mint_secret
+from .endpoint_secrets import MAX_GRACE_SECONDS, SignatureScheme, mint_secret
 from .endpoint_store import Endpoint, Mode
 from .envelope import refreeze
 from .fanout import ENQUEUE_GRACE_SECONDS
@@ -63,6 +63,7 @@ class EndpointInput:
     headers: Mapping[str, str] = field(default_factory=dict)
     enabled: bool = True
     mode: Mode = "push"
+    signature_scheme: SignatureScheme = "service"
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ class EndpointPatch:
     content_types: tuple[str, ...] | None = None
     headers: Mapping[str, str] | None = None
     enabled: bool | None = None
+    signature_scheme: SignatureScheme | None = None
 
 
 HEALTH_WINDOW_SECONDS = 24 * 3600
@@ -202,7 +204,8 @@ class EndpointRegistry:
         endpoint = Endpoint(
             id=str(uuid.uuid4()),
             url=self.check_listener_url(spec.url) if pull else self.check_url(spec.url),
-            secret=mint_secret(),
+            secret=mint_secret(spec.signature_scheme),
+            signature_scheme=spec.signature_scheme,
             workspaces=self._check_workspaces(spec.workspaces),
             all_workspaces=spec.all_workspaces,
             events=self._check_events(spec.events),
@@ -231,6 +234,13 @@ class EndpointRegistry:
 
     def update(self, endpoint_id: str, patch: EndpointPatch) -> Endpoint:
         current = self.get(endpoint_id)
+        if patch.signature_scheme not in (None, current.signature_scheme):
+            # The scheme decides the secret's form, and the secrets in use were shown already.
+            raise ValidationFailed(
+                "signatureScheme is chosen when the endpoint is created: its secret's form "
+                "depends on it; create a new endpoint for the other scheme",
+                details={"field": "signatureScheme"},
+            )
         sets: dict[str, Any] = {"updatedAt": iso_utc(self._deps.clock.now())}
         removes: tuple[str, ...] = ()
         if patch.url is not None:
@@ -261,14 +271,22 @@ class EndpointRegistry:
         if not self._endpoints.delete(_valid_id(endpoint_id)):
             raise NotFound(f"webhook endpoint {endpoint_id} not found")
 
-    def rotate_secret(self, endpoint_id: str) -> Endpoint:
-        """A new secret signs every later send, queued rows included (spec 6.3.5)."""
+    def rotate_secret(self, endpoint_id: str, grace_seconds: int = 0) -> Endpoint:
+        """A new secret signs every later send, queued rows included (spec 6.3.5). With a
+        grace period the replaced secret keeps signing too, until it expires, so receivers can
+        switch at their pace; with none (the spec's rotation) it stops at once."""
+        if not 0 <= grace_seconds <= MAX_GRACE_SECONDS:
+            raise ValidationFailed(
+                f"graceSeconds must be from 0 to {MAX_GRACE_SECONDS} (7 days), not {grace_seconds}",
+                details={"field": "graceSeconds", "max": MAX_GRACE_SECONDS},
+            )
         current = self.get(endpoint_id)
-        updated = self._endpoints.update(
-            current.id, {"secret": mint_secret(), "updatedAt": iso_utc(self._deps.clock.now())}
-        )
+        now = self._deps.clock.now()
+        ring = current.secrets.rotated(mint_secret(current.signature_scheme), grace_seconds, now)
+        updated = self._endpoints.rotate(current, ring, iso_utc(now))
         if updated is None:
-            raise NotFound(f"webhook endpoint {endpoint_id} not found")
+            self.get(endpoint_id)  # gone: 404
+            raise Conflict("the endpoint changed while its secret was rotated; try again")
         return updated
 
     def ping(

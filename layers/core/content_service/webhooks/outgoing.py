@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from .signing import signature_header
+from .endpoint_secrets import SignatureScheme, standard_key
+from .signing import signature_header, standard_signature
 
 USER_AGENT = "Service-Webhooks/1"
 CONTENT_TYPE = "application/json"
@@ -17,16 +18,21 @@ def request_headers(
     event_id: str,
     workspace_id: str | None,
     attempt: int,
-    secret: str,
+    secret: str | Sequence[str],
     body: bytes,
     timestamp: int,
     custom: Mapping[str, str],
+    scheme: SignatureScheme = "service",
 ) -> dict[str, str]:
     """The fixed headers, then the endpoint's custom ones (validated never to collide).
 
     `X-Service-Workspace` is omitted when the event has no workspace. The signature covers the
-    exact body bytes with the endpoint's current secret (spec 6.3; rotation applies at once).
+    exact body bytes with every secret valid now (`secret`: one, or several newest first while
+    a rotation's grace period runs). A `standard` endpoint also gets the Standard Webhooks
+    headers: `webhook-id` (the event id, stable across retries and redeliveries),
+    `webhook-timestamp` and `webhook-signature` (one `v1,<base64>` per secret, space-separated).
     """
+    secrets = [secret] if isinstance(secret, str) else list(secret)
     headers = {
         "Content-Type": CONTENT_TYPE,
         "User-Agent": USER_AGENT,
@@ -37,7 +43,13 @@ def request_headers(
     if workspace_id:
         headers["X-Service-Workspace"] = workspace_id
     headers["X-Service-Attempt"] = str(attempt)
-    headers["X-Service-Signature"] = signature_header(secret, timestamp, body)
+    headers["X-Service-Signature"] = signature_header(secrets, timestamp, body)
+    if scheme == "standard":
+        headers["webhook-id"] = event_id
+        headers["webhook-timestamp"] = str(timestamp)
+        headers["webhook-signature"] = " ".join(
+            standard_signature(standard_key(s), event_id, timestamp, body) for s in secrets
+        )
     for name, value in custom.items():
         headers[name] = value
     return headers

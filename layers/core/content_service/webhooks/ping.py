@@ -77,20 +77,21 @@ def send_ping(
     now = clock.now()
     envelope = test_envelope(kind, delivery_id, event_id, iso_utc(now), endpoint, actor)
     body = freeze(envelope)
-    headers = request_headers(
-        event=kind,
-        delivery_id=delivery_id,
-        event_id=event_id,
-        workspace_id=envelope["workspaceId"],
-        attempt=1,
-        secret=endpoint.secret,
-        body=body,
-        timestamp=int(now),
-        custom=endpoint.headers,
-    )
-    if kind != PING:
-        headers[TEST_HEADER] = "1"
     try:
+        headers = request_headers(
+            event=kind,
+            delivery_id=delivery_id,
+            event_id=event_id,
+            workspace_id=envelope["workspaceId"],
+            attempt=1,
+            secret=endpoint.signing_secrets(now),
+            body=body,
+            timestamp=int(now),
+            custom=endpoint.headers,
+            scheme=endpoint.signature_scheme,
+        )
+        if kind != PING:
+            headers[TEST_HEADER] = "1"
         result = sender.post(endpoint.url, body, headers)
     except ValueError as error:
         return PingResult(False, None, 0, "", f"request not sent: {error}", delivery_id, event_id)

@@ -2,15 +2,21 @@
 
 The HMAC key is the UTF-8 bytes of the whole secret, `whsec_` included (docs/api.md), so a
 receiver can verify with any Stripe-style verifier. The verifier here is what our docs tell
-receivers to do; the service itself only signs.
+receivers to do; the service itself only signs. During a rotation's grace period a send
+carries one `v1=` per valid secret, newest first; any one of them verifies it.
+
+`standard_signature` is the Standard Webhooks scheme's (`webhook-signature`): base64
+HMAC-SHA256 of `<message id>.<timestamp>.<body>` keyed with the decoded secret bytes.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import re
 import time
+from collections.abc import Sequence
 
 DEFAULT_TOLERANCE_SECONDS = 300
 SCHEME = "v1"
@@ -35,9 +41,20 @@ def sign(secret: str, timestamp: int, raw_body: bytes) -> str:
     return hmac.new(key, _signed_payload(timestamp, raw_body), hashlib.sha256).hexdigest()
 
 
-def signature_header(secret: str, timestamp: int, raw_body: bytes) -> str:
-    """The `X-Service-Signature` value: `t=<unix seconds>,v1=<hex>`."""
-    return f"t={timestamp},{SCHEME}={sign(secret, timestamp, raw_body)}"
+def signature_header(secret: str | Sequence[str], timestamp: int, raw_body: bytes) -> str:
+    """The `X-Service-Signature` value: `t=<unix seconds>,v1=<hex>`, with one `v1` per secret
+    when given several (newest first)."""
+    keys = [secret] if isinstance(secret, str) else list(secret)
+    if not keys:
+        raise ValueError("at least one secret signs a send")
+    return ",".join([f"t={timestamp}", *(f"{SCHEME}={sign(k, timestamp, raw_body)}" for k in keys)])
+
+
+def standard_signature(key: bytes, message_id: str, timestamp: int, raw_body: bytes) -> str:
+    """One `webhook-signature` entry of the Standard Webhooks scheme: `v1,<base64>`."""
+    signed = f"{message_id}.{timestamp}.".encode() + raw_body
+    digest = hmac.new(key, signed, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode("ascii")
 
 
 def parse_signature_header(header: str) -> tuple[int, list[str]]:

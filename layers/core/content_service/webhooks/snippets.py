@@ -149,3 +149,44 @@ SNIPPETS: tuple[Snippet, ...] = (
     Snippet("go", "Go", GO),
     Snippet("php", "PHP", PHP),
 )
+
+# A `standard` endpoint's deliveries also carry the Standard Webhooks headers (`webhook-id`,
+# `webhook-timestamp`, `webhook-signature`), which the scheme's official libraries verify with
+# the endpoint's secret as shown (its standard base64 form is what they decode).
+STANDARD_PYTHON = """# pip install standardwebhooks
+from standardwebhooks import Webhook, WebhookVerificationError
+
+webhook = Webhook(SECRET)  # the endpoint's whsec_... secret
+
+
+def handle(raw_body: bytes, headers: dict[str, str]) -> int:
+    try:
+        event = webhook.verify(raw_body, headers)  # webhook-id, -timestamp and -signature
+    except WebhookVerificationError:
+        return 400
+    # Deduplicate on headers["webhook-id"]: the event id, the same on every retry.
+    ...
+    return 204
+"""
+
+STANDARD_NODE = """const { Webhook } = require("standardwebhooks"); // npm install standardwebhooks
+
+const webhook = new Webhook(process.env.WEBHOOK_SECRET); // the endpoint's whsec_... secret
+
+// rawBody: the request body as received (a string); headers: the request's headers.
+function handle(rawBody, headers) {
+  let event;
+  try {
+    event = webhook.verify(rawBody, headers); // webhook-id, -timestamp and -signature
+  } catch (error) {
+    return 400;
+  }
+  // Deduplicate on headers["webhook-id"]: the event id, the same on every retry.
+  return 204;
+}
+"""
+
+STANDARD_SNIPPETS: tuple[Snippet, ...] = (
+    Snippet("python", "Python (standardwebhooks)", STANDARD_PYTHON),
+    Snippet("javascript", "Node.js (standardwebhooks)", STANDARD_NODE),
+)

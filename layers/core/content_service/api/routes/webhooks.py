@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from content_service import runtime
 from content_service.api.auth import require_permission
@@ -24,8 +24,10 @@ from content_service.identity.principal import (
     Caller,
     UserCaller,
 )
-from content_service.webhooks import catalogue
+from content_service.webhooks import catalogue, wiring
 from content_service.webhooks.deliveries import DeliveryRow, LogSearch
+from content_service.webhooks.endpoint_secrets import SignatureScheme
+from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.endpoints import (
     DEFAULT_PAGE_SIZE,
     MAX_PULL_WAIT_SECONDS,
@@ -56,6 +58,7 @@ class EndpointCreateBody(BaseModel):
     headers: Headers = Field(default_factory=dict)
     enabled: StrictBool = True
     mode: Literal["push", "pull"] = "push"
+    signatureScheme: SignatureScheme = "service"
 
 
 class EndpointPatchBody(BaseModel):
@@ -68,6 +71,13 @@ class EndpointPatchBody(BaseModel):
     contentTypes: Names | None = None
     headers: Headers | None = None
     enabled: StrictBool | None = None
+    signatureScheme: SignatureScheme | None = None
+
+
+class RotateBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    graceSeconds: StrictInt = 0
 
 
 Instant = Annotated[StrictStr, Field(min_length=1, max_length=64)]
@@ -98,6 +108,11 @@ class PullBody(BaseModel):
 
 def _registry() -> EndpointRegistry:
     return EndpointRegistry(runtime.settings())
+
+
+def _shown(endpoint: Endpoint) -> dict[str, Any]:
+    """The endpoint JSON as of now (older secrets past their grace are not shown)."""
+    return endpoint.to_json(wiring.dependencies().clock.now())
 
 
 def _tuple(values: list[str] | None) -> tuple[str, ...] | None:
@@ -134,7 +149,7 @@ def list_endpoints(_: ReadCaller) -> dict[str, Any]:
     return {
         "items": [
             {
-                **endpoint.to_json(),
+                **_shown(endpoint),
                 "latestDelivery": _latest(latest),
                 "health": registry.health(endpoint.id).to_json(),
             }
@@ -155,14 +170,15 @@ def create_endpoint(body: EndpointCreateBody, _: ManageCaller) -> dict[str, Any]
             headers=body.headers,
             enabled=body.enabled,
             mode=body.mode,
+            signature_scheme=body.signatureScheme,
         )
     )
-    return {**endpoint.to_json(), "secret": endpoint.secret}
+    return {**_shown(endpoint), "secret": endpoint.secret}
 
 
 @router.get("/api/webhooks/{endpoint_id}")
 def get_endpoint(endpoint_id: str, _: ReadCaller) -> dict[str, Any]:
-    return _registry().get(endpoint_id).to_json()
+    return _shown(_registry().get(endpoint_id))
 
 
 @router.patch("/api/webhooks/{endpoint_id}")
@@ -181,8 +197,9 @@ def patch_endpoint(endpoint_id: str, body: EndpointPatchBody, _: ManageCaller) -
         content_types=_tuple(body.contentTypes),
         headers=body.headers,
         enabled=body.enabled,
+        signature_scheme=body.signatureScheme,
     )
-    return _registry().update(endpoint_id, patch).to_json()
+    return _shown(_registry().update(endpoint_id, patch))
 
 
 @router.delete("/api/webhooks/{endpoint_id}", status_code=204)
@@ -192,9 +209,16 @@ def delete_endpoint(endpoint_id: str, _: ManageCaller) -> Response:
 
 
 @router.post("/api/webhooks/{endpoint_id}/rotate-secret")
-def rotate_secret(endpoint_id: str, _: ManageCaller) -> dict[str, str]:
-    endpoint = _registry().rotate_secret(endpoint_id)
-    return {"secret": endpoint.secret, "secretHint": endpoint.secret_hint}
+def rotate_secret(
+    endpoint_id: str, _: ManageCaller, body: RotateBody | None = None
+) -> dict[str, Any]:
+    grace = body.graceSeconds if body is not None else 0
+    endpoint = _registry().rotate_secret(endpoint_id, grace)
+    return {
+        "secret": endpoint.secret,
+        "secretHint": endpoint.secret_hint,
+        "olderSecrets": _shown(endpoint)["olderSecrets"],
+    }
 
 
 @router.post("/api/webhooks/{endpoint_id}/test")
