@@ -126,6 +126,7 @@ def _deliver(settings: Settings, rows: list[DeliveryRow]) -> float:
                 sender=sender,
                 clock=deps.clock,
                 rng=random.Random(1),
+                notices=services.endpoint_notices(settings, deps.clock),
             )
             batch = rows[start : start + BATCH]
             worker.prepare([row.id for row in batch])

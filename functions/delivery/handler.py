@@ -117,6 +117,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
             sender=sender,
             clock=deps.clock,
             rng=deps.rng,
+            notices=services.endpoint_notices(settings, deps.clock),
         )
         recoveries = RecoveryRunner(
             recoveries=services.recovery_store(settings),

@@ -173,6 +173,7 @@ def make_worker(
         sender=sender,
         clock=clock,
         rng=rng or random.Random(7),
+        notices=services.endpoint_notices(current, clock),
     )
 
 

@@ -20,14 +20,20 @@ SPEC_TABLE = [
     ("entry.purged", "content", True, True),
     ("ping", "system", False, False),
 ]
+# Beyond the spec's table: the operational notices about endpoints (issue 26).
+OPERATIONAL_TABLE = [
+    ("endpoint.failing", "operational", False, False),
+    ("endpoint.disabled", "operational", False, False),
+    ("endpoint.recovered", "operational", False, False),
+]
 
 
-def test_catalogue_is_the_spec_table_in_order() -> None:
+def test_catalogue_is_the_spec_table_in_order_then_the_operational_kinds() -> None:
     rows = [
         (e.kind, e.group, e.filtered_by_content_type, e.carries_workspace)
         for e in catalogue.CATALOGUE
     ]
-    assert rows == SPEC_TABLE
+    assert rows == SPEC_TABLE + OPERATIONAL_TABLE
 
 
 def test_json_shape_is_the_contracts() -> None:
@@ -36,7 +42,7 @@ def test_json_shape_is_the_contracts() -> None:
     assert [
         (row["kind"], row["group"], row["filteredByContentType"], row["carriesWorkspace"])
         for row in body
-    ] == SPEC_TABLE
+    ] == SPEC_TABLE + OPERATIONAL_TABLE
     assert all(
         set(row)
         == {"kind", "group", "filteredByContentType", "carriesWorkspace", "description", "example"}
@@ -63,6 +69,10 @@ def test_every_kind_has_a_description_and_an_example_envelope_of_its_kind() -> N
         if row["group"] == "content":
             assert set(example["data"]) == {"kind", "id", "contentType", "title"}
             assert example["data"]["kind"] == "content_entry"
+        elif row["group"] == "operational":
+            assert list(example["data"]) == ["kind", "id", "url", "reason", "consecutiveDead"]
+            assert example["data"]["kind"] == "webhook_endpoint"
+            assert example["actor"] is None
         else:
             assert example["data"]["kind"] == "endpoint"
 
@@ -75,7 +85,9 @@ def test_ping_is_known_but_not_subscribable() -> None:
     assert catalogue.PING == "ping"
     assert catalogue.is_known_kind("ping")
     assert "ping" not in catalogue.SUBSCRIBABLE_KINDS
-    assert frozenset(catalogue.ENTRY_EVENT_KINDS) == catalogue.SUBSCRIBABLE_KINDS
+    assert catalogue.SUBSCRIBABLE_KINDS == frozenset(
+        (*catalogue.ENTRY_EVENT_KINDS, *catalogue.OPERATIONAL_KINDS)
+    )
 
 
 @pytest.mark.parametrize(

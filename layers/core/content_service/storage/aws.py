@@ -77,3 +77,8 @@ def dynamodbstreams(settings: Settings) -> DynamoDBStreamsClient:
         "dynamodbstreams", settings.region, settings.aws_endpoint_url
     )
     return client
+
+
+def sns(settings: Settings) -> Any:
+    """The SNS client (the alarm topic's operational notices)."""
+    return client_at("sns", settings.region, settings.aws_endpoint_url)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Group = Literal["content", "system"]
+Group = Literal["content", "operational", "system"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,29 @@ CATALOGUE: tuple[EventKind, ...] = (
         False,
         "Sent only by Send test, to check an endpoint and its signature verification.",
     ),
+    # Beyond spec 6.1: notices about the endpoints themselves (docs/webhooks.md).
+    EventKind(
+        "endpoint.failing",
+        "operational",
+        False,
+        False,
+        "An endpoint's consecutive dead deliveries reached half of autoDisableAfter.",
+    ),
+    EventKind(
+        "endpoint.disabled",
+        "operational",
+        False,
+        False,
+        "An endpoint was disabled (after autoDisableAfter dead deliveries in a row, or by an "
+        "administrator); data.reason says why.",
+    ),
+    EventKind(
+        "endpoint.recovered",
+        "operational",
+        False,
+        False,
+        "The first successful delivery to an endpoint that was failing or disabled.",
+    ),
 )
 
 # The ids of every example envelope: fixed, so the catalogue is the same on every call.
@@ -73,10 +96,17 @@ ENTRY_EVENT_KINDS: tuple[str, ...] = tuple(
     event.kind for event in CATALOGUE if event.kind.startswith("entry.")
 )
 
+OPERATIONAL_KINDS: tuple[str, ...] = tuple(
+    event.kind for event in CATALOGUE if event.group == "operational"
+)
+
 # `ping` is only sent by Send test to one endpoint, so subscribing to it means nothing.
 SUBSCRIBABLE_KINDS: frozenset[str] = frozenset(
-    event.kind for event in CATALOGUE if event.group == "content"
+    event.kind for event in CATALOGUE if event.group in ("content", "operational")
 )
+
+# What an operational event's `data.kind` is: the event is about a webhook endpoint.
+ENDPOINT_SUBJECT = "webhook_endpoint"
 
 _BY_KIND = {event.kind: event for event in CATALOGUE}
 
@@ -96,6 +126,8 @@ def example(kind: str) -> dict[str, Any]:
     data: dict[str, Any]
     if event.kind == PING:
         data = {"kind": "endpoint", "id": EXAMPLE_ENDPOINT_ID}
+    elif event.group == "operational":
+        data = _operational_example(event.kind)
     else:
         data = {
             "kind": "content_entry",
@@ -115,6 +147,27 @@ def example(kind: str) -> dict[str, Any]:
             else None
         ),
         "data": data,
+    }
+
+
+def _operational_example(kind: str) -> dict[str, Any]:
+    reasons = {
+        "endpoint.failing": (
+            f"10 consecutive dead deliveries (last: {EXAMPLE_DELIVERY_ID}, HTTP 410 is final); "
+            "disabled at 20"
+        ),
+        "endpoint.disabled": (
+            f"disabled after 20 consecutive dead deliveries (last: {EXAMPLE_DELIVERY_ID}, "
+            "HTTP 410 is final)"
+        ),
+        "endpoint.recovered": f"delivery {EXAMPLE_DELIVERY_ID} succeeded",
+    }
+    return {
+        "kind": ENDPOINT_SUBJECT,
+        "id": EXAMPLE_ENDPOINT_ID,
+        "url": "https://hooks.example.com/content",
+        "reason": reasons[kind],
+        "consecutiveDead": {"endpoint.failing": 10, "endpoint.disabled": 20}.get(kind, 0),
     }
 
 

@@ -33,6 +33,7 @@ from .bounds import ERROR_BYTES, clip, clip_error
 from .deliveries import AttemptRecord, Claim, DeliveryRow, DeliveryStore, NotClaimed, Outcome
 from .endpoint_store import Endpoint, EndpointStore
 from .http_sender import Sender, SendResult
+from .notices import EndpointNotices, failing_threshold
 from .outgoing import request_headers
 from .queue import MAX_DELAY_SECONDS, DeliveryQueue
 from .retry_ladder import judge
@@ -87,6 +88,7 @@ class DeliveryWorker:
     sender: Sender
     clock: Clock
     rng: random.Random
+    notices: EndpointNotices
     retries: list[tuple[str, int]] = field(default_factory=list)
     # The batch as `prepare` read it, and endpoints as last read or written by this worker.
     _seen: dict[str, DeliveryRow] = field(default_factory=dict, repr=False)
@@ -276,10 +278,8 @@ class DeliveryWorker:
                 error=error,
             )
         disabled = False
-        if judgement.verdict == "succeeded" and endpoint.consecutive_dead > 0:
-            self.endpoints.reset_dead(endpoint.id)
-            if endpoint.id in self._endpoints:
-                self._endpoints[endpoint.id] = dataclasses.replace(endpoint, consecutive_dead=0)
+        if judgement.verdict == "succeeded":
+            self._count_success(endpoint, row.id)
         elif judgement.verdict == "dead":
             disabled = self._count_dead(endpoint, row.id, judgement.reason)
         elif delay is not None:
@@ -385,23 +385,41 @@ class DeliveryWorker:
             error=outcome.error,
         )
 
+    def _count_success(self, endpoint: Endpoint, delivery_id: str) -> None:
+        """A success ends a run of dead deliveries; after an alert it is announced as
+        endpoint.recovered (with the counter reset in the same transaction)."""
+        if endpoint.alert_state is not None:
+            self.notices.recovered(
+                endpoint,
+                endpoint.alert_state,
+                f"delivery {delivery_id} succeeded after the endpoint was {endpoint.alert_state}",
+            )
+            self._endpoints.pop(endpoint.id, None)
+        elif endpoint.consecutive_dead > 0:
+            self.endpoints.reset_dead(endpoint.id)
+            if endpoint.id in self._endpoints:
+                self._endpoints[endpoint.id] = dataclasses.replace(endpoint, consecutive_dead=0)
+
     def _count_dead(self, endpoint: Endpoint, delivery_id: str, why: str) -> bool:
-        """Counts a dead delivery; disables the endpoint at `autoDisableAfter` in a row."""
+        """Counts a dead delivery; at half of `autoDisableAfter` in a row the endpoint is
+        failing, at `autoDisableAfter` it is disabled, each announced once. The thresholds
+        are "at least", so a transition a crash kept from being written after its count
+        happens at the next dead delivery instead."""
         counted = self.endpoints.count_dead(endpoint.id)
         self._endpoints.pop(endpoint.id, None)
-        if counted is not None:
-            self._endpoints[endpoint.id] = counted
         if counted is None or not counted.enabled:
             return False
-        if counted.consecutive_dead < self.options.auto_disable_after:
+        count, limit = counted.consecutive_dead, self.options.auto_disable_after
+        last = f"last: {delivery_id}, {why}"
+        failing_at = failing_threshold(limit)
+        if failing_at is not None and count >= failing_at and counted.alert_state is None:
+            reason = f"{count} consecutive dead deliveries ({last}); disabled at {limit}"
+            self.notices.failing(counted, clip(reason, ERROR_BYTES))
+        if count < limit:
+            self._endpoints[endpoint.id] = counted
             return False
-        reason = clip(
-            f"disabled after {counted.consecutive_dead} consecutive dead deliveries "
-            f"(last: {delivery_id}, {why})",
-            ERROR_BYTES,
-        )
-        self._endpoints.pop(endpoint.id, None)
-        return self.endpoints.disable(endpoint.id, reason, iso_utc(self.clock.now()))
+        reason = f"disabled after {count} consecutive dead deliveries ({last})"
+        return self.notices.disabled(counted, clip(reason, ERROR_BYTES))
 
     def _expires_at(self, now: float) -> int | None:
         days = self.options.retention_days

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 
 Mode = Literal["push", "pull"]
+# Set when an endpoint.failing or endpoint.disabled notice went out (automatic disables only),
+# cleared with the endpoint.recovered notice at the next success.
+AlertState = Literal["failing", "disabled"]
 
 # An update expression's SET clause that moves `version` on (with #version, :versionZero,
 # :versionOne).
@@ -64,6 +67,7 @@ class Endpoint:
     version: int = 0
     older_secrets: tuple[OlderSecret, ...] = ()
     signature_scheme: SignatureScheme = "service"
+    alert_state: AlertState | None = None
 
     @property
     def secret_hint(self) -> str:
@@ -80,6 +84,11 @@ class Endpoint:
     @property
     def pull(self) -> bool:
         return self.mode == "pull"
+
+    @property
+    def destination(self) -> str:
+        """Where deliveries go, as a notice names it."""
+        return self.url
 
     def to_json(self, now: float) -> dict[str, Any]:
         """The endpoint JSON of docs/api.md; never a secret: the current one's hint, and the
@@ -109,6 +118,7 @@ class Endpoint:
             version=camel.count,
             older_secrets=SecretRing.older_from_values,
             signature_scheme=lambda scheme: "standard" if scheme == "standard" else "service",
+            alert_state=lambda state: state if state in ("failing", "disabled") else None,
         )
 
 
@@ -177,6 +187,25 @@ class EndpointStore:
     ) -> Endpoint | None:
         """Sets and removes attributes of an existing endpoint; None when there is none, or,
         with `seen_version`, when it was written since it was read at that version."""
+        request = self.update_request(endpoint_id, sets, removes, seen_version=seen_version)
+        response = conditional(self._client.update_item, **request, ReturnValues="ALL_NEW")
+        return (
+            None
+            if response is None
+            else Endpoint.from_values(plain(decode(response["Attributes"])))
+        )
+
+    def update_request(
+        self,
+        endpoint_id: str,
+        sets: Mapping[str, Any],
+        removes: tuple[str, ...] = (),
+        *,
+        seen_version: int | None = None,
+        while_enabled: bool = False,
+    ) -> dict[str, Any]:
+        """The UpdateItem (or transaction Update) of `update`; `while_enabled` adds the
+        condition that the endpoint is enabled (a disable that happens exactly once)."""
         names = {f"#a{i}": name for i, name in enumerate([*sets, *removes])}
         by_name = {name: alias for alias, name in names.items()}
         expression = "SET " + ", ".join(f"{by_name[n]} = :v{i}" for i, n in enumerate(sets))
@@ -196,21 +225,18 @@ class EndpointStore:
                 else " AND #version = :seenVersion"
             )
             expression_values.update(values(seenVersion=seen_version))
-        response = conditional(
-            self._client.update_item,
-            TableName=self._table,
-            Key={"id": {"S": endpoint_id}},
-            UpdateExpression=expression,
-            ConditionExpression=condition,
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=expression_values,
-            ReturnValues="ALL_NEW",
-        )
-        return (
-            None
-            if response is None
-            else Endpoint.from_values(plain(decode(response["Attributes"])))
-        )
+        if while_enabled:
+            names["#enabled"] = "enabled"
+            condition += " AND #enabled = :enabledNow"
+            expression_values.update(values(enabledNow=True))
+        return {
+            "TableName": self._table,
+            "Key": {"id": {"S": endpoint_id}},
+            "UpdateExpression": expression,
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": expression_values,
+        }
 
     def rotate(self, endpoint: Endpoint, ring: SecretRing, now_iso: str) -> Endpoint | None:
         """Writes the rotated secrets if the endpoint is still as read (None otherwise), so
@@ -266,6 +292,58 @@ class EndpointStore:
             ),
         )
         return written is not None
+
+    def failing_request(self, endpoint_id: str) -> dict[str, Any]:
+        """Marks an enabled endpoint failing, once: refused when it already is (or was
+        disabled meanwhile)."""
+        return {
+            "TableName": self._table,
+            "Key": {"id": {"S": endpoint_id}},
+            "UpdateExpression": "SET alertState = :failing, " + _NEXT_VERSION,
+            "ConditionExpression": (
+                "attribute_exists(id) AND enabled = :on AND attribute_not_exists(alertState)"
+            ),
+            "ExpressionAttributeNames": {"#version": "version"},
+            "ExpressionAttributeValues": values(
+                failing="failing", on=True, versionZero=0, versionOne=1
+            ),
+        }
+
+    def disable_request(self, endpoint_id: str, reason: str, now_iso: str) -> dict[str, Any]:
+        """The automatic disable, once: refused when the endpoint is no longer enabled. It
+        leaves `alertState = disabled`, so the next success is announced as a recovery."""
+        return {
+            "TableName": self._table,
+            "Key": {"id": {"S": endpoint_id}},
+            "UpdateExpression": (
+                "SET enabled = :off, disabledReason = :reason, updatedAt = :now, "
+                "alertState = :disabled, " + _NEXT_VERSION
+            ),
+            "ConditionExpression": "attribute_exists(id) AND enabled = :on",
+            "ExpressionAttributeNames": {"#version": "version"},
+            "ExpressionAttributeValues": values(
+                off=False,
+                on=True,
+                reason=reason,
+                now=now_iso,
+                disabled="disabled",
+                versionZero=0,
+                versionOne=1,
+            ),
+        }
+
+    def recovered_request(self, endpoint_id: str, seen: AlertState) -> dict[str, Any]:
+        """Clears the alert (and the dead count) once: refused when another worker did."""
+        return {
+            "TableName": self._table,
+            "Key": {"id": {"S": endpoint_id}},
+            "UpdateExpression": "SET consecutiveDead = :zero, "
+            + _NEXT_VERSION
+            + " REMOVE alertState",
+            "ConditionExpression": "attribute_exists(id) AND alertState = :seen",
+            "ExpressionAttributeNames": {"#version": "version"},
+            "ExpressionAttributeValues": values(seen=seen, zero=0, versionZero=0, versionOne=1),
+        }
 
     def reset_dead(self, endpoint_id: str) -> bool:
         """A success ends the run of dead deliveries; a no-op (no write) when it is 0."""

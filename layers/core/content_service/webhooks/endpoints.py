@@ -27,6 +27,7 @@ from .endpoint_secrets import MAX_GRACE_SECONDS, SignatureScheme, mint_secret
 from .endpoint_store import Endpoint, Mode
 from .envelope import refreeze
 from .fanout import ENQUEUE_GRACE_SECONDS
+from .notices import DISABLED
 from .ping import PingResult, send_ping
 from .recovery import (
     DEFAULT_STATUSES,
@@ -51,6 +52,7 @@ PULL_BATCH = 50
 MAX_PULL_WAIT_SECONDS = 20
 _PULL_CURSOR = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[0-9a-f-]{36}")
 _CONTENT_TYPE_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+ADMIN_DISABLED = "disabled by an administrator"
 
 
 @dataclass(frozen=True)
@@ -232,7 +234,9 @@ class EndpointRegistry:
         endpoints = sorted(self._endpoints.all(), key=lambda e: (e.created_at, e.id))
         return [(e, self._deliveries.latest_for_endpoint(e.id)) for e in endpoints]
 
-    def update(self, endpoint_id: str, patch: EndpointPatch) -> Endpoint:
+    def update(
+        self, endpoint_id: str, patch: EndpointPatch, actor: Mapping[str, str] | None = None
+    ) -> Endpoint:
         current = self.get(endpoint_id)
         if patch.signature_scheme not in (None, current.signature_scheme):
             # The scheme decides the secret's form, and the secrets in use were shown already.
@@ -261,11 +265,26 @@ class EndpointRegistry:
             sets.update(enabled=True, consecutiveDead=0)
             removes = ("disabledReason",)
         elif patch.enabled is False and current.enabled:
-            sets.update(enabled=False, disabledReason="disabled by an administrator")
+            sets.update(enabled=False, disabledReason=ADMIN_DISABLED)
+            if not current.pull and self._disable_with_notice(current, sets, actor):
+                return self.get(current.id)
+            # Disabled meanwhile (by the worker, say): the rest of the change still applies.
+            sets = {k: v for k, v in sets.items() if k not in ("enabled", "disabledReason")}
         updated = self._endpoints.update(current.id, sets, removes)
         if updated is None:
             raise NotFound(f"webhook endpoint {endpoint_id} not found")
         return updated
+
+    def _disable_with_notice(
+        self, current: Endpoint, sets: Mapping[str, Any], actor: Mapping[str, str] | None
+    ) -> bool:
+        """An administrator's disable and its endpoint.disabled notice, in one transaction,
+        once; False when the endpoint was no longer enabled (nothing written)."""
+        request = self._endpoints.update_request(current.id, sets, while_enabled=True)
+        notices = services.endpoint_notices(self._settings, self._deps.clock)
+        return notices.commit(
+            request, DISABLED, current, ADMIN_DISABLED, current.consecutive_dead, actor
+        )
 
     def delete(self, endpoint_id: str) -> None:
         if not self._endpoints.delete(_valid_id(endpoint_id)):

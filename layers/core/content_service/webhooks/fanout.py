@@ -9,11 +9,12 @@ failure queue) never gives a new endpoint an old entry.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from content_service.clock import Clock, iso_utc
 
+from .catalogue import OPERATIONAL_KINDS
 from .deliveries import DeliveryRow, DeliveryStore, fanout_delivery_id
 from .endpoint_store import Endpoint
 from .envelope import envelope, freeze
@@ -43,13 +44,22 @@ def existed_at(endpoint: Endpoint, occurred_at: str) -> bool:
 
 
 class FanOut:
+    """`announce`, when given, hears every operational notice (the alarm topic) before the
+    event is marked done, so it is announced again if the fan-out has to run again."""
+
     def __init__(
-        self, deliveries: DeliveryStore, queue: DeliveryQueue, outbox: OutboxStore, clock: Clock
+        self,
+        deliveries: DeliveryStore,
+        queue: DeliveryQueue,
+        outbox: OutboxStore,
+        clock: Clock,
+        announce: Callable[[OutboxEvent], None] | None = None,
     ) -> None:
         self._deliveries = deliveries
         self._queue = queue
         self._outbox = outbox
         self._clock = clock
+        self._announce = announce
 
     def rows_for(self, event: OutboxEvent, endpoints: Sequence[Endpoint]) -> list[DeliveryRow]:
         now = self._clock.now()
@@ -92,6 +102,9 @@ class FanOut:
             result.inserted, result.existing = inserted.inserted, inserted.existing
             result.requests = inserted.requests
             result.requests += self._queue.enqueue([row.id for row in rows])
+        if self._announce is not None and event.kind in OPERATIONAL_KINDS:
+            self._announce(event)
+            result.requests += 1
         self._outbox.mark_fanned_out(event.id, iso_utc(self._clock.now()))
         result.requests += 1
         return result

@@ -6,12 +6,14 @@
 3. Content type: an empty set means every type, including types created later; applied only
    to kinds the catalogue says are filtered by content type.
 Only the catalogue's subscribable kinds are delivered at all (`ping` is never fanned out),
-and a disabled endpoint takes no new deliveries. There is no expression language.
+and a disabled endpoint takes no new deliveries. An operational event (about an endpoint: it is
+failing, disabled, recovered) has no workspace, so by rule 1 it reaches `allWorkspaces`
+endpoints only, and never the endpoint it is about. There is no expression language.
 """
 
 from __future__ import annotations
 
-from .catalogue import CATALOGUE, SUBSCRIBABLE_KINDS
+from .catalogue import CATALOGUE, ENDPOINT_SUBJECT, SUBSCRIBABLE_KINDS
 from .endpoint_store import Endpoint
 from .outbox import OutboxEvent
 
@@ -34,6 +36,11 @@ def content_type_matches(endpoint: Endpoint, kind: str, content_type: str | None
     return content_type is not None and content_type in endpoint.content_types
 
 
+def is_about(endpoint: Endpoint, event: OutboxEvent) -> bool:
+    """Whether the event is a notice about this very endpoint."""
+    return event.data.get("kind") == ENDPOINT_SUBJECT and event.data.get("id") == endpoint.id
+
+
 def matches(endpoint: Endpoint, event: OutboxEvent) -> bool:
     return (
         endpoint.enabled
@@ -41,4 +48,5 @@ def matches(endpoint: Endpoint, event: OutboxEvent) -> bool:
         and workspace_matches(endpoint, event.workspace_id)
         and kind_matches(endpoint, event.kind)
         and content_type_matches(endpoint, event.kind, event.content_type)
+        and not is_about(endpoint, event)
     )

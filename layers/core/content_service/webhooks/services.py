@@ -6,9 +6,11 @@ from content_service.clock import Clock
 from content_service.settings import Settings
 from content_service.storage import aws
 
+from .alarm_topic import AlarmTopic
 from .deliveries import DeliveryStore
 from .endpoint_store import EndpointStore
 from .fanout import FanOut
+from .notices import EndpointNotices
 from .outbox_store import OutboxStore
 from .queue import DeliveryQueue
 from .recovery import RecoveryStore
@@ -32,7 +34,18 @@ def outbox_store(settings: Settings) -> OutboxStore:
 
 
 def fan_out(settings: Settings, clock: Clock) -> FanOut:
-    return FanOut(delivery_store(settings), delivery_queue(settings), outbox_store(settings), clock)
+    topic = (
+        AlarmTopic(aws.sns(settings), settings.alarm_topic_arn)
+        if settings.alarm_topic_arn
+        else None
+    )
+    return FanOut(
+        delivery_store(settings),
+        delivery_queue(settings),
+        outbox_store(settings),
+        clock,
+        announce=topic.announce if topic is not None else None,
+    )
 
 
 def sweeper(settings: Settings, clock: Clock) -> Sweeper:
@@ -49,3 +62,9 @@ def sweeper(settings: Settings, clock: Clock) -> Sweeper:
 
 def recovery_store(settings: Settings) -> RecoveryStore:
     return RecoveryStore(aws.dynamodb(settings), settings.tables.deliveries)
+
+
+def endpoint_notices(settings: Settings, clock: Clock) -> EndpointNotices:
+    return EndpointNotices(
+        aws.dynamodb(settings), endpoint_store(settings), settings.tables.events, clock
+    )

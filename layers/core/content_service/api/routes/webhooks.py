@@ -182,7 +182,9 @@ def get_endpoint(endpoint_id: str, _: ReadCaller) -> dict[str, Any]:
 
 
 @router.patch("/api/webhooks/{endpoint_id}")
-def patch_endpoint(endpoint_id: str, body: EndpointPatchBody, _: ManageCaller) -> dict[str, Any]:
+def patch_endpoint(
+    endpoint_id: str, body: EndpointPatchBody, caller: ManageCaller
+) -> dict[str, Any]:
     nulls = sorted(name for name in body.model_fields_set if getattr(body, name) is None)
     if nulls:
         raise ValidationFailed(
@@ -199,7 +201,7 @@ def patch_endpoint(endpoint_id: str, body: EndpointPatchBody, _: ManageCaller) -
         enabled=body.enabled,
         signature_scheme=body.signatureScheme,
     )
-    return _shown(_registry().update(endpoint_id, patch))
+    return _shown(_registry().update(endpoint_id, patch, _actor(caller)))
 
 
 @router.delete("/api/webhooks/{endpoint_id}", status_code=204)

@@ -1,0 +1,209 @@
+"""Operational events through the whole pipeline: an endpoint answering 410 turns failing, then
+disabled; a second endpoint subscribed to the notices hears each transition exactly once, and
+the recovery after a re-enable; the alarm topic hears them too, naming the endpoint.
+
+Both endpoints are real receivers on 127.0.0.1; `drain` runs the fan-out and delivery handlers,
+so a notice travels as any event does: outbox, stream, fan-out, queue, delivery.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import stripe
+
+from content_service import runtime
+from content_service.webhooks import services
+from content_service.webhooks.catalogue import OPERATIONAL_KINDS
+from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.notices import failing_threshold
+from infra.local_stack import LocalStack
+from tests.conftest import WorkspaceAccess
+from tests.support.receiver import Answer, Received, Receiver
+from tests.support.webhooks import FakeClock, Hooks, drain, endpoint, write_event
+
+pytest_plugins = ["tests.support.webhook_fixtures"]
+pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
+
+
+@pytest.fixture
+def watcher() -> Iterator[Receiver]:
+    """The second endpoint's receiver: it hears the notices."""
+    with Receiver() as running:
+        yield running
+
+
+def notices(receiver: Receiver) -> list[dict[str, Any]]:
+    return [json.loads(r.body) for r in receiver.requests]
+
+
+def watch(hooks: Hooks, watcher: Receiver) -> dict[str, Any]:
+    return hooks.create(watcher.url("/ops"), allWorkspaces=True, events=list(OPERATIONAL_KINDS))
+
+
+def test_twenty_410s_give_one_failing_and_one_disabled_then_one_recovered(
+    stack: LocalStack,
+    hooks: Hooks,
+    receiver: Receiver,
+    watcher: Receiver,
+    new_workspace: Any,
+) -> None:
+    workspace: WorkspaceAccess = new_workspace()
+    gone = hooks.create(receiver.url(), workspaces=[workspace.id])
+    watching = watch(hooks, watcher)
+    receiver.always(Answer(410, b"gone"))
+    for index in range(20):
+        write_event(workspace_id=workspace.id, kind="entry.updated", title=f"Post {index}")
+    drain(stack)
+    assert len(receiver.requests) == 20
+    assert endpoint(gone["id"]).enabled is False
+
+    received = notices(watcher)
+    assert [n["event"] for n in received] == ["endpoint.failing", "endpoint.disabled"]
+    failing, disabled = received
+    for notice, count in ((failing, 10), (disabled, 20)):
+        assert notice["workspaceId"] is None
+        assert notice["actor"] is None
+        assert notice["data"]["kind"] == "webhook_endpoint"
+        assert notice["data"]["id"] == gone["id"]
+        assert notice["data"]["url"] == gone["url"]
+        assert notice["data"]["consecutiveDead"] == count
+    assert "10 consecutive dead deliveries" in failing["data"]["reason"]
+    assert disabled["data"]["reason"] == endpoint(gone["id"]).disabled_reason
+    assert "disabled after 20 consecutive dead deliveries" in disabled["data"]["reason"]
+    assert "HTTP 410 is final" in disabled["data"]["reason"]
+    for request in watcher.requests:
+        signed(request, watching["secret"])
+        assert request.header("X-Service-Workspace") is None
+    assert hooks.get(gone["id"])["alertState"] == "disabled"
+
+    # Disabled: more events make no rows and no notices.
+    write_event(workspace_id=workspace.id, kind="entry.updated")
+    drain(stack)
+    assert len(receiver.requests) == 20
+    assert len(watcher.requests) == 2
+
+    # Re-enabled, one success: one endpoint.recovered; a second success says nothing.
+    assert hooks.patch(gone["id"], enabled=True)["alertState"] == "disabled"
+    receiver.always(Answer(200))
+    for _ in range(2):
+        write_event(workspace_id=workspace.id, kind="entry.published")
+        drain(stack)
+    assert [n["event"] for n in notices(watcher)] == [
+        "endpoint.failing",
+        "endpoint.disabled",
+        "endpoint.recovered",
+    ]
+    recovered = notices(watcher)[2]
+    assert recovered["data"]["id"] == gone["id"]
+    assert "succeeded" in recovered["data"]["reason"]
+    after = hooks.get(gone["id"])
+    assert after["alertState"] is None
+    assert after["consecutiveDead"] == 0
+
+
+def signed(request: Received, secret: str) -> None:
+    stripe.WebhookSignature.verify_header(
+        request.body.decode(), request.header("X-Service-Signature") or "", secret, 300
+    )
+
+
+def test_a_notice_is_never_sent_to_the_endpoint_it_is_about(
+    stack: LocalStack, hooks: Hooks, receiver: Receiver, watcher: Receiver, new_workspace: Any
+) -> None:
+    """An `allWorkspaces` endpoint that takes the notices fails, then recovers: the notices of
+    both go to the other such endpoint, never to it."""
+    workspace: WorkspaceAccess = new_workspace()
+    kinds = ["entry.updated", "endpoint.failing", "endpoint.recovered"]
+    subject = hooks.create(receiver.url(), allWorkspaces=True, events=kinds)
+    watch(hooks, watcher)
+    receiver.always(Answer(410))
+    for _ in range(10):
+        write_event(workspace_id=workspace.id, kind="entry.updated")
+    drain(stack)
+    receiver.always(Answer(200))
+    write_event(workspace_id=workspace.id, kind="entry.updated")
+    drain(stack)
+    assert [json.loads(r.body)["event"] for r in receiver.requests] == ["entry.updated"] * 11
+    assert [(n["event"], n["data"]["id"]) for n in notices(watcher)] == [
+        ("endpoint.failing", subject["id"]),
+        ("endpoint.recovered", subject["id"]),
+    ]
+
+
+def test_an_administrators_disable_is_announced_with_the_administrator_as_actor(
+    stack: LocalStack, hooks: Hooks, receiver: Receiver, watcher: Receiver
+) -> None:
+    target = hooks.create(receiver.url(), workspaces=[])
+    watch(hooks, watcher)
+    hooks.patch(target["id"], enabled=False)
+    drain(stack)
+    (notice,) = notices(watcher)
+    assert notice["event"] == "endpoint.disabled"
+    assert notice["data"]["id"] == target["id"]
+    assert notice["data"]["reason"] == "disabled by an administrator"
+    assert notice["actor"]["email"]
+
+
+def test_an_administrator_disabling_twice_gives_one_notice(
+    stack: LocalStack, hooks: Hooks, receiver: Receiver, watcher: Receiver
+) -> None:
+    target = hooks.create(receiver.url(), workspaces=[])
+    watch(hooks, watcher)
+    for _ in range(2):
+        hooks.patch(target["id"], enabled=False)
+    hooks.patch(target["id"], enabled=False, events=["entry.created"])
+    drain(stack)
+    assert [n["event"] for n in notices(watcher)] == ["endpoint.disabled"]
+    assert hooks.get(target["id"])["events"] == ["entry.created"]  # the rest still applied
+    # An administrator's disable is not an alert: re-enabled, a success announces nothing.
+    assert hooks.patch(target["id"], enabled=True)["alertState"] is None
+
+
+def test_each_transition_is_written_once_however_many_workers_race_for_it(
+    stack: LocalStack, stored: Endpoint, clock: FakeClock
+) -> None:
+    notices_ = services.endpoint_notices(runtime.settings(), clock)
+    assert notices_.failing(stored, "one") is True
+    assert notices_.failing(stored, "two") is False
+    assert notices_.disabled(stored, "three") is True
+    assert notices_.disabled(stored, "four") is False
+    assert notices_.recovered(stored, "disabled", "five") is True
+    assert notices_.recovered(stored, "disabled", "six") is False
+    drain(stack)  # the three notices, so they reach no later test's watcher
+
+
+@pytest.mark.parametrize(("limit", "failing_at"), [(20, 10), (3, 2), (2, 1), (1, None)])
+def test_failing_is_half_of_auto_disable_after(limit: int, failing_at: int | None) -> None:
+    assert failing_threshold(limit) == failing_at
+
+
+def test_the_alarm_topic_hears_each_notice_naming_the_endpoint(
+    stack: LocalStack, hooks: Hooks, receiver: Receiver
+) -> None:
+    session = stack.emulator.session()
+    url = stack.emulator.endpoint_url
+    sns = session.client("sns", endpoint_url=url)
+    sqs = session.client("sqs", endpoint_url=url)
+    topic = sns.create_topic(Name="content-service-alarms")["TopicArn"]
+    queue = sqs.create_queue(QueueName="alarm-inbox")["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn["QueueArn"])
+    target = hooks.create(receiver.url(), workspaces=[])
+    before = runtime.settings()
+    runtime.configure(dataclasses.replace(before, alarm_topic_arn=topic))
+    try:
+        hooks.patch(target["id"], enabled=False)
+        drain(stack)
+    finally:
+        runtime.configure(before)
+    messages = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
+    bodies = [json.loads(m["Body"]) for m in messages]
+    (published,) = [b for b in bodies if target["id"] in b["Subject"]]
+    assert published["Subject"] == f"Webhook endpoint disabled: {target['id']}"
+    assert target["url"] in published["Message"]
+    assert "disabled by an administrator" in published["Message"]
