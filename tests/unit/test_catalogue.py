@@ -85,8 +85,9 @@ def test_ping_is_known_but_not_subscribable() -> None:
     assert catalogue.PING == "ping"
     assert catalogue.is_known_kind("ping")
     assert "ping" not in catalogue.SUBSCRIBABLE_KINDS
-    assert catalogue.SUBSCRIBABLE_KINDS == frozenset(
-        (*catalogue.ENTRY_EVENT_KINDS, *catalogue.OPERATIONAL_KINDS)
+    assert (
+        frozenset((*catalogue.ENTRY_EVENT_KINDS, *catalogue.OPERATIONAL_KINDS))
+        == catalogue.SUBSCRIBABLE_KINDS
     )
 
 
