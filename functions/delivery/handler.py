@@ -38,6 +38,7 @@ _METRICS = {
     "failed": "DeliveriesFailed",
     "dead": "DeliveriesDead",
     "handed_over": "DeliveriesHandedOver",
+    "throttled": "DeliveriesThrottled",
 }
 
 
@@ -118,6 +119,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
             clock=deps.clock,
             rng=deps.rng,
             notices=services.endpoint_notices(settings, deps.clock),
+            limiter=services.rate_limiter(settings),
+            sleep=deps.sleep,
         )
         recoveries = RecoveryRunner(
             recoveries=services.recovery_store(settings),

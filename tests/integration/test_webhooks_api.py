@@ -47,6 +47,8 @@ ENDPOINT_FIELDS = {
     "signatureScheme",
     "olderSecrets",
     "alertState",
+    "rateLimit",
+    "pausedUntil",
 }
 DELIVERY_FIELDS = {
     "id",

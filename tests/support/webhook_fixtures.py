@@ -27,8 +27,9 @@ from tests.support.webhooks import FakeClock, Hooks, purge_endpoint, store_endpo
 
 @pytest.fixture
 def clock() -> Iterator[FakeClock]:
+    """The injected clock; a worker waiting for an endpoint's turn advances it."""
     fake = FakeClock()
-    with wiring.overridden(clock=fake):
+    with wiring.overridden(clock=fake, sleep=fake.advance):
         yield fake
 
 

@@ -149,6 +149,24 @@ def write_event(**fields: Any) -> dict[str, Any]:
     return event
 
 
+def write_events(count: int, **fields: Any) -> list[dict[str, Any]]:
+    """`count` outbox events written 25 to a BatchWriteItem (a burst, quickly)."""
+    events = [outbox_event(**fields) for _ in range(count)]
+    current = settings()
+    items = [{k: v for k, v in e.items() if v is not None} for e in events]
+    for start in range(0, len(items), 25):
+        requests: Any = {
+            current.tables.events: [
+                {"PutRequest": {"Item": encode(item, sparse=True)}}
+                for item in items[start : start + 25]
+            ]
+        }
+        while requests:
+            answer = aws.dynamodb(current).batch_write_item(RequestItems=requests)
+            requests = answer.get("UnprocessedItems") or {}
+    return events
+
+
 def row(delivery_id: str) -> DeliveryRow:
     found = services.delivery_store(settings()).get(delivery_id)
     assert found is not None, f"no delivery row {delivery_id}"
@@ -174,6 +192,8 @@ def make_worker(
         clock=clock,
         rng=rng or random.Random(7),
         notices=services.endpoint_notices(current, clock),
+        limiter=services.rate_limiter(current),
+        sleep=clock.advance,
     )
 
 

@@ -250,7 +250,7 @@ class NotClaimed:
 class Outcome:
     """What an attempt (or a decision not to attempt) leaves on the row."""
 
-    status: Literal["succeeded", "failed", "dead"]
+    status: Literal["succeeded", "failed", "dead", "pending"]
     now_iso: str
     log: tuple[AttemptRecord, ...]
     status_code: int | None = None
@@ -754,7 +754,7 @@ class DeliveryStore:
         assign("lastError", outcome.error)
         if outcome.attempts is not None:
             assign("attempts", outcome.attempts)
-        if outcome.status == "failed":
+        if outcome.status in ("failed", "pending"):  # pending: given back unsent (throttled)
             assign("nextAttemptAt", outcome.next_attempt_at)
             assign("sweepAt", outcome.sweep_at)
         else:

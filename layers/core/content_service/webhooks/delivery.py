@@ -22,11 +22,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from content_service.clock import Clock, iso_utc
+from content_service.clock import Clock, iso_utc, parse_iso_utc
 from content_service.settings import WebhookOptions
 
 from .bounds import ERROR_BYTES, clip, clip_error
@@ -36,12 +37,20 @@ from .http_sender import Sender, SendResult
 from .notices import EndpointNotices, failing_threshold
 from .outgoing import request_headers
 from .queue import MAX_DELAY_SECONDS, DeliveryQueue
-from .retry_ladder import judge
+from .rate_limit import RateLimiter
+from .retry_ladder import RETRY_AFTER_CAP_SECONDS, judge
 
 # When a failed row was also queued with a delay, the sweep looks at it only this long after
 # its `nextAttemptAt`, so it does not queue a second message next to the delayed one.
 RETRY_SWEEP_GRACE_SECONDS = 60
 LOST_CLAIM_ERROR = "no outcome recorded: the worker's claim expired (assumed crashed)"
+# A send held by the endpoint's rate limit or pause waits in the worker this long at most;
+# a longer wait gives the delivery back unsent, its message queued again with the delay.
+MAX_INLINE_WAIT_SECONDS = 2.0
+# A send starts within this long after the place it reserved in the endpoint's rate window, or
+# takes a new place (rate_limit.GUARD_SECONDS covers this and the way to the receiver).
+LATE_TOLERANCE_SECONDS = 0.03
+LATE_TRIES = 3
 
 Result = Literal[
     "succeeded",
@@ -53,6 +62,7 @@ Result = Literal[
     "skipped_claimed",
     "claim_lost",
     "handed_over",
+    "throttled",
 ]
 
 
@@ -89,6 +99,8 @@ class DeliveryWorker:
     clock: Clock
     rng: random.Random
     notices: EndpointNotices
+    limiter: RateLimiter
+    sleep: Callable[[float], None] = time.sleep
     retries: list[tuple[str, int]] = field(default_factory=list)
     # The batch as `prepare` read it, and endpoints as last read or written by this worker.
     _seen: dict[str, DeliveryRow] = field(default_factory=dict, repr=False)
@@ -200,7 +212,16 @@ class DeliveryWorker:
         if next_id == claim.row.id or seen is None or not self._claimable(seen):
             return None
         endpoint = self._endpoints.get(seen.endpoint_id)
-        return (seen, endpoint) if endpoint is not None else None
+        if endpoint is None or self._held(endpoint):
+            return None  # its send may wait: it is claimed when its turn comes, not before
+        return seen, endpoint
+
+    def _held(self, endpoint: Endpoint) -> bool:
+        """Whether a send to the endpoint may have to wait (a rate limit, a pause)."""
+        paused = endpoint.paused_until is not None and endpoint.paused_until > iso_utc(
+            self.clock.now()
+        )
+        return endpoint.rate_limit is not None or paused
 
     def _deliver(self, claim: Claim, endpoint: Endpoint | None) -> Report:
         """Everything after a successful claim, with the endpoint current at the claim (None
@@ -231,9 +252,14 @@ class DeliveryWorker:
             return self._give_up(
                 claim, lost, f"attempt {claim.before.attempts} was the last", endpoint=endpoint
             )
+        held = self._wait_for_turn(claim, lost, endpoint)
+        if held is not None:
+            return held
 
         result = self._send(claim, endpoint)
         judgement = judge(result, claim.attempt, self.options.max_attempts, self.rng)
+        if result.status_code == 429 and result.retry_after_seconds is not None:
+            endpoint = self._pause(endpoint, result.retry_after_seconds)
         now = self.clock.now()
         now_iso = iso_utc(now)
         error = None if judgement.verdict == "succeeded" else clip_error(judgement.reason)
@@ -295,6 +321,76 @@ class DeliveryWorker:
             duration_ms=result.duration_ms,
             error=error,
         )
+
+    def _wait_for_turn(
+        self, claim: Claim, lost: tuple[AttemptRecord, ...], endpoint: Endpoint
+    ) -> Report | None:
+        """Waits for the endpoint's pause to end and for a place in its rate window, when
+        that is near; otherwise gives the delivery back unsent (a Report), its attempt not
+        spent. None when the send may go now."""
+        now = self.clock.now()
+        wait = 0.0
+        if endpoint.paused_until is not None:
+            wait = max(0.0, parse_iso_utc(endpoint.paused_until) - now)
+        if wait > MAX_INLINE_WAIT_SECONDS:
+            return self._defer(claim, lost, wait, "the endpoint is paused (Retry-After)")
+        if wait > 0:
+            self.sleep(wait)
+        if endpoint.rate_limit is None:
+            return None
+        for _ in range(LATE_TRIES):
+            turn = self.limiter.reserve(
+                endpoint.id, endpoint.rate_limit, self.clock.now(), MAX_INLINE_WAIT_SECONDS
+            )
+            if turn.at is None:
+                return self._defer(claim, lost, turn.wait, "the endpoint's rate limit is reached")
+            remaining = turn.at - self.clock.now()
+            if remaining > 0:
+                self.sleep(remaining)
+            if self.clock.now() - turn.at <= LATE_TOLERANCE_SECONDS:
+                return None
+            # Woken too late (a busy machine): that place in the window has passed unused; a
+            # send now could crowd the next window, so take a new place.
+        return self._defer(claim, lost, 1.0, "the endpoint's rate limit is reached")
+
+    def _defer(
+        self, claim: Claim, lost: tuple[AttemptRecord, ...], wait: float, why: str
+    ) -> Report:
+        """Gives a claimed delivery back unsent: its status and attempt count as before the
+        claim, due again after `wait`, and queued with that delay (the sweep's if longer than
+        SQS allows). Waiting never spends an attempt, so a delivery never dies of it."""
+        now = self.clock.now()
+        before = claim.before
+        delay = max(1, math.ceil(wait))
+        queued = delay <= MAX_DELAY_SECONDS
+        due = iso_utc(now + delay)
+        reclaimed = claim.reclaimed
+        outcome = Outcome(
+            status="pending" if before.status == "pending" else "failed",
+            now_iso=iso_utc(now),
+            log=lost,
+            error=LOST_CLAIM_ERROR if reclaimed else before.last_error,
+            next_attempt_at=None if before.status == "pending" else due,
+            sweep_at=iso_utc(now + delay + (RETRY_SWEEP_GRACE_SECONDS if queued else 0)),
+            attempts=before.attempts,
+            sent=False,
+        )
+        row = claim.row
+        if not self.deliveries.finish(claim, outcome):
+            return Report(row.id, "claim_lost", endpoint_id=row.endpoint_id)
+        if queued:
+            self.retries.append((row.id, delay))
+        return Report(row.id, "throttled", endpoint_id=row.endpoint_id, error=why)
+
+    def _pause(self, endpoint: Endpoint, retry_after: int) -> Endpoint:
+        """A 429's Retry-After holds every send to the endpoint, not only this delivery's."""
+        until = iso_utc(self.clock.now() + min(retry_after, RETRY_AFTER_CAP_SECONDS))
+        paused = self.endpoints.pause(endpoint.id, until)
+        if paused is None:
+            self._endpoints.pop(endpoint.id, None)
+            return endpoint
+        self._endpoints[endpoint.id] = paused
+        return paused
 
     def flush(self) -> int:
         """Queues the batch's retries (with their delays); returns the requests made. The

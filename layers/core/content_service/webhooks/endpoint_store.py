@@ -68,6 +68,8 @@ class Endpoint:
     older_secrets: tuple[OlderSecret, ...] = ()
     signature_scheme: SignatureScheme = "service"
     alert_state: AlertState | None = None
+    rate_limit: int | None = None
+    paused_until: str | None = None
 
     @property
     def secret_hint(self) -> str:
@@ -119,6 +121,7 @@ class Endpoint:
             older_secrets=SecretRing.older_from_values,
             signature_scheme=lambda scheme: "standard" if scheme == "standard" else "service",
             alert_state=lambda state: state if state in ("failing", "disabled") else None,
+            rate_limit=lambda limit: int(limit) if limit else None,
         )
 
 
@@ -292,6 +295,28 @@ class EndpointStore:
             ),
         )
         return written is not None
+
+    def pause(self, endpoint_id: str, until_iso: str) -> Endpoint | None:
+        """Holds every send to the endpoint until `until_iso` (a 429's Retry-After), moving
+        a pause only later; None when the endpoint is gone or already paused longer."""
+        response = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": endpoint_id}},
+            UpdateExpression="SET pausedUntil = :until, " + _NEXT_VERSION,
+            ConditionExpression=(
+                "attribute_exists(id) AND "
+                "(attribute_not_exists(pausedUntil) OR pausedUntil < :until)"
+            ),
+            ExpressionAttributeNames={"#version": "version"},
+            ExpressionAttributeValues=values(until=until_iso, versionZero=0, versionOne=1),
+            ReturnValues="ALL_NEW",
+        )
+        return (
+            None
+            if response is None
+            else Endpoint.from_values(plain(decode(response["Attributes"])))
+        )
 
     def failing_request(self, endpoint_id: str) -> dict[str, Any]:
         """Marks an enabled endpoint failing, once: refused when it already is (or was

@@ -29,6 +29,7 @@ from .envelope import refreeze
 from .fanout import ENQUEUE_GRACE_SECONDS
 from .notices import DISABLED
 from .ping import PingResult, send_ping
+from .rate_limit import MAX_RATE_LIMIT
 from .recovery import (
     DEFAULT_STATUSES,
     RECOVERABLE_STATUSES,
@@ -66,6 +67,7 @@ class EndpointInput:
     enabled: bool = True
     mode: Mode = "push"
     signature_scheme: SignatureScheme = "service"
+    rate_limit: int | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ class EndpointPatch:
     headers: Mapping[str, str] | None = None
     enabled: bool | None = None
     signature_scheme: SignatureScheme | None = None
+    rate_limit: int | None = None
+    clear_rate_limit: bool = False
 
 
 HEALTH_WINDOW_SECONDS = 24 * 3600
@@ -180,6 +184,16 @@ class EndpointRegistry:
         return _unique(ids)
 
     @staticmethod
+    def _check_rate_limit(limit: int | None) -> int | None:
+        if limit is not None and not 1 <= limit <= MAX_RATE_LIMIT:
+            raise ValidationFailed(
+                f"rateLimit must be from 1 to {MAX_RATE_LIMIT} deliveries per second, or null "
+                f"for none (not {limit})",
+                details={"field": "rateLimit", "max": MAX_RATE_LIMIT},
+            )
+        return limit
+
+    @staticmethod
     def _check_headers(headers: Mapping[str, object]) -> dict[str, str]:
         try:
             return validate_custom_headers(headers)
@@ -219,6 +233,7 @@ class EndpointRegistry:
             updated_at=iso_utc(now),
             mode=spec.mode,
             lease_expires_at=iso_utc(now + LISTENER_LEASE_SECONDS) if pull else None,
+            rate_limit=self._check_rate_limit(spec.rate_limit),
         )
         self._endpoints.insert(endpoint)
         return endpoint
@@ -238,6 +253,26 @@ class EndpointRegistry:
         self, endpoint_id: str, patch: EndpointPatch, actor: Mapping[str, str] | None = None
     ) -> Endpoint:
         current = self.get(endpoint_id)
+        sets, removes = self._changes(current, patch)
+        if patch.enabled is True:
+            # Re-enabling clears the run of dead deliveries (spec 3.2, 8.4.1).
+            sets.update(enabled=True, consecutiveDead=0)
+            removes = (*removes, "disabledReason")
+        elif patch.enabled is False and current.enabled:
+            sets.update(enabled=False, disabledReason=ADMIN_DISABLED)
+            if not current.pull and self._disable_with_notice(current, sets, removes, actor):
+                return self.get(current.id)
+            # Disabled meanwhile (by the worker, say): the rest of the change still applies.
+            sets = {k: v for k, v in sets.items() if k not in ("enabled", "disabledReason")}
+        updated = self._endpoints.update(current.id, sets, removes)
+        if updated is None:
+            raise NotFound(f"webhook endpoint {endpoint_id} not found")
+        return updated
+
+    def _changes(
+        self, current: Endpoint, patch: EndpointPatch
+    ) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """The attributes a patch sets and removes, each checked (enabled aside)."""
         if patch.signature_scheme not in (None, current.signature_scheme):
             # The scheme decides the secret's form, and the secrets in use were shown already.
             raise ValidationFailed(
@@ -246,7 +281,6 @@ class EndpointRegistry:
                 details={"field": "signatureScheme"},
             )
         sets: dict[str, Any] = {"updatedAt": iso_utc(self._deps.clock.now())}
-        removes: tuple[str, ...] = ()
         if patch.url is not None:
             check = self.check_listener_url if current.pull else self.check_url
             sets["url"] = check(patch.url)
@@ -260,27 +294,20 @@ class EndpointRegistry:
             sets["contentTypes"] = list(self._check_content_types(patch.content_types))
         if patch.headers is not None:
             sets["headers"] = self._check_headers(patch.headers)
-        if patch.enabled is True:
-            # Re-enabling clears the run of dead deliveries (spec 3.2, 8.4.1).
-            sets.update(enabled=True, consecutiveDead=0)
-            removes = ("disabledReason",)
-        elif patch.enabled is False and current.enabled:
-            sets.update(enabled=False, disabledReason=ADMIN_DISABLED)
-            if not current.pull and self._disable_with_notice(current, sets, actor):
-                return self.get(current.id)
-            # Disabled meanwhile (by the worker, say): the rest of the change still applies.
-            sets = {k: v for k, v in sets.items() if k not in ("enabled", "disabledReason")}
-        updated = self._endpoints.update(current.id, sets, removes)
-        if updated is None:
-            raise NotFound(f"webhook endpoint {endpoint_id} not found")
-        return updated
+        if patch.rate_limit is not None:
+            sets["rateLimit"] = self._check_rate_limit(patch.rate_limit)
+        return sets, ("rateLimit",) if patch.clear_rate_limit else ()
 
     def _disable_with_notice(
-        self, current: Endpoint, sets: Mapping[str, Any], actor: Mapping[str, str] | None
+        self,
+        current: Endpoint,
+        sets: Mapping[str, Any],
+        removes: tuple[str, ...],
+        actor: Mapping[str, str] | None,
     ) -> bool:
         """An administrator's disable and its endpoint.disabled notice, in one transaction,
         once; False when the endpoint was no longer enabled (nothing written)."""
-        request = self._endpoints.update_request(current.id, sets, while_enabled=True)
+        request = self._endpoints.update_request(current.id, sets, removes, while_enabled=True)
         notices = services.endpoint_notices(self._settings, self._deps.clock)
         return notices.commit(
             request, DISABLED, current, ADMIN_DISABLED, current.consecutive_dead, actor

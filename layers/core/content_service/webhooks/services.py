@@ -13,6 +13,7 @@ from .fanout import FanOut
 from .notices import EndpointNotices
 from .outbox_store import OutboxStore
 from .queue import DeliveryQueue
+from .rate_limit import RateLimiter
 from .recovery import RecoveryStore
 from .sweeper import Sweeper
 
@@ -68,3 +69,8 @@ def endpoint_notices(settings: Settings, clock: Clock) -> EndpointNotices:
     return EndpointNotices(
         aws.dynamodb(settings), endpoint_store(settings), settings.tables.events, clock
     )
+
+
+def rate_limiter(settings: Settings) -> RateLimiter:
+    """The endpoints' rate windows live in the deliveries table (one item per endpoint)."""
+    return RateLimiter(aws.dynamodb(settings), settings.tables.deliveries)

@@ -1,9 +1,10 @@
 """The seams the webhook workers take time, randomness and DNS from.
 
 Handlers ask `dependencies()` on every invocation, so a test can swap the clock (to step through
-the retry ladder without sleeping), the random source (to pin the jitter) or the resolver (to
-make a name resolve to a private address) for the code it encloses with `overridden(...)`,
-the API's send test and URL checks included. Production never overrides anything.
+the retry ladder without sleeping; the sleep a rate limit asks for advances it), the random
+source (to pin the jitter) or the resolver (to make a name resolve to a private address) for
+the code it encloses with `overridden(...)`, the API's send test and URL checks included.
+Production never overrides anything.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 import random
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,6 +35,8 @@ class Dependencies:
     rng: random.Random
     resolver: Resolver | None = None
     ca_bundle: str | None = None
+    # How a worker waits for an endpoint's turn (rate limit, pause): a fake clock advances.
+    sleep: Callable[[float], None] = time.sleep
 
 
 _lock = threading.Lock()

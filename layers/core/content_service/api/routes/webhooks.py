@@ -59,6 +59,7 @@ class EndpointCreateBody(BaseModel):
     enabled: StrictBool = True
     mode: Literal["push", "pull"] = "push"
     signatureScheme: SignatureScheme = "service"
+    rateLimit: StrictInt | None = None
 
 
 class EndpointPatchBody(BaseModel):
@@ -72,6 +73,11 @@ class EndpointPatchBody(BaseModel):
     headers: Headers | None = None
     enabled: StrictBool | None = None
     signatureScheme: SignatureScheme | None = None
+    rateLimit: StrictInt | None = None
+
+
+# PATCH fields whose null means something ("no rate limit"), not "left out".
+NULLABLE = frozenset({"rateLimit"})
 
 
 class RotateBody(BaseModel):
@@ -171,6 +177,7 @@ def create_endpoint(body: EndpointCreateBody, _: ManageCaller) -> dict[str, Any]
             enabled=body.enabled,
             mode=body.mode,
             signature_scheme=body.signatureScheme,
+            rate_limit=body.rateLimit,
         )
     )
     return {**_shown(endpoint), "secret": endpoint.secret}
@@ -185,7 +192,7 @@ def get_endpoint(endpoint_id: str, _: ReadCaller) -> dict[str, Any]:
 def patch_endpoint(
     endpoint_id: str, body: EndpointPatchBody, caller: ManageCaller
 ) -> dict[str, Any]:
-    nulls = sorted(name for name in body.model_fields_set if getattr(body, name) is None)
+    nulls = sorted(name for name in body.model_fields_set - NULLABLE if getattr(body, name) is None)
     if nulls:
         raise ValidationFailed(
             f"{', '.join(nulls)} cannot be null; leave a field out to keep it",
@@ -200,6 +207,8 @@ def patch_endpoint(
         headers=body.headers,
         enabled=body.enabled,
         signature_scheme=body.signatureScheme,
+        rate_limit=body.rateLimit,
+        clear_rate_limit="rateLimit" in body.model_fields_set and body.rateLimit is None,
     )
     return _shown(_registry().update(endpoint_id, patch, _actor(caller)))
 
