@@ -128,6 +128,7 @@ def _deliver(settings: Settings, rows: list[DeliveryRow]) -> float:
                 rng=random.Random(1),
                 notices=services.endpoint_notices(settings, deps.clock),
                 limiter=services.rate_limiter(settings),
+                bus=services.event_bus(settings),
             )
             batch = rows[start : start + BATCH]
             worker.prepare([row.id for row in batch])

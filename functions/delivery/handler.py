@@ -120,6 +120,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
             rng=deps.rng,
             notices=services.endpoint_notices(settings, deps.clock),
             limiter=services.rate_limiter(settings),
+            bus=services.event_bus(settings),
             sleep=deps.sleep,
         )
         recoveries = RecoveryRunner(

@@ -49,6 +49,8 @@ ENDPOINT_FIELDS = {
     "alertState",
     "rateLimit",
     "pausedUntil",
+    "type",
+    "eventBusArn",
 }
 DELIVERY_FIELDS = {
     "id",

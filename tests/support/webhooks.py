@@ -193,6 +193,7 @@ def make_worker(
         rng=rng or random.Random(7),
         notices=services.endpoint_notices(current, clock),
         limiter=services.rate_limiter(current),
+        bus=services.event_bus(current),
         sleep=clock.advance,
     )
 

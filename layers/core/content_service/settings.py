@@ -8,11 +8,16 @@ clear message instead of misbehaving later.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from content_service.camel import camel
+
+_EVENT_BUS_ARN = re.compile(
+    r"arn:aws[a-z-]*:events:[a-z0-9-]+:[0-9]{12}:event-bus/[A-Za-z0-9._/-]+"
+)
 
 
 class SettingsError(ValueError):
@@ -53,11 +58,19 @@ class WebhookOptions:
     allow_private_networks: bool = False
     claim_timeout_ms: int = 30000
     response_snippet_bytes: int = 2048
+    # The EventBridge buses an endpoint may deliver to (their ARNs); none: every bus refused.
+    eventbridge_buses: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        for arn in self.eventbridge_buses:
+            if not _EVENT_BUS_ARN.fullmatch(arn):
+                raise SettingsError(
+                    f"WEBHOOKS_EVENTBRIDGE_BUSES: {arn[:200]!r} is not an event bus ARN "
+                    "(arn:aws:events:<region>:<account>:event-bus/<name>)"
+                )
         for option in fields(self):
             value = getattr(self, option.name)
-            if not isinstance(value, bool) and value < 0:
+            if isinstance(value, int) and not isinstance(value, bool) and value < 0:
                 raise SettingsError(f"{camel(option.name)} must not be negative (got {value})")
         if self.batch_size == 0:
             raise SettingsError("batchSize must be greater than 0")
@@ -92,7 +105,12 @@ class WebhookOptions:
         for variable, name in bools.items():
             if variable in env:
                 kwargs[name] = _parse_bool(variable, env[variable])
-        return cls(**kwargs)  # type: ignore[arg-type]
+        buses = tuple(
+            arn.strip()
+            for arn in env.get("WEBHOOKS_EVENTBRIDGE_BUSES", "").split(",")
+            if arn.strip()
+        )
+        return cls(**kwargs, eventbridge_buses=buses)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

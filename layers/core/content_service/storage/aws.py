@@ -40,8 +40,23 @@ def session() -> boto3.session.Session:
         return _session
 
 
-def client_at(service: str, region: str, endpoint_url: str | None) -> Any:
-    key = (service, endpoint_url, region)
+def client_at(
+    service: str, region: str, endpoint_url: str | None, timeout_s: float | None = None
+) -> Any:
+    """The shared client; with `timeout_s`, one whose connect and read are bounded by it (a
+    delivery's send must end within the endpoint's timeout, as an HTTP send does)."""
+    key = (
+        (service, endpoint_url, region)
+        if timeout_s is None
+        else (
+            f"{service}@{timeout_s}",
+            endpoint_url,
+            region,
+        )
+    )
+    config = _CONFIG
+    if timeout_s is not None:
+        config = _CONFIG.merge(Config(connect_timeout=timeout_s, read_timeout=timeout_s))
     shared = session()
     with _lock:
         client = _clients.get(key)
@@ -51,7 +66,7 @@ def client_at(service: str, region: str, endpoint_url: str | None) -> Any:
                 service,  # type: ignore[call-overload]
                 region_name=region,
                 endpoint_url=endpoint_url,
-                config=_CONFIG,
+                config=config,
             )
             _clients[key] = client
         return client
@@ -82,3 +97,8 @@ def dynamodbstreams(settings: Settings) -> DynamoDBStreamsClient:
 def sns(settings: Settings) -> Any:
     """The SNS client (the alarm topic's operational notices)."""
     return client_at("sns", settings.region, settings.aws_endpoint_url)
+
+
+def events(settings: Settings, timeout_s: float) -> Any:
+    """The EventBridge client of deliveries to event buses, bounded by `timeoutMs`."""
+    return client_at("events", settings.region, settings.aws_endpoint_url, timeout_s)

@@ -33,6 +33,7 @@ from content_service.settings import WebhookOptions
 from .bounds import ERROR_BYTES, clip, clip_error
 from .deliveries import AttemptRecord, Claim, DeliveryRow, DeliveryStore, NotClaimed, Outcome
 from .endpoint_store import Endpoint, EndpointStore
+from .event_bus import EventBusSender
 from .http_sender import Sender, SendResult
 from .notices import EndpointNotices, failing_threshold
 from .outgoing import request_headers
@@ -100,6 +101,7 @@ class DeliveryWorker:
     rng: random.Random
     notices: EndpointNotices
     limiter: RateLimiter
+    bus: EventBusSender
     sleep: Callable[[float], None] = time.sleep
     retries: list[tuple[str, int]] = field(default_factory=list)
     # The batch as `prepare` read it, and endpoints as last read or written by this worker.
@@ -403,6 +405,8 @@ class DeliveryWorker:
     def _send(self, claim: Claim, endpoint: Endpoint) -> SendResult:
         row = claim.row
         body = row.body_bytes
+        if endpoint.event_bus:
+            return self.bus.put(endpoint.event_bus_arn or "", row.event, body)
         now = self.clock.now()
         try:
             headers = request_headers(

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 
 Mode = Literal["push", "pull"]
+EndpointType = Literal["http", "eventbridge"]
 # Set when an endpoint.failing or endpoint.disabled notice went out (automatic disables only),
 # cleared with the endpoint.recovered notice at the next success.
 AlertState = Literal["failing", "disabled"]
@@ -70,6 +71,8 @@ class Endpoint:
     alert_state: AlertState | None = None
     rate_limit: int | None = None
     paused_until: str | None = None
+    type: EndpointType = "http"
+    event_bus_arn: str | None = None
 
     @property
     def secret_hint(self) -> str:
@@ -89,15 +92,23 @@ class Endpoint:
 
     @property
     def destination(self) -> str:
-        """Where deliveries go, as a notice names it."""
-        return self.url
+        """Where deliveries go, as a notice names it: the URL, or the event bus's ARN."""
+        return self.event_bus_arn or "" if self.type == "eventbridge" else self.url
+
+    @property
+    def event_bus(self) -> bool:
+        return self.type == "eventbridge"
 
     def to_json(self, now: float) -> dict[str, Any]:
         """The endpoint JSON of docs/api.md; never a secret: the current one's hint, and the
-        hint and expiry of each older secret still valid at `now`."""
+        hint and expiry of each older secret still valid at `now`. An EventBridge endpoint
+        has no URL (null)."""
         names = [n for n in camel.field_names(Endpoint) if n not in _NOT_SHOWN]
         shown = camel.dump(self, ("secret_hint" if n == "secret" else n for n in names))
-        return shown | {"olderSecrets": [o.to_json() for o in self.secrets.valid_older(now)]}
+        shown["olderSecrets"] = [o.to_json() for o in self.secrets.valid_older(now)]
+        if self.event_bus:
+            shown["url"] = None
+        return shown
 
     def to_values(self) -> dict[str, Any]:
         stored = camel.dump(self, [n for n in camel.field_names(Endpoint) if n != "older_secrets"])
@@ -122,6 +133,7 @@ class Endpoint:
             signature_scheme=lambda scheme: "standard" if scheme == "standard" else "service",
             alert_state=lambda state: state if state in ("failing", "disabled") else None,
             rate_limit=lambda limit: int(limit) if limit else None,
+            type=lambda kind: "eventbridge" if kind == "eventbridge" else "http",
         )
 
 

@@ -24,7 +24,7 @@ from .custom_headers import HeaderRuleError, validate_custom_headers
 from .deliveries import STATUSES, DeliveryRow, LogSearch, Page
 from .delivery import RETRY_SWEEP_GRACE_SECONDS
 from .endpoint_secrets import MAX_GRACE_SECONDS, SignatureScheme, mint_secret
-from .endpoint_store import Endpoint, Mode
+from .endpoint_store import Endpoint, EndpointType, Mode
 from .envelope import refreeze
 from .fanout import ENQUEUE_GRACE_SECONDS
 from .notices import DISABLED
@@ -58,7 +58,7 @@ ADMIN_DISABLED = "disabled by an administrator"
 
 @dataclass(frozen=True)
 class EndpointInput:
-    url: str
+    url: str | None = None
     workspaces: tuple[str, ...] = ()
     all_workspaces: bool = False
     events: tuple[str, ...] = ()
@@ -68,6 +68,8 @@ class EndpointInput:
     mode: Mode = "push"
     signature_scheme: SignatureScheme = "service"
     rate_limit: int | None = None
+    type: EndpointType = "http"
+    event_bus_arn: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,8 @@ class EndpointPatch:
     signature_scheme: SignatureScheme | None = None
     rate_limit: int | None = None
     clear_rate_limit: bool = False
+    type: EndpointType | None = None
+    event_bus_arn: str | None = None
 
 
 HEALTH_WINDOW_SECONDS = 24 * 3600
@@ -214,12 +218,59 @@ class EndpointRegistry:
             ) from None
         return url
 
+    def check_event_bus(self, arn: str | None) -> str:
+        """An EventBridge endpoint's bus must be on the allow-list (none: every bus refused)."""
+        if not arn:
+            raise ValidationFailed(
+                "eventBusArn is required for an eventbridge endpoint",
+                details={"field": "eventBusArn"},
+            )
+        if arn not in self._options.eventbridge_buses:
+            allowed = self._options.eventbridge_buses
+            raise ValidationFailed(
+                f"event bus {arn[:300]!r} is not on the allow-list (WEBHOOKS_EVENTBRIDGE_BUSES"
+                + (f": {', '.join(allowed)})" if allowed else " is empty: every bus is refused)"),
+                details={"field": "eventBusArn", "allowed": list(allowed)},
+            )
+        return arn
+
+    def _destination(self, spec: EndpointInput) -> tuple[str, str | None]:
+        """(url, event bus ARN) of a new endpoint: an http endpoint has a URL and no bus, an
+        eventbridge endpoint a bus and nothing an HTTP request would carry."""
+        if spec.type == "eventbridge":
+            refused = {
+                "url": spec.url is not None,
+                "headers": bool(spec.headers),
+                "mode": spec.mode == "pull",
+                "signatureScheme": spec.signature_scheme != "service",
+            }
+            for name, present in refused.items():
+                if present:
+                    raise ValidationFailed(
+                        f"{name} does not apply to an eventbridge endpoint: EventBridge "
+                        "authenticates the delivery function, and nothing is sent over HTTP",
+                        details={"field": name},
+                    )
+            return "", self.check_event_bus(spec.event_bus_arn)
+        if spec.event_bus_arn is not None:
+            raise ValidationFailed(
+                'eventBusArn is for an endpoint of type "eventbridge"',
+                details={"field": "eventBusArn"},
+            )
+        if spec.url is None:
+            raise ValidationFailed("url is required", details={"field": "url"})
+        check = self.check_listener_url if spec.mode == "pull" else self.check_url
+        return check(spec.url), None
+
     def create(self, spec: EndpointInput) -> Endpoint:
         now = self._deps.clock.now()
         pull = spec.mode == "pull"
+        url, bus = self._destination(spec)
         endpoint = Endpoint(
             id=str(uuid.uuid4()),
-            url=self.check_listener_url(spec.url) if pull else self.check_url(spec.url),
+            url=url,
+            type=spec.type,
+            event_bus_arn=bus,
             secret=mint_secret(spec.signature_scheme),
             signature_scheme=spec.signature_scheme,
             workspaces=self._check_workspaces(spec.workspaces),
@@ -281,9 +332,7 @@ class EndpointRegistry:
                 details={"field": "signatureScheme"},
             )
         sets: dict[str, Any] = {"updatedAt": iso_utc(self._deps.clock.now())}
-        if patch.url is not None:
-            check = self.check_listener_url if current.pull else self.check_url
-            sets["url"] = check(patch.url)
+        sets.update(self._destination_changes(current, patch))
         if patch.workspaces is not None:
             sets["workspaces"] = list(self._check_workspaces(patch.workspaces))
         if patch.all_workspaces is not None:
@@ -297,6 +346,31 @@ class EndpointRegistry:
         if patch.rate_limit is not None:
             sets["rateLimit"] = self._check_rate_limit(patch.rate_limit)
         return sets, ("rateLimit",) if patch.clear_rate_limit else ()
+
+    def _destination_changes(self, current: Endpoint, patch: EndpointPatch) -> dict[str, Any]:
+        """The URL of an http endpoint, the bus of an eventbridge one; the type stays."""
+        if patch.type not in (None, current.type):
+            raise ValidationFailed(
+                "type is chosen when the endpoint is created; create a new endpoint instead",
+                details={"field": "type"},
+            )
+        bus = current.event_bus
+        wrong = "eventBusArn" if patch.event_bus_arn is not None and not bus else None
+        if bus and patch.url is not None:
+            wrong = "url"
+        if bus and patch.headers:
+            wrong = "headers"
+        if wrong is not None:
+            raise ValidationFailed(
+                f"{wrong} does not apply to an endpoint of type {current.type!r}",
+                details={"field": wrong},
+            )
+        if patch.event_bus_arn is not None:
+            return {"eventBusArn": self.check_event_bus(patch.event_bus_arn)}
+        if patch.url is not None:
+            check = self.check_listener_url if current.pull else self.check_url
+            return {"url": check(patch.url)}
+        return {}
 
     def _disable_with_notice(
         self,
@@ -349,8 +423,9 @@ class EndpointRegistry:
         sender = wiring.make_sender(
             self._options, self._deps, snippet_bytes=wiring.PING_SNIPPET_BYTES
         )
+        bus = services.event_bus(self._settings) if endpoint.event_bus else None
         with sender:
-            return send_ping(endpoint, actor, sender, self._deps.clock, kind)
+            return send_ping(endpoint, actor, sender, self._deps.clock, kind, bus)
 
     # -- deliveries ----------------------------------------------------------------------
 

@@ -82,11 +82,12 @@ class SendResult:
     error: str | None
     retry_after_seconds: int | None
     response_headers: Headers = ()
+    accepted: bool = False  # an event bus took the event (no HTTP status: docs, EventBridge)
 
     @property
     def ok(self) -> bool:
-        """A 2xx answer: the delivery succeeded."""
-        return self.status_code is not None and 200 <= self.status_code < 300
+        """A 2xx answer, or an event bus's acceptance: the delivery succeeded."""
+        return self.accepted or (self.status_code is not None and 200 <= self.status_code < 300)
 
 
 def _remaining(deadline: float) -> float:

@@ -18,7 +18,8 @@ from content_service.clock import Clock, iso_utc
 from .catalogue import EXAMPLE_WORKSPACE_ID, PING, example, kind_of
 from .endpoint_store import Endpoint
 from .envelope import freeze, ping_envelope
-from .http_sender import Sender
+from .event_bus import EventBusSender
+from .http_sender import Sender, SendResult
 from .outgoing import request_headers
 
 
@@ -72,11 +73,15 @@ def send_ping(
     sender: Sender,
     clock: Clock,
     kind: str = PING,
+    bus: EventBusSender | None = None,
 ) -> PingResult:
+    """Posts the test to the endpoint's URL, or puts it on its event bus (`bus`)."""
     delivery_id, event_id = str(uuid.uuid4()), str(uuid.uuid4())
     now = clock.now()
     envelope = test_envelope(kind, delivery_id, event_id, iso_utc(now), endpoint, actor)
     body = freeze(envelope)
+    if endpoint.event_bus and bus is not None:
+        return _result(bus.put(endpoint.event_bus_arn or "", kind, body), delivery_id, event_id)
     try:
         headers = request_headers(
             event=kind,
@@ -95,6 +100,10 @@ def send_ping(
         result = sender.post(endpoint.url, body, headers)
     except ValueError as error:
         return PingResult(False, None, 0, "", f"request not sent: {error}", delivery_id, event_id)
+    return _result(result, delivery_id, event_id)
+
+
+def _result(result: SendResult, delivery_id: str, event_id: str) -> PingResult:
     return PingResult(
         ok=result.ok,
         status_code=result.status_code,

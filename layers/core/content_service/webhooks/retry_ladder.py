@@ -50,6 +50,8 @@ class Judgement:
 def judge(result: SendResult, attempt: int, max_attempts: int, rng: random.Random) -> Judgement:
     """What an attempt's result means for the delivery (spec 7.2)."""
     status = result.status_code
+    if result.accepted:
+        return Judgement("succeeded", None, "accepted by the event bus")
     if status is not None and 200 <= status < 300:
         return Judgement("succeeded", None, f"HTTP {status}")
     if status is not None and 400 <= status < 500 and status not in RETRY_AFTER_STATUSES:

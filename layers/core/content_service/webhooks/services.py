@@ -9,6 +9,7 @@ from content_service.storage import aws
 from .alarm_topic import AlarmTopic
 from .deliveries import DeliveryStore
 from .endpoint_store import EndpointStore
+from .event_bus import EventBusSender
 from .fanout import FanOut
 from .notices import EndpointNotices
 from .outbox_store import OutboxStore
@@ -74,3 +75,12 @@ def endpoint_notices(settings: Settings, clock: Clock) -> EndpointNotices:
 def rate_limiter(settings: Settings) -> RateLimiter:
     """The endpoints' rate windows live in the deliveries table (one item per endpoint)."""
     return RateLimiter(aws.dynamodb(settings), settings.tables.deliveries)
+
+
+def event_bus(settings: Settings) -> EventBusSender:
+    """The sender of EventBridge deliveries: the allow-listed buses, a client bounded by
+    `timeoutMs` (made only when a bus is first put to)."""
+    return EventBusSender(
+        lambda: aws.events(settings, settings.webhooks.timeout_ms / 1000),
+        settings.webhooks.eventbridge_buses,
+    )

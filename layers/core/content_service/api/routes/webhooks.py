@@ -47,10 +47,15 @@ Names = Annotated[list[Annotated[StrictStr, Field(max_length=200)]], Field(max_l
 Headers = Annotated[dict[StrictStr, StrictStr], Field(max_length=50)]
 
 
+BusArn = Annotated[StrictStr, Field(min_length=1, max_length=1600)]
+
+
 class EndpointCreateBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    url: Url
+    url: Url | None = None
+    type: Literal["http", "eventbridge"] = "http"
+    eventBusArn: BusArn | None = None
     workspaces: Names = Field(default_factory=list)
     allWorkspaces: StrictBool = False
     events: Names = Field(default_factory=list)
@@ -66,6 +71,8 @@ class EndpointPatchBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     url: Url | None = None
+    type: Literal["http", "eventbridge"] | None = None
+    eventBusArn: BusArn | None = None
     workspaces: Names | None = None
     allWorkspaces: StrictBool | None = None
     events: Names | None = None
@@ -178,6 +185,8 @@ def create_endpoint(body: EndpointCreateBody, _: ManageCaller) -> dict[str, Any]
             mode=body.mode,
             signature_scheme=body.signatureScheme,
             rate_limit=body.rateLimit,
+            type=body.type,
+            event_bus_arn=body.eventBusArn,
         )
     )
     return {**_shown(endpoint), "secret": endpoint.secret}
@@ -209,6 +218,8 @@ def patch_endpoint(
         signature_scheme=body.signatureScheme,
         rate_limit=body.rateLimit,
         clear_rate_limit="rateLimit" in body.model_fields_set and body.rateLimit is None,
+        type=body.type,
+        event_bus_arn=body.eventBusArn,
     )
     return _shown(_registry().update(endpoint_id, patch, _actor(caller)))
 
