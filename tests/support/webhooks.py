@@ -68,8 +68,10 @@ class Hooks:
     client: httpx.Client
     created: list[str] = field(default_factory=list)
 
-    def create(self, url: str, **fields: Any) -> dict[str, Any]:
-        response = self.client.post("/api/webhooks", json={"url": url, **fields})
+    def create(self, url: str | None, **fields: Any) -> dict[str, Any]:
+        """An endpoint; `url` None for one with no URL (an EventBridge endpoint)."""
+        request = fields if url is None else {"url": url, **fields}
+        response = self.client.post("/api/webhooks", json=request)
         assert response.status_code == 201, response.text
         body: dict[str, Any] = response.json()
         self.created.append(body["id"])
