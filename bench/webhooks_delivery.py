@@ -129,6 +129,7 @@ def _deliver(settings: Settings, rows: list[DeliveryRow]) -> float:
                 notices=services.endpoint_notices(settings, deps.clock),
                 limiter=services.rate_limiter(settings),
                 bus=services.event_bus(settings),
+                stats=services.attempt_stats(settings),
             )
             batch = rows[start : start + BATCH]
             worker.prepare([row.id for row in batch])

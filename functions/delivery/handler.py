@@ -121,6 +121,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
             notices=services.endpoint_notices(settings, deps.clock),
             limiter=services.rate_limiter(settings),
             bus=services.event_bus(settings),
+            stats=services.attempt_stats(settings),
             sleep=deps.sleep,
         )
         recoveries = RecoveryRunner(

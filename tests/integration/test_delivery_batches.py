@@ -72,6 +72,7 @@ def test_a_batch_costs_one_request_per_delivery_and_two_reads(
         "TransactWriteItems",  # the first claim, the endpoint checked
         *["TransactWriteItems"] * 4,  # an outcome and the next claim
         "UpdateItem",  # the last outcome
+        "UpdateItem",  # the batch's attempts added to the endpoint's hourly statistics
     ]
     assert [request.body for request in receiver.requests] == [r.body_bytes for r in rows]
     assert all(_signed_with(receiver, i, stored.secret) for i in range(5))

@@ -196,6 +196,7 @@ def make_worker(
         notices=services.endpoint_notices(current, clock),
         limiter=services.rate_limiter(current),
         bus=services.event_bus(current),
+        stats=services.attempt_stats(current),
         sleep=clock.advance,
     )
 

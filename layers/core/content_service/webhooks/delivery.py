@@ -30,6 +30,7 @@ from typing import Literal
 from content_service.clock import Clock, iso_utc, parse_iso_utc
 from content_service.settings import WebhookOptions
 
+from .attempt_stats import AttemptStats
 from .bounds import ERROR_BYTES, clip, clip_error
 from .deliveries import AttemptRecord, Claim, DeliveryRow, DeliveryStore, NotClaimed, Outcome
 from .endpoint_store import Endpoint, EndpointStore
@@ -102,6 +103,7 @@ class DeliveryWorker:
     notices: EndpointNotices
     limiter: RateLimiter
     bus: EventBusSender
+    stats: AttemptStats
     sleep: Callable[[float], None] = time.sleep
     retries: list[tuple[str, int]] = field(default_factory=list)
     # The batch as `prepare` read it, and endpoints as last read or written by this worker.
@@ -305,6 +307,7 @@ class DeliveryWorker:
                 duration_ms=result.duration_ms,
                 error=error,
             )
+        self.stats.record(endpoint.id, now, judgement.verdict, result.duration_ms)
         disabled = False
         if judgement.verdict == "succeeded":
             self._count_success(endpoint, row.id)
@@ -395,12 +398,14 @@ class DeliveryWorker:
         return paused
 
     def flush(self) -> int:
-        """Queues the batch's retries (with their delays); returns the requests made. The
-        batch's reads are dropped: a next batch reads its own."""
+        """Queues the batch's retries (with their delays) and adds its attempts to the
+        endpoints' statistics; returns the requests made. The batch's reads are dropped: a
+        next batch reads its own."""
         self._seen.clear()
         self._upcoming.clear()
         retries, self.retries = self.retries, []
-        return self.queue.enqueue_delayed(retries) if retries else 0
+        requests = self.stats.flush(self.clock.now())
+        return requests + (self.queue.enqueue_delayed(retries) if retries else 0)
 
     def _send(self, claim: Claim, endpoint: Endpoint) -> SendResult:
         row = claim.row

@@ -19,6 +19,7 @@ from content_service.identity.workspaces import resolve_workspace
 from content_service.settings import Settings
 
 from . import services, wiring
+from .attempt_stats import VERDICTS, Bucket, Tally
 from .catalogue import PING, SUBSCRIBABLE_KINDS, is_known_kind
 from .custom_headers import HeaderRuleError, validate_custom_headers
 from .deliveries import STATUSES, DeliveryRow, LogSearch, Page
@@ -91,6 +92,47 @@ class EndpointPatch:
 
 
 HEALTH_WINDOW_SECONDS = 24 * 3600
+# The health chart's windows: hours, and hours per bar.
+STATS_WINDOWS: dict[str, tuple[int, int]] = {"24h": (24, 1), "7d": (7 * 24, 6)}
+
+
+@dataclass(frozen=True)
+class StatsSeries:
+    """Attempts by verdict and latency percentiles over a window, in bars of equal hours."""
+
+    window: str
+    bucket_hours: int
+    buckets: Sequence[Bucket]
+
+    @property
+    def total(self) -> Tally:
+        total = Tally()
+        for bucket in self.buckets:
+            total.add(bucket.tally)
+        return total
+
+    def to_json(self) -> dict[str, Any]:
+        def figures(tally: Tally) -> dict[str, Any]:
+            return {
+                **{v: tally.verdicts[v] for v in VERDICTS},
+                "attempts": tally.attempts,
+                "p50Ms": _rounded(tally.percentile(0.5)),
+                "p95Ms": _rounded(tally.percentile(0.95)),
+            }
+
+        last = self.buckets[-1].start + self.bucket_hours * 3600 if self.buckets else 0.0
+        return {
+            "window": self.window,
+            "since": iso_utc(self.buckets[0].start) if self.buckets else None,
+            "until": iso_utc(last),
+            "bucketSeconds": self.bucket_hours * 3600,
+            "totals": figures(self.total),
+            "buckets": [{"start": iso_utc(b.start), **figures(b.tally)} for b in self.buckets],
+        }
+
+
+def _rounded(ms: float | None) -> float | None:
+    return None if ms is None else round(ms, 1)
 
 
 @dataclass(frozen=True)
@@ -555,6 +597,18 @@ class EndpointRegistry:
         since = iso_utc(self._deps.clock.now() - HEALTH_WINDOW_SECONDS)
         counts, truncated = self._deliveries.verdict_counts(endpoint_id, since)
         return Health(since, counts, truncated)
+
+    def stats(self, endpoint_id: str, window: str = "24h") -> StatsSeries:
+        """The endpoint's attempts by verdict and their latency over the last 24 h (hourly
+        bars) or 7 days (6-hour bars), from the hourly counters the workers keep."""
+        if window not in STATS_WINDOWS:
+            raise BadRequest(f"window must be one of {', '.join(STATS_WINDOWS)}")
+        endpoint = self.get(endpoint_id)
+        hours, per_bar = STATS_WINDOWS[window]
+        found = services.attempt_stats(self._settings).buckets(
+            endpoint.id, self._deps.clock.now(), hours, per_bar
+        )
+        return StatsSeries(window, per_bar, found)
 
     # -- pull endpoints (`content-service listen`) ---------------------------------------
 

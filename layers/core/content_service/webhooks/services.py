@@ -7,6 +7,7 @@ from content_service.settings import Settings
 from content_service.storage import aws
 
 from .alarm_topic import AlarmTopic
+from .attempt_stats import AttemptStats
 from .deliveries import DeliveryStore
 from .endpoint_store import EndpointStore
 from .event_bus import EventBusSender
@@ -84,3 +85,8 @@ def event_bus(settings: Settings) -> EventBusSender:
         lambda: aws.events(settings, settings.webhooks.timeout_ms / 1000),
         settings.webhooks.eventbridge_buses,
     )
+
+
+def attempt_stats(settings: Settings) -> AttemptStats:
+    """The hourly attempt counters of the health chart (in the deliveries table)."""
+    return AttemptStats(aws.dynamodb(settings), settings.tables.deliveries)

@@ -21,6 +21,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from content_service import runtime
 from content_service.api.auth import OptionalCallerDep
 from content_service.api.routes import admin_views as views
+from content_service.api.routes import health_chart
 from content_service.api.templating import templates
 from content_service.clock import iso_utc
 from content_service.errors import BadRequest, NotFound
@@ -30,9 +31,14 @@ from content_service.webhooks import catalogue, wiring
 from content_service.webhooks.custom_headers import rules_json
 from content_service.webhooks.deliveries import LogSearch
 from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.endpoints import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, EndpointRegistry
+from content_service.webhooks.endpoints import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    STATS_WINDOWS,
+    EndpointRegistry,
+)
 from content_service.webhooks.recovery import DEFAULT_STATUSES, RECOVERABLE_STATUSES
-from content_service.webhooks.snippets import SNIPPETS
+from content_service.webhooks.snippets import SNIPPETS, STANDARD_SNIPPETS
 from content_service.webhooks.times import parse_instant
 
 router = APIRouter(include_in_schema=False)
@@ -50,9 +56,19 @@ PAGE_HEADERS = {
     "Referrer-Policy": "same-origin",
 }
 
+CHART_WINDOWS = (("24h", "24 hours"), ("7d", "7 days"))
+# The rotation dialog's grace periods (seconds): the none, 1 h, 24 h and 7 days.
+GRACE_CHOICES = (
+    (0, "None: the current secret stops now"),
+    (3600, "1 hour"),
+    (86400, "24 hours"),
+    (604800, "7 days"),
+)
+
 # `?done=<key>` after a write the script made: a fixed message, never text from the URL.
 NOTICES = {
     "saved": "Changes saved.",
+    "created": "Endpoint created.",
     "deleted": "Endpoint deleted.",
     "reenabled": (
         "Endpoint re-enabled; its count of dead deliveries is cleared. Deliveries that failed "
@@ -178,6 +194,7 @@ def _editor_context(caller: Caller, endpoint: Endpoint | None) -> dict[str, Any]
         "system_kinds": views.unsubscribable_kinds(),
         "header_rules": rules_json(),
         "url_policy": views.url_policy_view(runtime.settings().webhooks),
+        "event_buses": runtime.settings().webhooks.eventbridge_buses,
     }
 
 
@@ -235,6 +252,7 @@ def webhook_page(
     entry_id: Annotated[str | None, Query(alias="entryId", max_length=100)] = None,
     since: Annotated[str | None, Query(max_length=64)] = None,
     until: Annotated[str | None, Query(max_length=64)] = None,
+    chart: Annotated[str | None, Query(max_length=10)] = None,
 ) -> Response:
     gate = _gate(request, caller)
     if isinstance(gate, Response):
@@ -283,6 +301,12 @@ def webhook_page(
     }
     if limit != DEFAULT_PAGE_SIZE:
         filters["limit"] = str(limit)
+    window = chart if chart in STATS_WINDOWS else "24h"
+    chart_windows = [
+        (key, label, "?" + urlencode({**filters, "chart": key})) for key, label in CHART_WINDOWS
+    ]
+    if window != "24h":
+        filters["chart"] = window
     older = f"?{urlencode({**filters, 'cursor': page.next_cursor})}" if page.next_cursor else None
     newest = f"?{urlencode(filters)}" if filters else "?"
     labels = views.workspace_labels(list_workspaces())
@@ -327,6 +351,19 @@ def webhook_page(
             "recoverable": RECOVERABLE_STATUSES,
             "recover_defaults": DEFAULT_STATUSES,
             "snippets": SNIPPETS,
+            "standard_snippets": STANDARD_SNIPPETS,
             "now_iso": iso_utc(now),
+            "chart": health_chart.build(registry.stats(endpoint.id, window)),
+            "chart_windows": chart_windows,
+            "older_secrets": [
+                {
+                    "hint": o.to_json()["secretHint"],
+                    "iso": o.expires_at,
+                    "at": views.when(o.expires_at),
+                }
+                for o in endpoint.secrets.valid_older(now)
+            ],
+            "paused_until": views.when(endpoint.paused_until),
+            "grace_choices": GRACE_CHOICES,
         },
     )

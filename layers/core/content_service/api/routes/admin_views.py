@@ -183,7 +183,7 @@ class ListFilters:
         # An empty event set means every kind, so such an endpoint receives the chosen kind.
         if self.event and endpoint.events and self.event not in endpoint.events:
             return False
-        return not self.text or self.text.lower() in endpoint.url.lower()
+        return not self.text or self.text.lower() in endpoint.destination.lower()
 
 
 def subscribable_kinds() -> list[dict[str, Any]]:

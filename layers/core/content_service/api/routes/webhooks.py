@@ -268,6 +268,16 @@ def _search(
     )
 
 
+@router.get("/api/webhooks/{endpoint_id}/stats")
+def endpoint_stats(
+    endpoint_id: str,
+    _: ReadCaller,
+    window: Annotated[str, Query(max_length=10)] = "24h",
+) -> dict[str, Any]:
+    """Attempts by verdict and latency (p50, p95) over the last 24 h or 7 days."""
+    return _registry().stats(endpoint_id, window).to_json()
+
+
 @router.get("/api/webhooks/{endpoint_id}/deliveries")
 def list_deliveries(
     endpoint_id: str,

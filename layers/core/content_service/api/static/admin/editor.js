@@ -26,6 +26,8 @@ const saveButton = document.getElementById("save");
 
 const FIELDS = {
   url: { input: "url", error: "url-error" },
+  eventBusArn: { input: "eventBusArn", error: "eventBusArn-error" },
+  rateLimit: { input: "rateLimit", error: "rateLimit-error" },
   events: { input: "field-events", error: "events-error" },
   workspaces: { input: "field-workspaces", error: "workspaces-error" },
   allWorkspaces: { input: "allWorkspaces", error: "workspaces-error" },
@@ -241,18 +243,53 @@ async function suggestTypes() {
 }
 suggestTypes();
 
+// -- destination: an HTTPS URL, or an EventBridge bus -------------------------------------------
+
+function destination() {
+  const chosen = form.querySelector('input[name="type"]:checked');
+  return chosen ? chosen.value : "http";
+}
+
+// An EventBridge endpoint has a bus instead of a URL, and nothing an HTTP request carries.
+function showDestination() {
+  const bus = destination() === "eventbridge";
+  document.getElementById("field-eventBusArn").hidden = !bus;
+  for (const id of ["field-url", "field-signatureScheme", "field-headers"]) {
+    document.getElementById(id).hidden = bus;
+  }
+}
+for (const radio of form.querySelectorAll('input[name="type"]')) {
+  radio.addEventListener("change", showDestination);
+}
+
 // -- collecting, checking, saving ----------------------------------------------------------
 
+function rateLimit() {
+  const text = document.getElementById("rateLimit").value.trim();
+  return text === "" ? null : Number(text);
+}
+
 function collect() {
-  return {
-    url: document.getElementById("url").value.trim(),
+  const bus = destination() === "eventbridge";
+  const body = {
     events: [...form.querySelectorAll('input[name="events"]:checked')].map((b) => b.value),
     workspaces: workspaceBoxes.filter((b) => b.checked).map((b) => b.value),
     allWorkspaces: allWorkspaces.checked,
     contentTypes: typeNames(),
-    headers: checkHeaders().headers,
     enabled: document.getElementById("enabled").checked,
+    rateLimit: rateLimit(),
   };
+  if (bus) {
+    body.eventBusArn = document.getElementById("eventBusArn").value;
+  } else {
+    body.url = document.getElementById("url").value.trim();
+    body.headers = checkHeaders().headers;
+  }
+  if (mode === "create") {
+    body.type = destination();
+    if (!bus) body.signatureScheme = document.getElementById("signatureScheme").value;
+  }
+  return body;
 }
 
 function clearErrors() {
@@ -270,7 +307,9 @@ function fieldError(field, message) {
   if (!target) return null;
   setMessage(document.getElementById(target.error), message);
   const input = document.getElementById(target.input);
-  if (input && input.tagName === "INPUT") input.setAttribute("aria-invalid", "true");
+  if (input && (input.tagName === "INPUT" || input.tagName === "SELECT")) {
+    input.setAttribute("aria-invalid", "true");
+  }
   return input;
 }
 
@@ -285,8 +324,19 @@ function focusTarget(element) {
 // [field, message next to the field, message in the summary above the form]
 function checkLocally(body) {
   const problems = [];
-  if (!body.url) {
+  if ("url" in body && !body.url) {
     problems.push(["url", "Enter the URL the service should POST to.", "the endpoint URL is missing."]);
+  }
+  if ("eventBusArn" in body && !body.eventBusArn) {
+    problems.push(["eventBusArn", "Choose the event bus to put the events on.", "no event bus is chosen."]);
+  }
+  const limit = body.rateLimit;
+  if (limit !== null && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000)) {
+    problems.push([
+      "rateLimit",
+      "Enter a whole number of deliveries per second from 1 to 1000, or leave it empty for none.",
+      "the rate limit is not a number from 1 to 1000.",
+    ]);
   }
   const badTypes = body.contentTypes.filter((t) => !TYPE_NAME.test(t));
   if (badTypes.length) {
@@ -296,7 +346,7 @@ function checkLocally(body) {
       "a content type name is not valid.",
     ]);
   }
-  if (!checkHeaders().ok) {
+  if ("headers" in body && !checkHeaders().ok) {
     problems.push(["headers", "Fix the custom headers marked above.", "a custom header breaks one of the rules listed with the headers."]);
   }
   return problems;
@@ -359,6 +409,11 @@ form.addEventListener("submit", async (event) => {
     try {
       if (mode === "create") {
         const created = await api("POST", "/api/webhooks", payload);
+        if (created.type === "eventbridge") {
+          // Nothing is signed on a bus: there is no secret to copy.
+          window.location.assign(`/webhooks/${encodeURIComponent(created.id)}?done=created`);
+          return;
+        }
         form.hidden = true;
         setMessage(noticeBox, "Endpoint created. Copy its signing secret now; it is shown only once.");
         showSecret(created.secret, `/webhooks/${encodeURIComponent(created.id)}`);

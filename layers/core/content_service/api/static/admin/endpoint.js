@@ -74,17 +74,43 @@ if (rotate) {
       rotate.focus();
       return;
     }
+    const graceSeconds = Number(document.getElementById("rotate-grace").value);
     await busy(rotate, "Rotating…", async () => {
       try {
-        const result = await api("POST", `${base}/rotate-secret`);
+        const result = await api("POST", `${base}/rotate-secret`, { graceSeconds });
         for (const hint of document.querySelectorAll(".secret-hint")) hint.textContent = result.secretHint;
-        say("Secret rotated. Copy the new secret now; it is shown only once.");
+        showOlderSecrets(result.olderSecrets);
+        const kept = graceSeconds > 0 ? " The previous secret keeps signing until its grace period ends." : "";
+        say(`Secret rotated. Copy the new secret now; it is shown only once.${kept}`);
         showSecret(result.secret, null);
       } catch (error) {
         fail("Could not rotate the secret", error);
       }
     });
   });
+}
+
+// The Settings' list of older secrets, redrawn from a rotation's answer (hints, never secrets).
+function showOlderSecrets(older) {
+  const box = document.getElementById("older-secrets");
+  if (!box) return;
+  if (!older.length) {
+    box.textContent = "None: only the current secret signs";
+    return;
+  }
+  const list = document.createElement("ul");
+  list.className = "header-list";
+  for (const item of older) {
+    const entry = document.createElement("li");
+    const code = document.createElement("code");
+    code.textContent = `whsec_…${item.secretHint}`;
+    const until = document.createElement("time");
+    until.dateTime = item.expiresAt;
+    until.textContent = item.expiresAt.replace("T", " ").replace(/\.\d+Z$/, " UTC");
+    entry.append(code, " also signs until ", until);
+    list.append(entry);
+  }
+  box.replaceChildren(list);
 }
 
 const reenable = document.getElementById("reenable");
