@@ -495,15 +495,16 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
     "POST /api/webhooks": _new_endpoint,
     "GET /api/webhooks/{endpoint_id}": _path("/api/webhooks/{endpoint}"),
     "PATCH /api/webhooks/{endpoint_id}": lambda w, _column: Call(
-        f"/api/webhooks/{w.a.endpoint}", json={"enabled": True}
+        f"/api/webhooks/{w.a.endpoint}", json={"enabled": True, "rateLimit": 50}
     ),
     "DELETE /api/webhooks/{endpoint_id}": lambda w, _column: Call(
         f"/api/webhooks/{w.fresh_endpoint()}"
     ),
-    "POST /api/webhooks/{endpoint_id}/rotate-secret": _path(
-        "/api/webhooks/{endpoint}/rotate-secret"
+    "POST /api/webhooks/{endpoint_id}/rotate-secret": lambda w, _column: Call(
+        f"/api/webhooks/{w.a.endpoint}/rotate-secret", json={"graceSeconds": 3600}
     ),
     "POST /api/webhooks/{endpoint_id}/test": _path("/api/webhooks/{endpoint}/test"),
+    "GET /api/webhooks/{endpoint_id}/stats": _path("/api/webhooks/{endpoint}/stats"),
     "GET /api/webhooks/{endpoint_id}/deliveries": _path("/api/webhooks/{endpoint}/deliveries"),
     "GET /api/webhooks/{endpoint_id}/deliveries/{delivery_id}": _path(
         "/api/webhooks/{endpoint}/deliveries/{delivery}"
