@@ -10,9 +10,13 @@ What runs:
   entries it created itself: create, update, publish, unpublish, delete, in a seeded random
   order. Every answer is kept in a ledger; a call that got no answer (the stack died under it)
   is uncertain: it may or may not have been applied.
-- **Receivers**: two real HTTP receivers on 127.0.0.1 (tests/support/receiver.py), one always
-  200, one answering 500 to a seeded random fifth of its requests (so rows fail and retry),
-  each behind an endpoint of the default workspace that takes every kind.
+- **Receivers**: real HTTP receivers on 127.0.0.1 (tests/support/receiver.py), each behind an
+  endpoint: one always 200 (of the default workspace, every kind; its secret rotated with a
+  grace hour at the start, so every delivery carries two signatures), one answering 500 to a
+  seeded random fifth of its requests (so rows fail and retry; `rateLimit` 20, so rows are
+  held and given back), one always 410 (every delivery dead: the endpoint turns failing at 10
+  and is disabled at 20), and a watcher (`allWorkspaces`, the operational kinds) that hears
+  those notices.
 - **Cycles**: `--kills` cycles end in SIGKILL after a random 1 to 4 s of writing; `--graceful`
   more end in SIGTERM and SIGINT (Ctrl-C) in turn, in a seeded random order. A last start
   lets the stack settle (every row finished or scheduled, no event left unfanned), then stops
@@ -23,12 +27,22 @@ Checks (a failed one makes the exit status 1):
 1. **Writes**: after every restart, each entry answers with its last acknowledged title and
    status (404 once its delete was acknowledged), or with the result of the uncertain call.
 2. **Events**: every acknowledged write has its outbox event; after the settle every event is
-   marked fanned out and has a delivery row for each endpoint created before it occurred.
+   marked fanned out and has a delivery row for each enabled endpoint it matches that was
+   created before it occurred.
 3. **Notifications**: no receiver was told about an entry that is absent from the final state,
    unless a delete event of that entry explains it.
 4. **Rows**: every delivery is `succeeded` or `dead`, or `failed` with a `nextAttemptAt`.
 5. **Repeats**: a (delivery, attempt) a receiver got twice is counted. Across a SIGKILL it is
    allowed and reported; across a SIGTERM or SIGINT, or within one run, it must be 0.
+6. **Notices**: the 410 endpoint's transitions each have exactly one operational event (one
+   `endpoint.failing` once it counted 10 dead, one `endpoint.disabled` if it is disabled), and
+   the watcher received each.
+7. **Rotation**: the older secret survives every restart, and every delivery to the rotated
+   endpoint verifies with the old secret and with the new one.
+
+`run_notice_crash` (`tests/integration/test_crash_quick.py`) kills the stack the moment the 410
+endpoint is disabled, before its notice is sent, and checks that the notice arrives after the
+restart, once.
 
 `--no-journal` runs the stack with `LOCAL_JOURNAL=off` (nothing kept across restarts): the
 protection removed, to see these checks fail.
@@ -37,6 +51,7 @@ protection removed, to see these checks fail.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -59,7 +74,12 @@ import httpx
 from boto3.dynamodb.types import TypeDeserializer
 
 from content_service.clock import parse_iso_utc
+from content_service.webhooks.catalogue import OPERATIONAL_KINDS
 from content_service.webhooks.deliveries import fanout_delivery_id
+from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.matching import matches
+from content_service.webhooks.outbox import MalformedEvent, OutboxEvent, plain
+from content_service.webhooks.signing import SignatureVerificationError, verify_signature
 from infra import REPO_ROOT
 from infra.emulator import FAKE_CREDENTIALS
 from tests.conftest_infra import free_port
@@ -434,14 +454,65 @@ def check_events(final: Final, ledger: Ledger) -> list[str]:
                     f"{kinds[(entry.id, kind)]} event(s)"
                 )
     row_ids = {r["id"] for r in final.rows}
+    # An endpoint disabled during the run (the 410 one) takes no rows from then on, and which
+    # events the fan-out saw before that is not known afterwards: only enabled ones are held
+    # to every event they match.
+    endpoints = [Endpoint.from_values(plain(e)) for e in final.endpoints]
     for event in final.events:
         if "fanoutShard" in event:
             problems.append(f"event {event['id']} still marked: its fan-out never completed")
-        for endpoint in final.endpoints:
-            if endpoint["createdAt"] > event["occurredAt"]:
+        try:
+            outbox = OutboxEvent.from_item(plain(event))
+        except MalformedEvent as error:
+            problems.append(f"event {event['id']} is not an outbox event: {error}")
+            continue
+        for endpoint in endpoints:
+            if endpoint.created_at > outbox.occurred_at or not matches(endpoint, outbox):
                 continue
-            if fanout_delivery_id(endpoint["id"], event["id"]) not in row_ids:
-                problems.append(f"event {event['id']} has no row for endpoint {endpoint['id']}")
+            if fanout_delivery_id(endpoint.id, outbox.id) not in row_ids:
+                problems.append(f"event {outbox.id} has no row for endpoint {endpoint.id}")
+    return problems
+
+
+def check_notices(
+    final: Final, heard: Sequence[Received], subject_id: str
+) -> tuple[list[str], dict[str, int]]:
+    """The subject's transitions each have one notice event, and the watcher heard each."""
+    notices = [
+        e for e in final.events if e["kind"] in OPERATIONAL_KINDS and e["data"]["id"] == subject_id
+    ]
+    counts = Counter(e["kind"] for e in notices)
+    (subject,) = [e for e in final.endpoints if e["id"] == subject_id]
+    expected = {
+        "endpoint.failing": 1 if int(subject.get("consecutiveDead", 0)) >= 10 else 0,
+        "endpoint.disabled": 0 if subject["enabled"] else 1,
+        "endpoint.recovered": 0,
+    }
+    problems = [
+        f"endpoint {subject_id}: {counts[kind]} {kind} event(s), expected {number}"
+        for kind, number in expected.items()
+        if counts[kind] != number
+    ]
+    got = {json.loads(r.body).get("eventId") for r in heard}
+    problems += [
+        f"the watcher never heard {e['kind']} {e['id']}" for e in notices if e["id"] not in got
+    ]
+    return problems, {kind: counts[kind] for kind in expected}
+
+
+def check_rotation(received: Sequence[Received], secrets: Sequence[str]) -> list[str]:
+    """Every delivery to the rotated endpoint verifies with each of its secrets."""
+    problems = []
+    for request in received:
+        header = request.header("X-Service-Signature") or ""
+        for secret in secrets:
+            try:
+                verify_signature(request.body, header, secret, tolerance=10**9)
+            except SignatureVerificationError as error:
+                problems.append(
+                    f"delivery {request.header('X-Service-Delivery')} does not verify with the "
+                    f"secret ending {secret[-4:]}: {error}"
+                )
     return problems
 
 
@@ -466,6 +537,7 @@ def check_notifications(
                 f"webhook-id {request.header('webhook-id')}, {len(request.body)} bytes "
                 f"{request.body[:60]!r}"
             )
+    notified = {n for n in notified if n not in endpoint_ids(final)}
     with httpx.Client(
         base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30
     ) as client:
@@ -473,6 +545,11 @@ def check_notifications(
             if client.get(f"/api/v1/content/{TYPE}/{entry_id}").status_code != 200:
                 problems.append(f"a receiver was told of entry {entry_id}, absent and not deleted")
     return problems
+
+
+def endpoint_ids(final: Final) -> set[str]:
+    """What an operational notice names (`data.id`): an endpoint, not an entry."""
+    return {str(e["id"]) for e in final.endpoints}
 
 
 def check_rows(final: Final) -> tuple[list[str], Counter[str]]:
@@ -530,33 +607,76 @@ def count_repeats(received: Sequence[Received], cycles: Sequence[Cycle]) -> dict
 # -- the run -----------------------------------------------------------------------------------
 
 
-def _admin_setup(stack: StackProcess, receivers: Sequence[Receiver]) -> dict[str, Any]:
+def _admin(stack: StackProcess) -> tuple[httpx.Client, dict[str, Any]]:
+    """A client signed in as the bootstrap administrator, and the bootstrap credentials."""
     credentials = json.loads((stack.local_dir / "bootstrap.json").read_text())
-    token = credentials["tokens"]["full"]
-    with httpx.Client(base_url=stack.base_url, headers={"Origin": stack.base_url}) as admin:
-        response = admin.post(
-            "/login",
-            data={
-                "email": credentials["admin"]["email"],
-                "password": credentials["admin"]["password"],
-            },
+    admin = httpx.Client(base_url=stack.base_url, headers={"Origin": stack.base_url}, timeout=30)
+    response = admin.post(
+        "/login",
+        data={"email": credentials["admin"]["email"], "password": credentials["admin"]["password"]},
+    )
+    if response.status_code != 303:
+        raise RuntimeError(f"sign-in answered {response.status_code}")
+    created = admin.post(
+        "/api/v1/content-types",
+        json={"name": TYPE, "fields": [{"name": "title", "type": "string"}]},
+    )
+    if created.status_code != 201:
+        raise RuntimeError(f"content type: {created.status_code} {created.text}")
+    return admin, credentials
+
+
+def _endpoint(admin: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
+    hook = admin.post("/api/webhooks", json=body)
+    if hook.status_code != 201:
+        raise RuntimeError(f"endpoint: {hook.status_code} {hook.text}")
+    made: dict[str, Any] = hook.json()
+    return made
+
+
+def _watch(admin: httpx.Client, watcher: Receiver) -> dict[str, Any]:
+    """The watcher: every workspace, the operational kinds only."""
+    body = {"url": watcher.url(), "allWorkspaces": True, "events": list(OPERATIONAL_KINDS)}
+    return _endpoint(admin, body)
+
+
+@dataclass(frozen=True)
+class Receivers:
+    healthy: Receiver
+    flaky: Receiver
+    gone: Receiver
+    watcher: Receiver
+
+
+def _admin_setup(stack: StackProcess, receivers: Receivers) -> dict[str, Any]:
+    """The endpoints, and the healthy one's secret rotated with a grace hour."""
+    admin, credentials = _admin(stack)
+    try:
+        workspace = [credentials["workspaceId"]]
+        healthy = _endpoint(admin, {"url": receivers.healthy.url(), "workspaces": workspace})
+        _endpoint(admin, {"url": receivers.flaky.url(), "workspaces": workspace, "rateLimit": 20})
+        gone = _endpoint(admin, {"url": receivers.gone.url(), "workspaces": workspace})
+        _watch(admin, receivers.watcher)
+        rotated = admin.post(
+            f"/api/webhooks/{healthy['id']}/rotate-secret", json={"graceSeconds": 3600}
         )
-        if response.status_code != 303:
-            raise RuntimeError(f"sign-in answered {response.status_code}")
-        created = admin.post(
-            "/api/v1/content-types",
-            json={"name": TYPE, "fields": [{"name": "title", "type": "string"}]},
-        )
-        if created.status_code != 201:
-            raise RuntimeError(f"content type: {created.status_code} {created.text}")
-        for receiver in receivers:
-            hook = admin.post(
-                "/api/webhooks",
-                json={"url": receiver.url(), "workspaces": [credentials["workspaceId"]]},
-            )
-            if hook.status_code != 201:
-                raise RuntimeError(f"endpoint: {hook.status_code} {hook.text}")
-    return {"token": token}
+        if rotated.status_code != 200:
+            raise RuntimeError(f"rotate: {rotated.status_code} {rotated.text}")
+    finally:
+        admin.close()
+    return {
+        "token": credentials["tokens"]["full"],
+        "healthy": healthy["id"],
+        "secrets": (rotated.json()["secret"], healthy["secret"]),
+        "gone": gone["id"],
+    }
+
+
+def check_older_secret(storage: Storage, endpoint_id: str, old: str) -> list[str]:
+    """The rotated endpoint still holds its older secret (as the journal kept it)."""
+    (item,) = [e for e in storage.scan("ENDPOINTS_TABLE") if e["id"] == endpoint_id]
+    kept = [o.get("secret") for o in item.get("olderSecrets") or []]
+    return [] if old in kept else [f"endpoint {endpoint_id} lost its older secret: {kept}"]
 
 
 def _run_writers(
@@ -573,6 +693,16 @@ def _run_writers(
     return fresh
 
 
+def _receivers(exits: contextlib.ExitStack, seed: int) -> Receivers:
+    healthy = exits.enter_context(Receiver())
+    flaky = FlakyReceiver(seed)
+    flaky.start()
+    exits.callback(flaky.close)
+    gone = exits.enter_context(Receiver())
+    gone.always(Answer(410, b"gone"))
+    return Receivers(healthy, flaky, gone, exits.enter_context(Receiver()))
+
+
 def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
     rng = random.Random(config.seed)
     endings = ["SIGKILL"] * config.kills + ["SIGTERM", "SIGINT"] * (config.graceful // 2)
@@ -581,54 +711,52 @@ def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
     ledger = Ledger()
     cycles: list[Cycle] = []
     tmp = tempfile.mkdtemp(prefix="crash-")
-    with Receiver() as healthy:
-        flaky = FlakyReceiver(config.seed)
-        flaky.start()
-        try:
-            stack = StackProcess(Path(tmp) / ".local", config)
-            token = ""
-            writers = [
-                Writer(n, "", "", ledger, random.Random(config.seed + n))
-                for n in range(config.writers)
-            ]
-            for number, how in enumerate([*endings, "final"]):
-                cycles.append(Cycle(time.time()))
-                stack.start()
-                if not token:
-                    token = _admin_setup(stack, (healthy, flaky))["token"]
-                verify_writes(stack.base_url, token, ledger)
-                if how == "final":
-                    break
-                writers = _run_writers(stack, token, ledger, writers)
-                time.sleep(rng.uniform(config.min_run_s, config.max_run_s))
-                stack.stop(how)
-                for writer in writers:
-                    writer.stopping.set()
-                    writer.join(15)
-                cycles[-1].ended, cycles[-1].how = time.time(), how
-                say(
-                    f"cycle {number + 1}/{len(endings)}: {how}, "
-                    f"{ledger.acknowledged} writes acknowledged"
-                )
-            final, settled = settle(stack.storage(), config.settle_stall_s, config.settle_limit_s)
-            received = [*healthy.requests, *flaky.requests]
-            # A sender killed between a request's headers and its body leaves the receiver a
-            # body shorter than its Content-Length: no notification, and sent again later.
-            complete = [r for r in received if not cut_short(r)]
-            problems = list(ledger.problems)
-            if not settled:
-                problems.append("did not settle: no progress for a while, or too long in all")
-            problems += check_events(final, ledger)
-            problems += check_notifications(final, complete, stack.base_url, token)
-            row_problems, states = check_rows(final)
-            problems += row_problems
-            stack.stop("SIGTERM")
-            cycles[-1].ended, cycles[-1].how = time.time(), "SIGTERM"
-            repeats = count_repeats(received, cycles)
-            if repeats["afterGracefulStop"] or repeats["withinOneRun"]:
-                problems.append(f"repeated (delivery, attempt) sends: {repeats}")
-        finally:
-            flaky.close()
+    with contextlib.ExitStack() as exits:
+        receivers = _receivers(exits, config.seed)
+        stack = StackProcess(Path(tmp) / ".local", config)
+        setup: dict[str, Any] = {}
+        writers = [
+            Writer(n, "", "", ledger, random.Random(config.seed + n)) for n in range(config.writers)
+        ]
+        for number, how in enumerate([*endings, "final"]):
+            cycles.append(Cycle(time.time()))
+            stack.start()
+            setup = setup or _admin_setup(stack, receivers)
+            verify_writes(stack.base_url, setup["token"], ledger)
+            for problem in check_older_secret(
+                stack.storage(), setup["healthy"], setup["secrets"][1]
+            ):
+                ledger.problem(f"after start {number + 1}: {problem}")
+            if how == "final":
+                break
+            writers = _run_writers(stack, setup["token"], ledger, writers)
+            time.sleep(rng.uniform(config.min_run_s, config.max_run_s))
+            stack.stop(how)
+            for writer in writers:
+                writer.stopping.set()
+                writer.join(15)
+            cycles[-1].ended, cycles[-1].how = time.time(), how
+            acknowledged = ledger.acknowledged
+            say(f"cycle {number + 1}/{len(endings)}: {how}, {acknowledged} writes acknowledged")
+        final, settled = settle(stack.storage(), config.settle_stall_s, config.settle_limit_s)
+        by_receiver = {
+            name: list(getattr(receivers, name).requests)
+            for name in ("healthy", "flaky", "gone", "watcher")
+        }
+        received = [r for requests in by_receiver.values() for r in requests]
+        # A sender killed between a request's headers and its body leaves the receiver a
+        # body shorter than its Content-Length: no notification, and sent again later.
+        complete = {name: [r for r in got if not cut_short(r)] for name, got in by_receiver.items()}
+        problems = list(ledger.problems)
+        if not settled:
+            problems.append("did not settle: no progress for a while, or too long in all")
+        found, states, notices = _final_checks(final, ledger, complete, stack.base_url, setup)
+        problems += found
+        stack.stop("SIGTERM")
+        cycles[-1].ended, cycles[-1].how = time.time(), "SIGTERM"
+        repeats = count_repeats(received, cycles)
+        if repeats["afterGracefulStop"] or repeats["withinOneRun"]:
+            problems.append(f"repeated (delivery, attempt) sends: {repeats}")
     if problems:
         say(f"kept the stack's folder and log for a look: {tmp}")
     else:
@@ -643,10 +771,107 @@ def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
         "events": len(final.events),
         "rows": dict(states),
         "requestsReceived": len(received),
-        "requestsCutShortByAKill": len(received) - len(complete),
+        "requestsCutShortByAKill": len(received) - sum(len(got) for got in complete.values()),
+        "notices": notices,
+        "rotatedDeliveriesVerified": len(complete["healthy"]),
         "repeatedSends": repeats,
         "problems": problems,
     }
+
+
+def _final_checks(
+    final: Final,
+    ledger: Ledger,
+    complete: dict[str, list[Received]],
+    base_url: str,
+    setup: dict[str, Any],
+) -> tuple[list[str], Counter[str], dict[str, int]]:
+    """Checks 2, 3, 4, 6 and 7 on the settled state; (problems, row states, notices)."""
+    problems = check_events(final, ledger)
+    everything = [r for got in complete.values() for r in got]
+    problems += check_notifications(final, everything, base_url, setup["token"])
+    row_problems, states = check_rows(final)
+    problems += row_problems
+    notice_problems, notices = check_notices(final, complete["watcher"], setup["gone"])
+    problems += notice_problems
+    problems += check_rotation(complete["healthy"], setup["secrets"])
+    return problems, states, notices
+
+
+def run_notice_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
+    """Kills the stack the moment an endpoint is disabled (the transition committed), before
+    its notice is sent, and checks that the notice arrives after the restart, once.
+
+    Deliveries are polled every second here, so a notice waits about that long for its send
+    after the fan-out: the kill, made within a few tens of milliseconds of the transition,
+    lands before it."""
+    tmp = tempfile.mkdtemp(prefix="crash-notice-")
+    problems: list[str] = []
+    with Receiver() as gone, Receiver() as watcher:
+        gone.always(Answer(410, b"gone"))
+        stack = StackProcess(Path(tmp) / ".local", config)
+        stack.env["WEBHOOKS_DELIVERY_INTERVAL"] = "1000"
+        stack.start()
+        admin, credentials = _admin(stack)
+        try:
+            workspace = [credentials["workspaceId"]]
+            subject = _endpoint(admin, {"url": gone.url(), "workspaces": workspace})["id"]
+            _watch(admin, watcher)
+        finally:
+            admin.close()
+        with httpx.Client(
+            base_url=stack.base_url,
+            headers={"Authorization": f"Bearer {credentials['tokens']['full']}"},
+            timeout=30,
+        ) as writer:
+            for index in range(20):  # autoDisableAfter: the twentieth dead disables it
+                writer.post(f"/api/v1/content/{TYPE}", json={"values": {"title": f"#{index}"}})
+        storage = stack.storage()
+        deadline = time.monotonic() + 120
+        while _enabled(storage, subject) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        heard_before = _heard(watcher, "endpoint.disabled")
+        stack.stop("SIGKILL")
+        say(f"killed {'before' if not heard_before else 'after'} the notice was sent")
+        stack.start()
+        final, settled = settle(stack.storage(), config.settle_stall_s, config.settle_limit_s)
+        stack.stop("SIGTERM")
+        if not settled:
+            problems.append("did not settle after the restart")
+        if _enabled_in(final, subject):
+            problems.append("the endpoint was never disabled")
+        notice_problems, notices = check_notices(final, watcher.requests, subject)
+        problems += notice_problems
+        heard_after = _heard(watcher, "endpoint.disabled")
+    if problems:
+        say(f"kept the stack's folder and log for a look: {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {
+        "killedBeforeTheNotice": not heard_before,
+        "notices": notices,
+        "disabledNoticesHeard": heard_after,
+        "problems": problems,
+    }
+
+
+def _enabled(storage: Storage, endpoint_id: str) -> bool:
+    item = storage.client.get_item(
+        TableName=storage.env["ENDPOINTS_TABLE"],
+        Key={"id": {"S": endpoint_id}},
+        ConsistentRead=True,
+    )["Item"]
+    return bool(item["enabled"]["BOOL"])
+
+
+def _enabled_in(final: Final, endpoint_id: str) -> bool:
+    return any(e["id"] == endpoint_id and e["enabled"] for e in final.endpoints)
+
+
+def _heard(receiver: Receiver, kind: str) -> int:
+    return sum(
+        1 for r in receiver.requests if not cut_short(r) and json.loads(r.body)["event"] == kind
+    )
 
 
 def main(argv: Sequence[str]) -> int:
