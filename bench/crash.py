@@ -482,7 +482,10 @@ def check_notices(
         e for e in final.events if e["kind"] in OPERATIONAL_KINDS and e["data"]["id"] == subject_id
     ]
     counts = Counter(e["kind"] for e in notices)
-    (subject,) = [e for e in final.endpoints if e["id"] == subject_id]
+    found = [e for e in final.endpoints if e["id"] == subject_id]
+    if not found:
+        return [f"endpoint {subject_id} is gone"], dict(counts)
+    subject = found[0]
     expected = {
         "endpoint.failing": 1 if int(subject.get("consecutiveDead", 0)) >= 10 else 0,
         "endpoint.disabled": 0 if subject["enabled"] else 1,
@@ -838,8 +841,8 @@ def run_notice_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
         stack.stop("SIGTERM")
         if not settled:
             problems.append("did not settle after the restart")
-        if _enabled_in(final, subject):
-            problems.append("the endpoint was never disabled")
+        if _enabled_in(final, subject) or not any(e["id"] == subject for e in final.endpoints):
+            problems.append("the endpoint is not disabled")
         notice_problems, notices = check_notices(final, watcher.requests, subject)
         problems += notice_problems
         heard_after = _heard(watcher, "endpoint.disabled")
