@@ -1,0 +1,70 @@
+"""The template grants the new webhook features exactly what they need, scoped: PutEvents on
+the allow-listed buses only (and nothing without a list), Publish on the alarm topic only, and
+the delivery function's write to the events table (the notices' outbox)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from infra.template_model import Template
+
+BUSES = {"Fn::Split": [",", {"Ref": "WebhooksEventBridgeBuses"}]}
+
+
+@pytest.fixture(scope="module")
+def template() -> Template:
+    return Template.load()
+
+
+def policies(template: Template, function: str) -> list[Any]:
+    resource = template.resources_of_type("AWS::Serverless::Function")[function]
+    found: list[Any] = list(resource.properties.get("Policies", []))
+    return found
+
+
+def statements(template: Template, function: str) -> list[dict[str, Any]]:
+    """The inline statements of a function's policies, with the condition each hangs on."""
+    found = []
+    for policy in policies(template, function):
+        condition = None
+        if isinstance(policy, dict) and "Fn::If" in policy:
+            condition, policy, otherwise = policy["Fn::If"]
+            assert otherwise == {"Ref": "AWS::NoValue"}
+        if isinstance(policy, dict) and "Statement" in policy:
+            found += [{**statement, "condition": condition} for statement in policy["Statement"]]
+    return found
+
+
+def actions(template: Template, function: str, action: str) -> list[dict[str, Any]]:
+    return [s for s in statements(template, function) if s["Action"] == action]
+
+
+def test_put_events_only_on_the_allow_listed_buses_and_only_with_a_list(
+    template: Template,
+) -> None:
+    for function in ("DeliveryFunction", "ApiFunction"):
+        (grant,) = actions(template, function, "events:PutEvents")
+        assert grant["Resource"] == BUSES
+        assert grant["condition"] == "HasEventBridgeBuses"
+    for function in ("FanoutFunction", "SchedulerFunction"):
+        assert actions(template, function, "events:PutEvents") == []
+    assert template.conditions["HasEventBridgeBuses"] == {
+        "Fn::Not": [{"Fn::Equals": [{"Ref": "WebhooksEventBridgeBuses"}, ""]}]
+    }
+    assert template.parameters["WebhooksEventBridgeBuses"].default == ""
+
+
+def test_publish_only_on_the_alarm_topic(template: Template) -> None:
+    for function in ("FanoutFunction", "SchedulerFunction"):
+        (grant,) = actions(template, function, "sns:Publish")
+        assert grant["Resource"] == {"Ref": "AlarmTopicArn"}
+        assert grant["condition"] == "HasAlarmTopic"
+    for function in ("DeliveryFunction", "ApiFunction"):
+        assert actions(template, function, "sns:Publish") == []
+
+
+def test_the_delivery_function_writes_notices_to_the_outbox(template: Template) -> None:
+    granted = policies(template, "DeliveryFunction")
+    assert {"DynamoDBWritePolicy": {"TableName": {"Ref": "EventsTable"}}} in granted
