@@ -2,8 +2,11 @@
 
 Per message: the conditional claim is committed before any network use; the endpoint used is
 the one current at the claim (so a rotated secret signs the very next attempt, and a deleted or
-disabled endpoint turns the row dead without a send); the frozen body is POSTed through the
-batch's pinned sender; the outcome is written only while the claim is still ours. A failed
+disabled endpoint turns the row dead without a send); a send the endpoint's rate limit or a
+receiver's Retry-After holds waits here when that is near, or the row is given back unsent
+without spending its attempt; the frozen body is POSTed through the batch's pinned sender (or
+put on the endpoint's EventBridge bus); the outcome is written only while the claim is still
+ours, and the endpoint's failing, disabled and recovered transitions go out as notices. A failed
 attempt is queued again with an SQS delay when its wait fits in one (15 minutes); longer waits
 are the sweep's.
 
