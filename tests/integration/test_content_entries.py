@@ -73,9 +73,13 @@ def test_create_is_a_draft_with_system_fields_and_one_event(
         "createdAt",
         "updatedAt",
         "publishedAt",
+        "version",
+        "publishedVersion",
+        "updatedBy",
         "values",
     }
     assert entry["status"] == "draft"
+    assert (entry["version"], entry["publishedVersion"], entry["updatedBy"]) == (1, None, None)
     assert entry["contentType"] == "article"
     assert entry["locale"] == "en"
     assert entry["localeGroupId"] == entry["id"]

@@ -18,7 +18,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from content_service.clock import iso_utc
-from content_service.content.items import StoredEntry, entry_item, summary_text, title_of
+from content_service.content.items import (
+    StoredEntry,
+    content_digest,
+    entry_item,
+    published_item,
+    summary_text,
+    title_of,
+    version_sk,
+)
 from content_service.content.list_index import index_state, with_state
 from content_service.content.list_keys import COUNT_SK
 from content_service.content.model import ContentType
@@ -40,7 +48,7 @@ def stored_entry(
     locale: str = "en",
 ) -> StoredEntry:
     """One entry as the service stores it; values keyed by field storage key."""
-    return StoredEntry(
+    entry = StoredEntry(
         id=entry_id,
         workspace_id=workspace_id,
         content_type=content_type.name,
@@ -57,21 +65,29 @@ def stored_entry(
         values=dict(values_by_key),
         links={key: tuple(targets) for key, targets in (links_by_key or {}).items()},
     )
+    if not published:
+        return entry
+    return entry.with_changes(published_version=1, versions=1, published_hash=content_digest(entry))
 
 
 def stored_items(
     content_type: ContentType, entries: Sequence[StoredEntry], counts: Counter[str]
 ) -> Iterator[dict[str, Any]]:
-    """Every item of `entries` as DynamoDB JSON: each entry and its list index items. The
-    count items they add to are tallied in `counts`."""
+    """Every item of `entries` as DynamoDB JSON: each entry, its published item and first
+    snapshot when it is published, and its list index items. The count items they add to are
+    tallied in `counts`."""
     for entry in entries:
-        state = index_state(content_type, entry)
+        published = entry if entry.is_live else None
+        state = index_state(content_type, entry, published)
         indexed = with_state(entry, state)
         yield dynamo.encode(entry_item(content_type, indexed))
+        if published is not None:
+            yield dynamo.encode(published_item(published))
+            yield dynamo.encode(published_item(published, version_sk(1)))
         summary = summary_text(content_type, indexed)
         for (pk, sk), carries in state.items.items():
             item: dict[str, Any] = {"pk": {"S": pk}, "sk": {"S": sk}}
-            if carries:
+            if carries is not None:
                 item["summary"] = {"S": summary}
             yield item
         counts.update(state.counts)

@@ -61,6 +61,12 @@ class Conflict(ServiceError):
     code = "conflict"
 
 
+class VersionConflict(Conflict):
+    """A write that named the version it was made from, which is no longer the entry's."""
+
+    code = "version_conflict"
+
+
 class PayloadTooLarge(ServiceError):
     status = 413
     code = "payload_too_large"

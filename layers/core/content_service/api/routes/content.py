@@ -33,17 +33,31 @@ from content_service.content.requests import (
 router = APIRouter(prefix="/api/v1/content", tags=["content"], route_class=ContentRoute)
 
 
+class EntryUser(BaseModel):
+    """The signed-in user who wrote a version (null for a token, and in the published view)."""
+
+    id: str
+    email: str
+
+
 class EntryOut(BaseModel):
-    """An entry. `audiences` only for audience-gated types, `relations` only when expanded."""
+    """An entry: its latest version (a full token's or a session's default) or its published
+    one (`version=published`, and always for a read token). `status` is `changed` when a
+    published entry has a newer draft; `version` is bumped by every write (send it back as
+    `version` in a PATCH to be refused when someone saved first). `audiences` only for
+    audience-gated types, `relations` only when expanded."""
 
     id: str
     contentType: str
-    status: Literal["draft", "published"]
+    status: Literal["draft", "published", "changed"]
     locale: str
     localeGroupId: str
     createdAt: str
     updatedAt: str
     publishedAt: str | None
+    version: int
+    publishedVersion: int | None
+    updatedBy: EntryUser | None
     audiences: list[str] | None = None
     values: dict[str, Any]
     relations: dict[str, list[EntryOut]] | None = None
@@ -83,6 +97,14 @@ Locale = Annotated[str | None, Query(max_length=16, description="locale, default
 Expand = Annotated[
     str | None, Query(max_length=4000, description="comma list of relation fields to expand")
 ]
+Version = Annotated[
+    str | None,
+    Query(
+        max_length=16,
+        description="`published`: the live versions (what a read token always gets); "
+        "`latest` (a full token's or a session's default): the latest drafts too",
+    ),
+]
 ListCursor = Annotated[
     str | None,
     Query(
@@ -106,6 +128,7 @@ def list_content(
     locale: Locale = None,
     expand: Expand = None,
     cursor: ListCursor = None,
+    version: Version = None,
 ) -> JSONResponse:
     request = ListRequest.parse(
         caller,
@@ -119,6 +142,7 @@ def list_content(
         locale=locale,
         expand=expand,
         cursor=cursor,
+        version=version,
     )
     return JSONResponse(service.list_entries(request).to_json())
 
@@ -133,9 +157,10 @@ def get_content(
     workspace_id: WorkspaceIdDep,
     fields: Fields = None,
     expand: Expand = None,
+    version: Version = None,
 ) -> JSONResponse:
     request = GetRequest.parse(
-        caller, workspace_id, content_type, entry_id, fields=fields, expand=expand
+        caller, workspace_id, content_type, entry_id, fields=fields, expand=expand, version=version
     )
     return JSONResponse(service.get_entry(request).to_json())
 
@@ -154,6 +179,7 @@ def get_relations(
     page: Page = 1,
     page_size: PageSize = DEFAULT_PAGE_SIZE,
     fields: Fields = None,
+    version: Version = None,
 ) -> JSONResponse:
     request = RelationRequest.parse(
         caller,
@@ -164,6 +190,7 @@ def get_relations(
         page=page,
         page_size=page_size,
         fields=fields,
+        version=version,
     )
     return JSONResponse(service.list_related(request).to_json())
 
@@ -224,6 +251,19 @@ def unpublish_content(
     content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
 ) -> JSONResponse:
     entry = service.unpublish_entry(_action(caller, workspace_id, content_type, entry_id))
+    return JSONResponse(entry.to_json())
+
+
+@router.post(
+    "/{content_type}/{entry_id}/discard",
+    response_model=EntryOut,
+    responses=errors(401, 403, 404, 409),
+)
+def discard_content(
+    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
+) -> JSONResponse:
+    """A `changed` entry's draft thrown away: the published version is the latest again."""
+    entry = service.discard_changes(_action(caller, workspace_id, content_type, entry_id))
     return JSONResponse(entry.to_json())
 
 
