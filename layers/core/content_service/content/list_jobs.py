@@ -345,14 +345,20 @@ def _run_job(
     report.finished.append(f"{workspace_id}/{name}")
 
 
-def reindex_stored(workspace_id: str | None = None) -> int:
+def reindex_stored(workspace_id: str | None = None, *, legacy_only: bool = False) -> int:
     """Indexes every stored entry (of one workspace, or all) for its type's layouts, and
     records its locale on the type: the upgrade of entries written before list indexes
-    existed, which the job, walking the index itself, cannot find. One Scan of the content
-    table; returns how many entries were indexed. `content-service lists reindex` runs it."""
+    existed, which the job, walking the index itself, cannot find, and of entries written
+    before versions existed (no `versionCount`: a published one gets its published item and
+    snapshot 1). One Scan of the content table; returns how many entries were indexed.
+    `content-service lists reindex` runs it; `legacy_only` (what the local stack runs after a
+    restore) takes only the entries written before versions existed."""
     names = {"#sk": "sk", "#ws": "workspaceId", "#type": "contentType", "#id": "id"}
     names["#locale"] = "locale"
     condition = "#sk = :entry" + (" AND #ws = :ws" if workspace_id else "")
+    if legacy_only:
+        condition += " AND attribute_not_exists(#count)"
+        names["#count"] = "versionCount"
     values: dict[str, Any] = {":entry": {"S": "ENTRY"}}
     if workspace_id:
         values[":ws"] = {"S": workspace_id}
