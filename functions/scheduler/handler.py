@@ -3,8 +3,9 @@ pruning (hourly); resume.
 
 The template's schedules pass a constant input, `{"job": "sweep"}`, `{"job": "lists"}`,
 `{"job": "schedules"}` or `{"job": "prune"}`. Every job stops early when the invocation is
-close to its timeout and finishes on the next run. `{"job": "resume"}` is never scheduled: an operator invokes it after
-purging the delivery queue, and the local stack runs the same core after restoring its state.
+close to its timeout and finishes on the next run. `{"job": "resume"}` is never scheduled:
+an operator invokes it after purging the delivery queue, and the local stack runs the same core
+after restoring its state.
 """
 
 from __future__ import annotations
