@@ -19,11 +19,17 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from content_service import runtime
 from content_service.identity.tokens import TokenSpec, create_token
 from content_service.identity.workspaces import create_workspace
 from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
+
+# A property's examples are checked for what they return, never for how long they take:
+# hypothesis' default 200 ms deadline failed examples on a machine under load.
+hypothesis_settings.register_profile("project", deadline=None)
+hypothesis_settings.load_profile("project")
 
 
 @pytest.fixture(scope="session")

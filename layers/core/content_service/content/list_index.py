@@ -115,14 +115,14 @@ def _add_items(
 
     sorts = sort_values(content_type, layout, entry)
     eqs = [(name, bucket(value)) for name, _, value in sorts[3:] if value is not None]
-    for index, (name, kind, value) in enumerate(sorts):
+    for name, kind, value in sorts:
         null = value is None
         sk = index_sk(None if null else token(kind, value)[0], entry.id)
         items[(part(name, null), sk)] = view if name == "@c" else None
         for eq in eqs:
             if eq[0] != name:
                 items[(part(name, null, eq), sk)] = None
-        if view == "A" and index < len(_SYSTEM_SORTS):
+        if view == "A":
             items[(part(name, null, (STATUS_KEY, entry.status)), sk)] = None
 
 

@@ -280,18 +280,15 @@ def _bound_leaf(content_type: ContentType, sort: _Sort, leaf: FilterLeaf, scope:
     scope.bound(*bounds[leaf.op])
 
 
-def _status_leaf(sort: _Sort, leaf: FilterLeaf, scope: _Scope) -> None:
+def _status_leaf(leaf: FilterLeaf, scope: _Scope) -> None:
     """`eq` on the status: in the delivery view everything is published; in the preview, the
-    status's `eq` partitions (kept for the createdAt, updatedAt and publishedAt sorts)."""
+    status's `eq` partitions."""
     if leaf.op != "eq":
         scope.reasons.append(f"filter: `{leaf.op}` on `status`")
         return
     if scope.visibilities == {"P"}:
         if leaf.value != "published":
             scope.visibilities = set()
-        return
-    if sort.kind != "timestamp":
-        scope.reasons.append(f"filter: `eq` on `status` while sorting by `{sort.field}`")
         return
     if scope.eq is not None and scope.eq[1] != "status":
         scope.reasons.append(f"filter: `eq` on `status` beside `eq` on `{scope.eq[1]}`")
@@ -328,7 +325,7 @@ def _leaf(content_type: ContentType, sort: _Sort, leaf: FilterLeaf, scope: _Scop
     if leaf.field == sort.field:
         _bound_leaf(content_type, sort, leaf, scope)
     elif leaf.field == "status":
-        _status_leaf(sort, leaf, scope)
+        _status_leaf(leaf, scope)
     elif leaf.op == "eq" and leaf.field not in SYSTEM_FILTER_FIELDS:
         _eq_leaf(content_type, leaf, scope)
     else:

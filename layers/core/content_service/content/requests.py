@@ -235,18 +235,14 @@ def _node_json(node: FilterNode | None) -> Any:
 
 
 def list_digest(
-    content_type: str,
-    locale: str,
-    sort: tuple[SortKey, ...],
-    node: FilterNode | None,
-    view: View = "latest",
+    content_type: str, locale: str, sort: tuple[SortKey, ...], node: FilterNode | None
 ) -> str:
-    """What names one list for its cursors: type, locale, sort, filter and view."""
-    named: list[Any] = [content_type, locale, [[k.field, k.descending] for k in sort]]
-    named.append(_node_json(node))
-    if view != "latest":
-        named.append(view)
-    return query_digest(named)
+    """What names one list for its cursors: type, locale, sort and filter (the view does not:
+    a position, a sort value and an id, means the same in the latest and the published
+    versions)."""
+    return query_digest(
+        [content_type, locale, [[k.field, k.descending] for k in sort], _node_json(node)]
+    )
 
 
 def _depth(page: int, page_size: int, cursor: str | None) -> None:
@@ -286,7 +282,7 @@ class ListRequest:
 
     @property
     def digest(self) -> str:
-        return list_digest(self.content_type, self.locale, self.sort, self.filter, self.view)
+        return list_digest(self.content_type, self.locale, self.sort, self.filter)
 
     @classmethod
     def parse(

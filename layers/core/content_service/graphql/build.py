@@ -170,8 +170,8 @@ class _Builder:
         self.version_view = self._enum(
             shared["EntryVersion"],
             "Which version of entries a read gets: LATEST (the preview, drafts included: a "
-            "full token's default) or PUBLISHED (what a read token always gets). REST's "
-            "`?version=latest|published`.",
+            "full token's default) or PUBLISHED (what a read token always gets), as REST's "
+            "`version` query parameter.",
             [("LATEST", "latest"), ("PUBLISHED", "published")],
         )
         self.user = self._object(
