@@ -99,9 +99,10 @@ class Editor:
             return response.json()
         argument = f", version: {version.upper()}" if version else ""
         result = graphql_post(client, f'{{ post(id: "{entry_id}"{argument}) {{ {_GQL_FIELDS} }} }}')
-        assert "errors" not in result, result
-        found = result["data"]["post"]
-        return None if found is None else _rest_shaped(found)
+        if result.get("errors"):
+            assert result["errors"][0]["extensions"]["code"] == "NOT_FOUND", result
+            return None
+        return _rest_shaped(result["data"]["post"])
 
 
 def _rest_shaped(found: dict[str, Any]) -> dict[str, Any]:
@@ -266,7 +267,7 @@ def test_a_save_made_from_an_older_version_is_refused_and_writes_nothing(
             'input: {values: {title: "Theirs"}}) { id } }'
         )
         answer = graphql_post(site.full, query, {"id": entry_id, "v": seen_version})
-        assert answer["errors"][0]["extensions"]["code"] == "version_conflict"
+        assert answer["errors"][0]["extensions"]["code"] == "VERSION_CONFLICT"
     assert Editor("rest", site).read(site.full, entry_id)["values"]["title"] == "Mine"
 
 

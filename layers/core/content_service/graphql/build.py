@@ -129,6 +129,15 @@ def _attribute(name: str) -> Callable[[Any, Any], Any]:
     return resolve
 
 
+def _key(name: str) -> Callable[[Any, Any], Any]:
+    """A field of a plain JSON object (a schedule, a user) by its key."""
+
+    def resolve(source: Mapping[str, Any], _info: Any) -> Any:
+        return source.get(name)
+
+    return resolve
+
+
 def _value(name: str) -> Callable[[Any, Any], Any]:
     def leaf(entry: Any) -> Any:
         return entry.values.get(name)
@@ -178,8 +187,8 @@ class _Builder:
             shared["EntryUser"],
             "The signed-in user who wrote a version.",
             {
-                "id": graphene.Field(graphene.NonNull(graphene.ID)),
-                "email": graphene.Field(graphene.NonNull(graphene.String)),
+                "id": graphene.Field(graphene.NonNull(graphene.ID), resolver=_key("id")),
+                "email": graphene.Field(graphene.NonNull(graphene.String), resolver=_key("email")),
             },
         )
         self.schedule_action = self._enum(
@@ -196,12 +205,18 @@ class _Builder:
             shared["EntrySchedule"],
             "A scheduled publish or unpublish (REST's POST .../schedules answer).",
             {
-                "id": graphene.Field(graphene.NonNull(graphene.ID)),
-                "action": graphene.Field(graphene.NonNull(self.schedule_action)),
-                "at": graphene.Field(graphene.NonNull(graphene.String)),
-                "status": graphene.Field(graphene.NonNull(self.schedule_status)),
-                "reason": graphene.Field(graphene.String),
-                "createdAt": graphene.Field(graphene.NonNull(graphene.String)),
+                "id": graphene.Field(graphene.NonNull(graphene.ID), resolver=_key("id")),
+                "action": graphene.Field(
+                    graphene.NonNull(self.schedule_action), resolver=_key("action")
+                ),
+                "at": graphene.Field(graphene.NonNull(graphene.String), resolver=_key("at")),
+                "status": graphene.Field(
+                    graphene.NonNull(self.schedule_status), resolver=_key("status")
+                ),
+                "reason": graphene.Field(graphene.String, resolver=_key("reason")),
+                "createdAt": graphene.Field(
+                    graphene.NonNull(graphene.String), resolver=_key("createdAt")
+                ),
             },
         )
         self.filter_op = self._enum(
