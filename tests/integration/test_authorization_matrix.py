@@ -756,7 +756,9 @@ def test_the_markers_show_where_they_belong(world: World) -> None:
     """The leak check is not vacuous: answers do carry their own workspace's markers, so the
     other workspace's would be seen."""
     for side, column in ((world.a, "read"), (world.b, "other")):
-        posts = world.request("GET", "/api/v1/content/post", world.headers(column)).text
+        # Oldest first: the seeded posts come before those the cells made since.
+        oldest = "/api/v1/content/post?sort=createdAt&pageSize=100"
+        posts = world.request("GET", oldest, world.headers(column)).text
         assert side.tag in posts
         assert side.published_post in posts
         assert f"note_{side.tag}" in world.request("GET", GRAPHQL, world.headers(column)).text
