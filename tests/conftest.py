@@ -41,6 +41,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
             "API_REFERENCE_ENABLED": "true",
             "POWERTOOLS_TRACE_DISABLED": "true",
             "POWERTOOLS_METRICS_NAMESPACE": "ContentServiceTests",
+            # No default request rate: tests send bursts from one token. The rate tests give
+            # their tokens a rateLimit, or switch the default on for themselves.
+            "CONTENT_RATE_LIMIT": "0",
         },
     )
     with LocalStack(options) as running:

@@ -82,7 +82,10 @@ def test_graphql_sample(api_handler: Any, credentials: dict[str, Any]) -> None:
     event = _event("api-post-graphql.json", READ_TOKEN=credentials["tokens"]["read"])
     response = api_handler(event, lambda_context("ApiFunction"))
     assert response["statusCode"] == 200
-    assert json.loads(_body(response)) == {"data": {"__typename": "Query"}}
+    assert json.loads(_body(response)) == {
+        "data": {"__typename": "Query"},
+        "extensions": {"cost": {"requested": 0, "limit": 1000}},
+    }
 
 
 def _graphql_error(response: dict[str, Any]) -> dict[str, Any]:
