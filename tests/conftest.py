@@ -148,6 +148,20 @@ def webhook_options(**changes: Any) -> Iterator[None]:
         runtime.configure(before)
 
 
+@contextmanager
+def delivery_options(**changes: Any) -> Iterator[None]:
+    """Switches caching and rate options (`CONTENT_CACHE_SECONDS`, `CONTENT_RATE_LIMIT`...) for
+    the enclosed code alone; the API reads them on every request."""
+    before = runtime.settings()
+    runtime.configure(
+        dataclasses.replace(before, delivery=dataclasses.replace(before.delivery, **changes))
+    )
+    try:
+        yield
+    finally:
+        runtime.configure(before)
+
+
 @pytest.fixture
 def local_receivers_allowed() -> Iterator[None]:
     """Receivers on 127.0.0.1 over http: private networks and insecure URLs, this test only."""

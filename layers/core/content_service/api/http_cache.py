@@ -94,11 +94,11 @@ def uncached_answer(
     body: bytes,
     media_type: str = "application/json",
     *,
-    vary: str = "Authorization",
+    vary: str = "Authorization, Accept",
     status_code: int = 200,
     headers: Mapping[str, str] | None = None,
 ) -> Response:
-    """An answer no cache may keep (a GraphQL answer carrying errors)."""
+    """An answer no cache may keep: a GraphQL POST's, or one carrying errors."""
     return Response(
         body,
         status_code=status_code,

@@ -147,12 +147,12 @@ async def graphql_post(request: Request) -> Response:
     media_type = _media_type(request)
     refused = unsupported_media_type(request.headers.get("content-type"))
     if refused is not None:
-        return Response(_render({"errors": [graphql_error(415, refused)]}), media_type=media_type)
+        return uncached_answer(_render({"errors": [graphql_error(415, refused)]}), media_type)
     raw = await request.body()
     from content_service.graphql import transport
 
     body = await _off_loop(request, lambda: transport.parse_body(raw), read_only=False)
-    return Response(_render(body), media_type=media_type)
+    return uncached_answer(_render(body), media_type)
 
 
 @router.get(
