@@ -22,6 +22,7 @@ SUITES: tuple[str, ...] = (
     "durability",
     "content_lists",
     "graphql_vs_rest",
+    "edge_cache",
     "webhooks_delivery",
 )
 
