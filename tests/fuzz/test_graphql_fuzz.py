@@ -3,8 +3,9 @@ stack's uvicorn.
 
 The schema is the seeded workspace's, introspected with its full token; every query and
 mutation field is called with generated arguments and selections, an `id` argument naming one
-of the seeded entries half the time. GraphQL answers HTTP 200 with `{data?, errors?, extensions?}` and puts
-the status REST would have answered in each error's `extensions.status`, so "no server error"
+of the seeded entries half the time. GraphQL answers HTTP 200 with `{data?, errors?,
+extensions?}` and puts the status REST would have answered in each error's
+`extensions.status`, so "no server error"
 means no 5xx status and no error whose `extensions.status` is 5xx (schemathesis' own
 `not_a_server_error` counts any resolver error, a 404 included, as a server error). Every
 answer must be a well-formed GraphQL response that keeps the schema's non-null promises.
