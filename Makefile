@@ -13,7 +13,7 @@ SAM_CLI_VERSION := 1.170.0
 export SAM_CLI_TELEMETRY := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help run test lint typecheck unit sam-check build browsers bench soak crash fuzz clean python-check
+.PHONY: help run test lint typecheck unit sam-check build browsers nginx bench soak crash fuzz clean python-check
 
 help:
 	@echo "make run    - start the local stack (API, GraphQL, admin pages, webhook delivery)"
@@ -75,6 +75,13 @@ browsers:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver jq >/dev/null; \
 	fi
 
+# Debian's nginx plays the CDN (CloudFront) in front of the local stack in the edge-cache tests
+# and the bench; they start it themselves, on a free port, with a configuration of their own.
+nginx:
+	@if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+	fi
+
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -89,11 +96,11 @@ build: $(SAM)
 	PYTHON=$(PYTHON) $(SAM) build --build-dir .aws-sam/build --cache-dir .aws-sam/cache
 
 # Two workers, each with its own local stack; a test file stays on one worker (module fixtures).
-test: $(VENV)/.dev-installed browsers lint sam-check
+test: $(VENV)/.dev-installed browsers nginx lint sam-check
 	$(PY) -m pytest -n 2 --dist loadfile
 
 # The cold-start suite imports the handlers from the built artifacts, as Lambda does.
-bench: $(VENV)/.dev-installed build
+bench: $(VENV)/.dev-installed nginx build
 	$(PY) -m bench
 
 soak: $(VENV)/.dev-installed

@@ -47,6 +47,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
             "API_REFERENCE_ENABLED": "true",
             "POWERTOOLS_TRACE_DISABLED": "true",
             "POWERTOOLS_METRICS_NAMESPACE": "ContentServiceTests",
+            # No default request rate: tests send bursts from one token. The rate tests give
+            # their tokens a rateLimit, or switch the default on for themselves.
+            "CONTENT_RATE_LIMIT": "0",
         },
     )
     with LocalStack(options) as running:
@@ -144,6 +147,20 @@ def webhook_options(**changes: Any) -> Iterator[None]:
     before = runtime.settings()
     runtime.configure(
         dataclasses.replace(before, webhooks=dataclasses.replace(before.webhooks, **changes))
+    )
+    try:
+        yield
+    finally:
+        runtime.configure(before)
+
+
+@contextmanager
+def delivery_options(**changes: Any) -> Iterator[None]:
+    """Switches caching and rate options (`CONTENT_CACHE_SECONDS`, `CONTENT_RATE_LIMIT`...) for
+    the enclosed code alone; the API reads them on every request."""
+    before = runtime.settings()
+    runtime.configure(
+        dataclasses.replace(before, delivery=dataclasses.replace(before.delivery, **changes))
     )
     try:
         yield

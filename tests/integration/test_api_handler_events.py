@@ -82,7 +82,35 @@ def test_graphql_sample(api_handler: Any, credentials: dict[str, Any]) -> None:
     event = _event("api-post-graphql.json", READ_TOKEN=credentials["tokens"]["read"])
     response = api_handler(event, lambda_context("ApiFunction"))
     assert response["statusCode"] == 200
-    assert json.loads(_body(response)) == {"data": {"__typename": "Query"}}
+    assert json.loads(_body(response)) == {
+        "data": {"__typename": "Query"},
+        "extensions": {"cost": {"requested": 0, "limit": 1000}},
+    }
+
+
+def test_graphql_over_get_from_the_edge_sample(
+    api_handler: Any, credentials: dict[str, Any]
+) -> None:
+    """A persisted query over GET as CloudFront forwards it: registered, answered cacheable with
+    its ETag in the media type asked for, then 304 to that ETag."""
+    token = credentials["tokens"]["read"]
+    event = _event("api-get-graphql-persisted.json", READ_TOKEN=token, IF_NONE_MATCH='\\"none\\"')
+    response = api_handler(event, lambda_context("ApiFunction"))
+    assert response["statusCode"] == 200, response
+    headers = response["headers"]
+    assert headers["content-type"] == "application/graphql-response+json"
+    assert headers["cache-control"].startswith("public, max-age=0, s-maxage=")
+    assert headers["vary"] == "Authorization, Accept"
+    assert json.loads(_body(response))["data"] == {"__typename": "Query"}
+    again = _event(
+        "api-get-graphql-persisted.json",
+        READ_TOKEN=token,
+        IF_NONE_MATCH=json.dumps(headers["etag"])[1:-1],
+    )
+    not_modified = api_handler(again, lambda_context("ApiFunction"))
+    assert not_modified["statusCode"] == 304
+    assert _body(not_modified) == ""
+    assert not_modified["headers"]["etag"] == headers["etag"]
 
 
 def _graphql_error(response: dict[str, Any]) -> dict[str, Any]:

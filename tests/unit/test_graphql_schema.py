@@ -25,17 +25,16 @@ from content_service.content.model import ContentType, FieldDef
 from content_service.graphql.build import build_schema as build
 from content_service.graphql.cost_limits import Cost, CostModel, FieldKind, measure
 from content_service.graphql.errors import RequestError
-from content_service.graphql.execution import (
+from content_service.graphql.execution import VALIDATION_RULES, prepare
+from content_service.graphql.resolvers import plain
+from content_service.graphql.scalars import long_literal, long_serialize, long_value
+from content_service.graphql.transport import (
     MAX_VARIABLE_DEPTH,
     MAX_VARIABLE_NODES,
-    VALIDATION_RULES,
     GraphQLRequest,
     check_variables,
     parse_body,
-    prepare,
 )
-from content_service.graphql.resolvers import plain
-from content_service.graphql.scalars import long_literal, long_serialize, long_value
 from content_service.settings import GraphQLLimits
 
 UNLIMITED = GraphQLLimits(10**9, 10**9, 10**9, 10**12)

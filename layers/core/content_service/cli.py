@@ -90,6 +90,8 @@ def _token_create(args: argparse.Namespace, settings: Settings) -> None:
             content_types=tuple(args.content_types.split(",")),
             scopes=tuple(args.scopes.split(",")) if args.scopes else None,
             audiences=tuple(a for a in (args.audiences or "").split(",") if a),
+            rate_limit=args.rate_limit,
+            persisted_only=args.persisted_only,
         )
     )
     _print({**info.to_json(), "token": token})
@@ -250,6 +252,16 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--content-types", default="*", help="comma list of type names, or *")
     create.add_argument("--scopes", help="comma list: content:read,content:write")
     create.add_argument("--audiences", help="comma list of audience names")
+    create.add_argument(
+        "--rate-limit",
+        type=int,
+        help="requests per second (0: no limit); default: the service's CONTENT_RATE_LIMIT",
+    )
+    create.add_argument(
+        "--persisted-only",
+        action="store_true",
+        help="run only GraphQL documents a full token registered",
+    )
     create.set_defaults(run=_token_create)
     revoke = token.add_parser("revoke", help="revoke a token by id")
     revoke.add_argument("token_id")

@@ -72,6 +72,14 @@ class PayloadTooLarge(ServiceError):
     code = "payload_too_large"
 
 
+class TooManyRequests(ServiceError):
+    """The caller's token is over its request rate. The answer's `Retry-After` and
+    `RateLimit-*` headers come from the request's rate decision (`api.rate_limit`)."""
+
+    status = 429
+    code = "rate_limited"
+
+
 class ValidationFailed(ServiceError):
     """Well-formed input whose values are refused (wrong type, missing required field, policy)."""
 

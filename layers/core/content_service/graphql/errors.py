@@ -49,6 +49,7 @@ SERVICE_CODES = {
     409: "CONFLICT",
     413: "PAYLOAD_TOO_LARGE",
     422: "BAD_USER_INPUT",
+    429: "RATE_LIMITED",
 }
 INTERNAL_MESSAGE = "internal error; the field was not resolved"
 

@@ -2,19 +2,21 @@
 
 Each route turns its path, query and body into a request object of the content service, calls
 the one service function, and renders the result. No storage access happens here; GraphQL
-resolvers call the very same functions.
+resolvers call the very same functions. The three reads answer with an `ETag` and the caching
+headers of `api.http_cache` (304 for a matching `If-None-Match`).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
 from content_service.api.error_handlers import errors
+from content_service.api.http_cache import cached_answer, render_json
 from content_service.api.routes.content_types import ContentRoute
 from content_service.content import service
 from content_service.content.list_cursor import MAX_CURSOR_LENGTH
@@ -115,8 +117,15 @@ ListCursor = Annotated[
 ]
 
 
-@router.get("/{content_type}", response_model=EntryList, responses=errors(400, 401, 403, 404))
+READ_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **errors(400, 401, 403, 404, 429),
+    304: {"description": "Not modified: the `If-None-Match` names this answer's `ETag`"},
+}
+
+
+@router.get("/{content_type}", response_model=EntryList, responses=READ_RESPONSES)
 def list_content(
+    http: Request,
     content_type: str,
     caller: CallerDep,
     workspace_id: WorkspaceIdDep,
@@ -129,7 +138,7 @@ def list_content(
     expand: Expand = None,
     cursor: ListCursor = None,
     version: Version = None,
-) -> JSONResponse:
+) -> Response:
     request = ListRequest.parse(
         caller,
         workspace_id,
@@ -144,13 +153,12 @@ def list_content(
         cursor=cursor,
         version=version,
     )
-    return JSONResponse(service.list_entries(request).to_json())
+    return cached_answer(http, caller, render_json(service.list_entries(request).to_json()))
 
 
-@router.get(
-    "/{content_type}/{entry_id}", response_model=EntryOut, responses=errors(400, 401, 403, 404)
-)
+@router.get("/{content_type}/{entry_id}", response_model=EntryOut, responses=READ_RESPONSES)
 def get_content(
+    http: Request,
     content_type: str,
     entry_id: str,
     caller: CallerDep,
@@ -158,19 +166,20 @@ def get_content(
     fields: Fields = None,
     expand: Expand = None,
     version: Version = None,
-) -> JSONResponse:
+) -> Response:
     request = GetRequest.parse(
         caller, workspace_id, content_type, entry_id, fields=fields, expand=expand, version=version
     )
-    return JSONResponse(service.get_entry(request).to_json())
+    return cached_answer(http, caller, render_json(service.get_entry(request).to_json()))
 
 
 @router.get(
     "/{content_type}/{entry_id}/relations/{field}",
     response_model=EntryList,
-    responses=errors(400, 401, 403, 404),
+    responses=READ_RESPONSES,
 )
 def get_relations(
+    http: Request,
     content_type: str,
     entry_id: str,
     field: str,
@@ -180,7 +189,7 @@ def get_relations(
     page_size: PageSize = DEFAULT_PAGE_SIZE,
     fields: Fields = None,
     version: Version = None,
-) -> JSONResponse:
+) -> Response:
     request = RelationRequest.parse(
         caller,
         workspace_id,
@@ -192,7 +201,7 @@ def get_relations(
         fields=fields,
         version=version,
     )
-    return JSONResponse(service.list_related(request).to_json())
+    return cached_answer(http, caller, render_json(service.list_related(request).to_json()))
 
 
 @router.post(
