@@ -14,12 +14,14 @@ from content_service.api.request_limits import RequestLimitsMiddleware
 from content_service.api.routes import (
     admin,
     content,
+    content_pages,
     content_types,
     graphql,
     health,
     home,
     login,
     me,
+    model_pages,
     reference,
     tokens,
     webhooks,
@@ -56,6 +58,8 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         reference.router,
         webhooks.router,
         admin.router,
+        content_pages.router,
+        model_pages.router,
         login.router,
         home.router,
     ):

@@ -6,7 +6,8 @@ protocols render (REST as its status, GraphQL in `errors[].extensions`). Nothing
 protocol adapter touches storage.
 
 Reads: `list_entries`, `get_entry`, `list_related`, and for batched GraphQL resolution
-`load_entries_by_ids`. Writes (one transaction and one event each):
+`load_entries_by_ids`; for the admin pages, `count_by_state` (every type's entries by state)
+and `locale_group` (an entry's translations). Writes (one transaction and one event each):
 `create_entry`, `update_entry`, `publish_entry`, `unpublish_entry`, `delete_entry`,
 `restore_entry`, `purge_entry`. Content types: `list_types`, `require_type`, `create_type`,
 `replace_type`, `delete_type`, and `visible_schema` / `schema_version` for the GraphQL
@@ -15,6 +16,7 @@ schema cache.
 
 from __future__ import annotations
 
+from content_service.content.counts import StateCounts, count_by_state
 from content_service.content.listing import list_entries
 from content_service.content.reads import get_entry, list_related, load_entries_by_ids
 from content_service.content.schema import (
@@ -27,6 +29,7 @@ from content_service.content.schema import (
     schema_version,
     visible_schema,
 )
+from content_service.content.translations import Translation, locale_group
 from content_service.content.writes import (
     create_entry,
     delete_entry,
@@ -38,6 +41,9 @@ from content_service.content.writes import (
 )
 
 __all__ = [
+    "StateCounts",
+    "Translation",
+    "count_by_state",
     "create_entry",
     "create_type",
     "delete_entry",
@@ -48,6 +54,7 @@ __all__ = [
     "list_related",
     "list_types",
     "load_entries_by_ids",
+    "locale_group",
     "publish_entry",
     "purge_entry",
     "replace_type",

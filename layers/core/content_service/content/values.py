@@ -120,6 +120,18 @@ def check_rich_text(raw: Any) -> str:
     return sanitised
 
 
+def check_json(raw: Any) -> str:
+    """The compact serialization of a JSON value."""
+    try:
+        serialized = json.dumps(raw, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        size = len(serialized.encode("utf-8"))
+    except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
+        raise InvalidValue("must be JSON (finite numbers, valid Unicode)") from None
+    if size > JSON_MAX_BYTES:
+        raise InvalidValue(f"must be at most {JSON_MAX_BYTES:,} bytes serialized")
+    return serialized
+
+
 def to_storage(field: FieldDef, raw: Any) -> Any:
     """The stored form of `raw` for `field` (never None: a null clears the field instead)."""
     kind = field.type
@@ -144,14 +156,7 @@ def to_storage(field: FieldDef, raw: Any) -> Any:
             raise InvalidValue(f"must be one of {', '.join(field.values)}")
         return raw
     if kind == "json":
-        try:
-            serialized = json.dumps(raw, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-            size = len(serialized.encode("utf-8"))
-        except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
-            raise InvalidValue("must be JSON (finite numbers, valid Unicode)") from None
-        if size > JSON_MAX_BYTES:
-            raise InvalidValue(f"must be at most {JSON_MAX_BYTES:,} bytes serialized")
-        return serialized
+        return check_json(raw)
     raise InvalidValue(f"a {kind} field holds no value")
 
 
