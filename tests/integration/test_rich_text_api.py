@@ -10,7 +10,7 @@ from tests.support.content import create, define
 from tests.support.graphql import data
 
 HOSTILE = (
-    '<p>Hello <strong>there</strong><script>window.__pwned=1</script></p>'
+    "<p>Hello <strong>there</strong><script>window.__pwned=1</script></p>"
     '<img src=x onerror="window.__pwned=2"><a href="javascript:alert(3)" onclick="x()">link</a>'
 )
 CLEAN = '<p>Hello <strong>there</strong></p><a rel="noopener noreferrer">link</a>'
@@ -28,7 +28,9 @@ def test_rest_and_graphql_writes_store_the_sanitised_html(
     made = create(ws.full, "note", {"title": "<script>t</script>", "body": HOSTILE})
     # A title is text, not HTML: kept as typed, for the reader to escape (D-24-b).
     assert made["values"] == {"title": "<script>t</script>", "body": CLEAN}
-    patched = ws.full.patch(f"/api/v1/content/note/{made['id']}", json={"values": {"body": HOSTILE}})
+    patched = ws.full.patch(
+        f"/api/v1/content/note/{made['id']}", json={"values": {"body": HOSTILE}}
+    )
     assert patched.status_code == 200, patched.text
     assert patched.json()["values"]["body"] == CLEAN
 
