@@ -186,7 +186,18 @@ function render() {
   updateDirty();
 }
 
+// The heading, the breadcrumb and the window title follow the saved title.
+function retitle(entry) {
+  const field = data.type.titleField;
+  if (!field || !entry.values) return;
+  const title = entry.values[field] || "";
+  $("entry-heading").textContent = title || `Untitled ${typeName}`;
+  $("crumb-current").textContent = title || "Untitled";
+  document.title = `${title || `Untitled ${typeName}`} · Content · Content Service`;
+}
+
 function saved(entry) {
+  retitle(entry);
   state.entry = meta(entry);
   state.baseline = snapshot();
   for (const field of fields) if (field.saved) field.saved();
@@ -416,7 +427,9 @@ buttons.restore.addEventListener("click", async () => {
 // -- start --------------------------------------------------------------------------------------
 
 installDialogs();
-state.baseline = snapshot();
+// The saved state is what the page was served with: anything typed before this script ran is
+// a change, and so is what the browser restores into the form on a reload.
+state.baseline = new Map(fields.map((f) => [f.name, f.initial()]));
 const done = new URLSearchParams(window.location.search).get("done");
 if (done && DONE[done]) {
   announce(DONE[done]);

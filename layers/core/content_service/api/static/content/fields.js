@@ -88,6 +88,16 @@ export class ValueField {
     return this.rich ? this.rich.value() || "" : this.input.value;
   }
 
+  // What the page was served with, whatever was typed before this script ran.
+  initial() {
+    if (this.rich) return this.rich.initial || "";
+    if (this.input.tagName === "SELECT") {
+      const served = [...this.input.options].find((o) => o.defaultSelected) || this.input.options[0];
+      return served ? served.value : "";
+    }
+    return this.input.defaultValue;
+  }
+
   focus() {
     if (this.rich) this.rich.focus();
     else this.input.focus();
@@ -113,6 +123,10 @@ export class AudiencesField {
 
   raw() {
     return this.input.value;
+  }
+
+  initial() {
+    return this.input.defaultValue;
   }
 
   focus() {

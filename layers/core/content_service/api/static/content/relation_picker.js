@@ -185,6 +185,10 @@ export class RelationField {
     return this.ids().join(",");
   }
 
+  initial() {
+    return this.baseline.join(",");
+  }
+
   saved() {
     this.baseline = this.ids();
   }

@@ -94,6 +94,7 @@ export class RichText {
     root.id = `${host.id}-text`;
     this.element = root;
     this.setHtml(html);
+    this.initial = this.value() || "";
     rovingToolbar(toolbar);
     // Without a selection Quill's toolbar shows no paragraph style at all; show the default.
     const styles = [...toolbar.querySelectorAll("select")];
