@@ -82,7 +82,7 @@ def test_an_editor_writes_publishes_edits_trashes_and_restores_a_post(
     expect(error).to_be_hidden()
 
     page.get_by_role("button", name="Save draft").click()
-    expect(page.locator("#save-status")).to_have_text("Saved as a new draft.")
+    expect(page.locator("#save-status")).to_have_text("Saved as a new draft.", timeout=20_000)
     expect(page.locator("#entry-state")).to_have_text("Draft")
     post_id = entry_id_of(page)
     saved = api_entry(ws, post_id).json()
