@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.conftest import WorkspaceAccess
+from tests.e2e.test_admin_access import tab_until
 from tests.support.admin_pages import Shots
 from tests.support.content import create, publish
 from tests.support.content_pages import blog_model, editor_in, in_ws
@@ -218,4 +219,62 @@ def test_a_conflicting_save_is_refused_and_both_versions_are_kept(
     assert (
         ws.full.get(f"/api/v1/content/post/{post['id']}").json()["values"]["title"]
         == "Mine, on top of theirs"
+    )
+
+
+def test_an_editor_translates_a_post_and_switches_locales(
+    page: Page, new_workspace: Any, output_dir: Path
+) -> None:
+    shot = Shots(page, output_dir)
+    ws = new_workspace()
+    blog_model(ws, localized=True)
+    source = create(ws.full, "post", {"title": "Hello", "summary": "in English"})
+    editor_in(page, ws, f"/content/post/{source['id']}")
+    locales = page.get_by_role("complementary").locator("#locales")
+    expect(locales).to_contain_text("en (this entry)")
+    page.get_by_label("Translate into").fill("de")
+    page.get_by_role("button", name="Create translation").click()
+    expect(page.get_by_role("heading", name="New post entry")).to_be_visible()
+    expect(page.locator("#entry-locale")).to_have_text("de")
+    expect(page.get_by_label("Summary")).to_have_value("in English")  # a copy to start from
+    page.get_by_label("Title").fill("Hallo")
+    page.get_by_label("Summary").fill("auf Deutsch")
+    page.get_by_role("button", name="Save draft").click()
+    expect(page.locator("#save-status")).to_have_text("Saved as a new draft.", timeout=20_000)
+    shot("translated")
+    expect(locales).to_contain_text("de (this entry)")
+    page.get_by_role("link", name="en", exact=True).click()
+    expect(page.get_by_label("Title")).to_have_value("Hello")
+    german = ws.full.get("/api/v1/content/post?locale=de").json()["items"]
+    assert [(g["values"]["title"], g["localeGroupId"]) for g in german] == [("Hallo", source["id"])]
+    page.goto(in_ws(ws, "/content/post"))
+    page.get_by_label("Locale").select_option("de")
+    page.get_by_role("button", name="Apply filters").click()
+    expect(page.locator(".entry-row")).to_have_count(1)
+    expect(page.locator(".entry-row")).to_contain_text("Hallo")
+
+
+def test_the_editor_is_usable_from_the_keyboard(page: Page, new_workspace: Any) -> None:
+    ws = new_workspace()
+    blog_model(ws)
+    editor_in(page, ws, "/content/post/new")
+    expect(page.get_by_role("button", name="Save draft")).to_be_enabled()
+    page.get_by_label("Title").focus()
+    page.keyboard.type("Typed at the keyboard")
+    passed = tab_until(page, "Bold")
+    assert [p["name"] for p in passed] == ["Summary", "Bold"], passed
+    # The rich text toolbar is one stop, its controls reached with the arrow keys.
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_role("button", name="Italic")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("textbox", name="Body")).to_be_focused()
+    page.keyboard.type("Body text")
+    # Tab leaves the rich text editor: the keyboard is never trapped in it.
+    page.keyboard.press("Tab")
+    expect(page.get_by_label("Views")).to_be_focused()
+    tab_until(page, "Save draft", limit=40)
+    page.keyboard.press("Enter")
+    expect(page.locator("#save-status")).to_have_text("Saved as a new draft.", timeout=20_000)
+    assert ws.full.get("/api/v1/content/post").json()["items"][0]["values"]["body"] == (
+        "<p>Body text</p>"
     )
