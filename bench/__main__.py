@@ -23,6 +23,7 @@ SUITES: tuple[str, ...] = (
     "content_lists",
     "graphql_vs_rest",
     "webhooks_delivery",
+    "admin_pages",
 )
 
 
