@@ -170,6 +170,8 @@ function render() {
   const liveEdit = entry && entry.status === "published" && !("publishedVersion" in entry);
   buttons.save.textContent = liveEdit ? buttons.save.dataset.liveLabel : buttons.save.dataset.draftLabel;
   $("live-note").hidden = !liveEdit || state.trashed;
+  const localeStatus = $("locale-current-status");
+  if (localeStatus) localeStatus.textContent = LABELS[status] || "";
   buttons.save.hidden = state.trashed;
   buttons.publish.hidden = state.trashed || (entry && entry.status === "published");
   buttons.unpublish.hidden = state.trashed || !entry || entry.status === "draft";
