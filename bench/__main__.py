@@ -24,6 +24,7 @@ SUITES: tuple[str, ...] = (
     "graphql_vs_rest",
     "edge_cache",
     "webhooks_delivery",
+    "admin_pages",
 )
 
 

@@ -405,11 +405,17 @@ RouteRecipe = Callable[[World, str], Call]
 
 
 def _path(template: str) -> RouteRecipe:
-    """A fixed path; `{post}` is A's published post, `{endpoint}` and `{delivery}` A's."""
+    """A fixed path; `{post}` is A's published post, `{endpoint}` and `{delivery}` A's,
+    `{workspace}` A's id (the content pages' `?workspace=`)."""
 
     def recipe(w: World, _column: str) -> Call:
         return Call(
-            template.format(post=w.a.published_post, endpoint=w.a.endpoint, delivery=w.a.delivery)
+            template.format(
+                post=w.a.published_post,
+                endpoint=w.a.endpoint,
+                delivery=w.a.delivery,
+                workspace=w.a.id,
+            )
         )
 
     return recipe
@@ -562,6 +568,12 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
     "GET /webhooks/new": _path("/webhooks/new"),
     "GET /webhooks/{endpoint_id}/edit": _path("/webhooks/{endpoint}/edit"),
     "GET /webhooks/{endpoint_id}": _path("/webhooks/{endpoint}"),
+    "GET /content": _path("/content?workspace={workspace}"),
+    "GET /content/{content_type}": _path("/content/post?workspace={workspace}"),
+    "GET /content/{content_type}/new": _path("/content/post/new?workspace={workspace}"),
+    "GET /content/{content_type}/{entry_id}": _path("/content/post/{post}?workspace={workspace}"),
+    "GET /content-types": _path("/content-types?workspace={workspace}"),
+    "GET /content-types/{name}": _path("/content-types/post?workspace={workspace}"),
 }
 
 

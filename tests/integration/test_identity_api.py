@@ -273,7 +273,7 @@ def test_correlation_id_is_echoed(make_client: ClientFactory) -> None:
     assert len(generated) == 36
 
 
-def test_an_editor_lands_on_the_home_page_after_sign_in(make_client: ClientFactory) -> None:
+def test_an_editor_lands_on_the_content_pages_after_sign_in(make_client: ClientFactory) -> None:
     from content_service import runtime
     from content_service.identity.users import create_user
 
@@ -283,7 +283,7 @@ def test_an_editor_lands_on_the_home_page_after_sign_in(make_client: ClientFacto
         "/login", data={"email": email, "password": "editor-password-1"}, follow_redirects=False
     )
     assert response.status_code == 303
-    assert response.headers["location"] == "/"
+    assert response.headers["location"] == "/content"
     asked = make_client().post(
         "/login",
         data={"email": email, "password": "editor-password-1", "next": "/api/v1/me"},

@@ -15,6 +15,7 @@ from content_service.api.request_limits import RequestLimitsMiddleware
 from content_service.api.routes import (
     admin,
     content,
+    content_pages,
     content_types,
     content_workflow,
     graphql,
@@ -22,6 +23,7 @@ from content_service.api.routes import (
     home,
     login,
     me,
+    model_pages,
     reference,
     tokens,
     webhooks,
@@ -59,6 +61,8 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         reference.router,
         webhooks.router,
         admin.router,
+        content_pages.router,
+        model_pages.router,
         login.router,
         home.router,
     ):

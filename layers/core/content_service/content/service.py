@@ -6,18 +6,20 @@ protocols render (REST as its status, GraphQL in `errors[].extensions`). Nothing
 protocol adapter touches storage.
 
 Reads: `list_entries`, `get_entry`, `list_related`, and for batched GraphQL resolution
-`load_entries_by_ids`; each reads the latest versions or the published ones (`view`). Writes
-(one transaction and one event each): `create_entry`, `update_entry`, `publish_entry`,
-`unpublish_entry`, `discard_changes`, `delete_entry`, `restore_entry`, `purge_entry`,
-`restore_version`. History: `list_versions`, `get_version`. Scheduled publishing:
-`create_schedule`, `list_schedules`, `cancel_schedule` (the scheduler runs them when due).
-Content types: `list_types`, `require_type`, `create_type`,
+`load_entries_by_ids`; each reads the latest versions or the published ones (`view`). For
+the admin pages, `count_by_state` (every type's entries by state) and `locale_group` (an
+entry's translations). Writes (one transaction and one event each): `create_entry`,
+`update_entry`, `publish_entry`, `unpublish_entry`, `discard_changes`, `delete_entry`,
+`restore_entry`, `purge_entry`, `restore_version`. History: `list_versions`, `get_version`.
+Scheduled publishing: `create_schedule`, `list_schedules`, `cancel_schedule` (the scheduler runs
+them when due). Content types: `list_types`, `require_type`, `create_type`,
 `replace_type`, `delete_type`, and `visible_schema` / `schema_version` for the GraphQL
 schema cache.
 """
 
 from __future__ import annotations
 
+from content_service.content.counts import StateCounts, count_by_state
 from content_service.content.listing import list_entries
 from content_service.content.reads import get_entry, list_related, load_entries_by_ids
 from content_service.content.schedules import cancel_schedule, create_schedule, list_schedules
@@ -39,11 +41,15 @@ from content_service.content.transitions import (
     restore_entry,
     unpublish_entry,
 )
+from content_service.content.translations import Translation, locale_group
 from content_service.content.versions import get_version, list_versions
 from content_service.content.writes import create_entry, restore_version, update_entry
 
 __all__ = [
+    "StateCounts",
+    "Translation",
     "cancel_schedule",
+    "count_by_state",
     "create_entry",
     "create_schedule",
     "create_type",
@@ -59,6 +65,7 @@ __all__ = [
     "list_types",
     "list_versions",
     "load_entries_by_ids",
+    "locale_group",
     "publish_entry",
     "purge_entry",
     "replace_type",

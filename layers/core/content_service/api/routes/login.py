@@ -21,7 +21,7 @@ router = APIRouter(tags=["sign-in"], include_in_schema=False)
 # Added to every failed sign-in, on top of the scrypt check both halves already pay.
 FAILED_SIGN_IN_DELAY_SECONDS = 0.25
 ADMIN_HOME = "/webhooks"
-EDITOR_HOME = "/"
+EDITOR_HOME = "/content"
 
 
 def safe_next(target: str | None) -> str:
@@ -34,7 +34,7 @@ def safe_next(target: str | None) -> str:
 
 def landing(target: str, user: User) -> str:
     """Where a fresh session goes: the page asked for, else the webhook pages for an admin and
-    the home page for an editor (who may not read webhooks)."""
+    the content pages for an editor (who may not read webhooks)."""
     if target:
         return target
     return ADMIN_HOME if user.caller().has_permission(WEBHOOKS_READ) else EDITOR_HOME
