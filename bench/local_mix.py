@@ -79,6 +79,8 @@ class Outcome:
     samples: Samples
     idle_page_ms: float
     load: tuple[float, float, float]
+    cpu_s: float | None
+    """CPU seconds the stack's processes used during the mix (None where /proc is not)."""
 
     @property
     def served(self) -> int:
@@ -157,6 +159,25 @@ class Stack:
         except subprocess.TimeoutExpired:
             self.process.kill()
             return self.process.wait(10)
+
+
+def _tree_cpu_seconds(pid: int) -> float | None:
+    """User and system CPU of `pid` and its descendants, from /proc (Linux); None elsewhere."""
+    proc = Path("/proc")
+    if not (proc / str(pid)).is_dir():
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    total, pending = 0.0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            fields = (proc / str(current) / "stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+            for task in (proc / str(current) / "task").iterdir():
+                pending.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def _client(base_url: str, token: str) -> httpx.Client:
@@ -271,13 +292,16 @@ def run_layout(layout: str, root: Path, duration_s: float, profile: Path | None)
     try:
         _prepare(stack)
         idle = _idle_page_ms(stack)
+        before = _tree_cpu_seconds(stack.process.pid)
         samples, elapsed = _mix(stack, duration_s)
+        after = _tree_cpu_seconds(stack.process.pid)
         load = os.getloadavg()
     finally:
         code = stack.stop()
     if code != 0:
         raise RuntimeError(f"{layout}: the stack exited with {code} after Ctrl-C: {stack.log}")
-    return Outcome(layout, elapsed, samples, idle, load)
+    cpu = after - before if after is not None and before is not None else None
+    return Outcome(layout, elapsed, samples, idle, load, cpu)
 
 
 def _percentile(values: Sequence[float], fraction: float) -> float:
@@ -292,6 +316,17 @@ def _layout_rows(outcome: Outcome) -> list[Row]:
         Row(BENCHMARK, case, "requests answered in the run", outcome.served, "requests"),
         Row(BENCHMARK, case, "load average at the end (1 min)", outcome.load[0], ""),
     ]
+    if outcome.cpu_s is not None and outcome.served:
+        rows += [
+            Row(BENCHMARK, case, "CPU of the stack's processes, in the mix", outcome.cpu_s, "s"),
+            Row(
+                BENCHMARK,
+                case,
+                "CPU of the stack's processes per request",
+                outcome.cpu_s / outcome.served * 1000,
+                "ms",
+            ),
+        ]
     for kind in ("create", "graphql", "list"):
         seconds = outcome.samples.seconds.get(kind, [])
         read = kind != "create"
