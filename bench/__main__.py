@@ -25,6 +25,7 @@ SUITES: tuple[str, ...] = (
     "edge_cache",
     "webhooks_delivery",
     "admin_pages",
+    "local_mix",
 )
 
 
@@ -42,6 +43,10 @@ def main(selected: list[str]) -> int:
             moto_port=0,
             start_pollers=False,
             record_storage=True,
+            # The suites seed and toggle the journal in moto's memory (`Emulator.load`, the
+            # durability suite): this stack keeps the emulator in this process. The mix
+            # (`local_mix`) starts its own stacks, in both layouts.
+            emulator_process=False,
             time_scale=0.01,
             user_env={
                 "SESSION_KEY_FILE": str(ensure_session_key(local / "session.key")),

@@ -1,9 +1,10 @@
 """Fixtures shared by every test tier.
 
-One local stack per test session: moto in server mode (over HTTP), tables and queues created
-from template.yaml, the real FastAPI app served by uvicorn on 127.0.0.1, a recording proxy in
-front of moto (`stack.recorder.capture()` lists the storage requests made meanwhile), and the
-template's pollers built but not started, so a test moves events through the fan-out and delivery
+One local stack per test session: moto in server mode (over HTTP) with the journal, in a process
+of its own as `make run` runs it, tables and queues created from template.yaml, the real FastAPI
+app served by uvicorn on a thread of the test process (tests observe and reconfigure it there:
+docs/decisions.md, D83), a recording proxy in front of moto (`stack.recorder.capture()` lists
+the storage requests made meanwhile), and the template's pollers built but not started, so a test moves events through the fan-out and delivery
 handlers with `stack.drain()` instead of waiting. Tests isolate themselves by workspace.
 """
 
