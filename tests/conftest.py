@@ -4,8 +4,9 @@ One local stack per test session: moto in server mode (over HTTP) with the journ
 of its own as `make run` runs it, tables and queues created from template.yaml, the real FastAPI
 app served by uvicorn on a thread of the test process (tests observe and reconfigure it there:
 docs/decisions.md, D83), a recording proxy in front of moto (`stack.recorder.capture()` lists
-the storage requests made meanwhile), and the template's pollers built but not started, so a test moves events through the fan-out and delivery
-handlers with `stack.drain()` instead of waiting. Tests isolate themselves by workspace.
+the storage requests made meanwhile), and the template's pollers built but not started, so a
+test moves events through the fan-out and delivery handlers with `stack.drain()` instead of
+waiting. Tests isolate themselves by workspace.
 """
 
 from __future__ import annotations
