@@ -54,8 +54,17 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
             "CONTENT_RATE_LIMIT": "0",
         },
     )
-    with LocalStack(options) as running:
+    # The emulator's process takes the environment it starts with. The soak in small
+    # (tests/integration/test_soak_quick.py) purges the delivery queue after every wave, and moto
+    # refuses a second PurgeQueue on a queue within 60 s, as SQS does.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR", "false")
+        running = LocalStack(options)
+        running.start()
+    try:
         yield running
+    finally:
+        running.stop()
 
 
 @pytest.fixture(scope="session")
