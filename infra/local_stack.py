@@ -29,6 +29,7 @@ from aws_lambda_powertools.logging.filters import SuppressFilter
 from content_service.api.request_limits import SERVER_HEAD_BYTES
 from content_service.observability import SERVICE_NAME
 from content_service.settings import Settings, SettingsError
+from content_service.storage import request_check
 from infra import TEMPLATE_PATH
 from infra.durable_state import DurableState
 from infra.emulator import DEFAULT_PORT, DEFAULT_REGION, Emulator, EmulatorError
@@ -78,6 +79,8 @@ class LocalStackOptions:
     `journal_fsync` False skips the fsync (a killed process still loses nothing, a power cut
     may). `resumer` runs after a restore, before the pollers start (None: nothing runs).
     `progress` hears one short line per set-up step (`make run` prints them).
+    `request_check` holds every AWS request the app makes to AWS's own rules
+    (`AWS_REQUEST_CHECK`; `AWS_REQUEST_CHECK=off` in the user's environment turns it off).
     """
 
     local_dir: Path = field(default_factory=lambda: Path(".local").resolve())
@@ -95,6 +98,7 @@ class LocalStackOptions:
     bootstrap: bool = True
     apply_environment: bool = True
     record_storage: bool = False
+    request_check: bool = True
     user_env: Mapping[str, str] | None = None
     housekeeping_interval_s: float = 30.0
     time_scale: float = 1.0
@@ -194,6 +198,8 @@ class LocalStack:
         )
         self.provisioned = provisioned
         self.environment = {**self.emulator.aws_environment(), **provisioned.environment}
+        if options.request_check and user_env.get(request_check.SWITCH, "").lower() != "off":
+            self.environment.update(_request_check_environment(provisioned))
         if options.record_storage:
             self.recorder = RequestRecorder(self.emulator.endpoint_url).start()
             self.environment["AWS_ENDPOINT_URL"] = self.recorder.url
@@ -397,6 +403,16 @@ class LocalStack:
             self.emulator.ssm().put_parameter(
                 Name=parameter, Value=value, Type="SecureString", Overwrite=True
             )
+
+
+def _request_check_environment(provisioned: Provisioned) -> dict[str, str]:
+    """The request check switched on, with these tables' keys added to those of any other
+    stack running in this process (a test module's own stack beside the session's)."""
+    tables = {
+        **request_check.tables(),
+        **{t.name: t.schema() for t in provisioned.tables.values()},
+    }
+    return {request_check.SWITCH: "on", request_check.TABLES: request_check.tables_json(tables)}
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -16,12 +16,13 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
+from content_service.storage.request_rules import IndexSchema, TableSchema
 from infra.emulator import Emulator
 from infra.intrinsics import Intrinsics
 from infra.template_model import Template, TemplateError, scalar_str
@@ -61,6 +62,11 @@ class ProvisionedTable:
     arn: str
     stream_arn: str | None
     key_attributes: tuple[str, ...]  # the hash key, then the range key if any
+    indexes: Mapping[str, IndexSchema] = field(default_factory=dict)
+
+    def schema(self) -> TableSchema:
+        """Its keys as the request check knows them (`content_service.storage.request_rules`)."""
+        return TableSchema(self.key_attributes, dict(self.indexes))
 
 
 @dataclass(frozen=True)
@@ -268,10 +274,24 @@ def _ensure_table(
         name=name,
         arn=description["TableArn"],
         stream_arn=description.get("LatestStreamArn"),
-        key_attributes=tuple(
-            k["AttributeName"]
-            for k in sorted(description["KeySchema"], key=lambda k: k["KeyType"] != "HASH")
-        ),
+        key_attributes=_key_names(description["KeySchema"]),
+        indexes={
+            **{
+                str(i["IndexName"]): IndexSchema(_key_names(i["KeySchema"]), True)
+                for i in description.get("GlobalSecondaryIndexes", [])
+            },
+            **{
+                str(i["IndexName"]): IndexSchema(_key_names(i["KeySchema"]), False)
+                for i in description.get("LocalSecondaryIndexes", [])
+            },
+        },
+    )
+
+
+def _key_names(schema: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
+    """Attribute names of a key schema, the hash key first."""
+    return tuple(
+        str(k["AttributeName"]) for k in sorted(schema, key=lambda k: k["KeyType"] != "HASH")
     )
 
 
