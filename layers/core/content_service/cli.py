@@ -122,6 +122,17 @@ def _user_create(args: argparse.Namespace, settings: Settings) -> None:
     _print({**user.to_json(), **({"password": password} if generated else {})})
 
 
+def _user_unlock(args: argparse.Namespace, settings: Settings) -> None:
+    from content_service.identity import sign_in_throttle
+
+    sign_in_throttle.unlock(sign_in_throttle.account(args.email))
+    cleared: dict[str, str] = {"email": args.email.strip().lower()}
+    if args.address:
+        sign_in_throttle.unlock(sign_in_throttle.address(args.address))
+        cleared["address"] = args.address
+    _print({"unlocked": cleared})
+
+
 def _bootstrap(args: argparse.Namespace, settings: Settings) -> None:
     from content_service.identity.bootstrap import bootstrap
 
@@ -266,6 +277,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--password", help="the password; prompted for, or generated and printed when piped"
     )
     user_create.set_defaults(run=_user_create)
+    user_unlock = user.add_parser(
+        "unlock", help="clear the sign-in failures of an account (and of a client address)"
+    )
+    user_unlock.add_argument("--email", required=True, help="the e-mail address signed in with")
+    user_unlock.add_argument("--address", help="a client address to clear as well")
+    user_unlock.set_defaults(run=_user_unlock)
 
     commands.add_parser(
         "bootstrap", help="create the first workspace, admin and tokens of a fresh stack"
