@@ -149,10 +149,6 @@ class Settings:
         if self.session_max_age_seconds <= 0:
             raise SettingsError("session max age must be positive")
 
-    @property
-    def secure_cookies(self) -> bool:
-        return self.public_base_url.startswith("https://")
-
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
