@@ -527,6 +527,9 @@ def main() -> int:
     # An empty value (as the template's default leaves it) means "not set" here too.
     if port and not os.environ.get("PUBLIC_BASE_URL"):
         os.environ["PUBLIC_BASE_URL"] = f"http://{host}:{port}"
+        # The origin guard then ignores Host: name the other spelling of this machine too.
+        if host == "127.0.0.1" and not os.environ.get("ALLOWED_ORIGINS"):
+            os.environ["ALLOWED_ORIGINS"] = f"http://localhost:{port}"
     if not os.environ.get("SESSION_KEY_FILE"):
         os.environ["SESSION_KEY_FILE"] = str(ensure_session_key(local_dir / "session.key"))
     # On a developer's machine the API reference and the playground are on unless turned off

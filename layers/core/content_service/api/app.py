@@ -76,7 +76,8 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
     )
     app.add_middleware(
         OriginGuardMiddleware,
-        configured_origins=(settings.public_base_url, *settings.allowed_origins),
+        public_base_url=settings.public_base_url,
+        allowed_origins=settings.allowed_origins,
         session_cookie=SESSION_COOKIE,
     )
     app.add_middleware(RequestLimitsMiddleware)
