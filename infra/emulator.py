@@ -22,6 +22,7 @@ from infra import moto_journal, moto_speedups, moto_transactions
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
+    from mypy_boto3_kms import KMSClient
     from mypy_boto3_sqs import SQSClient
     from mypy_boto3_ssm import SSMClient
 
@@ -136,6 +137,9 @@ class Emulator:
 
     def ssm(self) -> SSMClient:
         return self.session().client("ssm", endpoint_url=self.endpoint_url, config=self._config())
+
+    def kms(self) -> KMSClient:
+        return self.session().client("kms", endpoint_url=self.endpoint_url, config=self._config())
 
     def load(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
         """Stores `items` (DynamoDB JSON) in one of this process's moto tables, each through

@@ -30,7 +30,7 @@ from content_service.api.request_limits import SERVER_HEAD_BYTES
 from content_service.observability import SERVICE_NAME
 from content_service.settings import Settings, SettingsError
 from content_service.storage import request_check
-from infra import TEMPLATE_PATH
+from infra import TEMPLATE_PATH, kms_keys
 from infra.durable_state import DurableState
 from infra.emulator import DEFAULT_PORT, DEFAULT_REGION, Emulator, EmulatorError
 from infra.http_protocol import ApiH11Protocol
@@ -192,14 +192,7 @@ class LocalStack:
         if self._owns_emulator:
             self._progress(f"starting the AWS emulator (moto) on port {options.moto_port}")
         self.emulator.start()
-        self._progress(f"provisioning the tables and queues of {options.template_path.name}")
-        provisioned = provision(
-            self.emulator, self.template, prefix=options.prefix, user_env=user_env
-        )
-        self.provisioned = provisioned
-        self.environment = {**self.emulator.aws_environment(), **provisioned.environment}
-        if options.request_check and user_env.get(request_check.SWITCH, "").lower() != "off":
-            self.environment.update(_request_check_environment(provisioned))
+        provisioned = self._provision(user_env)
         if options.record_storage:
             self.recorder = RequestRecorder(self.emulator.endpoint_url).start()
             self.environment["AWS_ENDPOINT_URL"] = self.recorder.url
@@ -263,6 +256,25 @@ class LocalStack:
             target=self._housekeep, name="local-stack-housekeeping", daemon=True
         )
         self._housekeeping.start()
+
+    def _provision(self, user_env: Mapping[str, str]) -> Provisioned:
+        """Keys, tables and queues from the template (the emulator's keys as the last run left
+        them, when state is kept), and the environment the app gets."""
+        options = self.options
+        self._progress(f"provisioning the tables and queues of {options.template_path.name}")
+        keys_file = options.local_dir / "kms-keys.json"
+        if options.durable:
+            kms_keys.restore(keys_file, self.emulator.region)
+        provisioned = provision(
+            self.emulator, self.template, prefix=options.prefix, user_env=user_env
+        )
+        self.provisioned = provisioned
+        if options.durable:
+            kms_keys.save(keys_file, self.emulator.region, provisioned.keys.values())
+        self.environment = {**self.emulator.aws_environment(), **provisioned.environment}
+        if options.request_check and user_env.get(request_check.SWITCH, "").lower() != "off":
+            self.environment.update(_request_check_environment(provisioned))
+        return provisioned
 
     def _progress(self, step: str) -> None:
         if self.options.progress is not None:
