@@ -4,10 +4,12 @@ grants it: the evaluation behind the least-privilege check (docs/decisions.md).
 A call seen by the recording proxy (`infra.request_recorder`) is turned into the IAM actions and
 resource ARNs AWS would authorise it against (a `TransactWriteItems` needs `PutItem`,
 `UpdateItem`, `DeleteItem` or `ConditionCheckItem` on each item's table; a `SendMessageBatch`
-needs `sqs:SendMessage`; a Query of an index needs the index's ARN). A function's policy is the
-`Statement`s of its `Policies` in the template, resolved against what the local stack
-provisioned; only explicit statements are read (a SAM policy template would hide what it grants).
-Allow statements only, with IAM's `*` and `?` wildcards in actions (any case) and resources.
+needs `sqs:SendMessage`; a Query of an index needs the index's ARN; a KMS call carries its
+encryption context). A function's policy is the `Statement`s of its `Policies` in the template,
+and the statements of the template's KMS key policies that name its role, resolved against what
+the local stack provisioned; only explicit statements are read (a SAM policy template would hide
+what it grants). Allow statements only, with IAM's `*` and `?` wildcards in actions (any case)
+and resources, and `StringEquals` conditions.
 """
 
 from __future__ import annotations
@@ -43,10 +45,15 @@ _TRANSACT_ACTIONS = {
 }
 
 
+Context = tuple[tuple[str, str], ...]
+
+
 @dataclass(frozen=True, order=True)
 class Permission:
     action: str
     resource: str
+    context: Context = ()
+    """The request's condition keys (a KMS call's encryption context, `kms:EncryptionContext:k`)."""
 
     def __str__(self) -> str:
         return f"{self.action} on {self.resource}"
@@ -56,15 +63,22 @@ class Permission:
 class Statement:
     actions: tuple[str, ...]
     resources: tuple[str, ...]
+    conditions: Context = ()
+    """`StringEquals` conditions: each (key, value) must be among the request's."""
 
     def allows(self, permission: Permission) -> bool:
         action = permission.action.lower()
-        return any(fnmatch.fnmatchcase(action, a.lower()) for a in self.actions) and any(
-            fnmatch.fnmatchcase(permission.resource, r) for r in self.resources
+        return (
+            any(fnmatch.fnmatchcase(action, a.lower()) for a in self.actions)
+            and any(fnmatch.fnmatchcase(permission.resource, r) for r in self.resources)
+            and all(condition in permission.context for condition in self.conditions)
         )
 
-    def grants(self) -> list[Permission]:
-        return [Permission(a, r) for a in self.actions for r in self.resources]
+    def grants(self) -> list[Statement]:
+        """One statement per action and resource, with the same conditions."""
+        return [
+            Statement((a,), (r,), self.conditions) for a in self.actions for r in self.resources
+        ]
 
 
 class Resources:
@@ -113,7 +127,13 @@ def required(call: RecordedCall, resources: Resources) -> list[Permission]:
         return [Permission(f"sqs:{action}", resources.queue(str(body.get("QueueUrl"))))]
     if service == "ssm":
         return [Permission(f"ssm:{operation}", resources.parameter(str(body.get("Name"))))]
-    return [Permission(f"kms:{operation}", resources.key(body.get("KeyId")))]
+    context = tuple(
+        sorted(
+            (f"kms:EncryptionContext:{k}", str(v))
+            for k, v in body.get("EncryptionContext", {}).items()
+        )
+    )
+    return [Permission(f"kms:{operation}", resources.key(body.get("KeyId")), context)]
 
 
 def _dynamodb(operation: str, body: Mapping[str, Any], resources: Resources) -> list[Permission]:
@@ -141,8 +161,27 @@ def _strings(value: Any) -> tuple[str, ...]:
     raise TemplateError(f"expected a string or a list of strings, not {value!r}")
 
 
+def _conditions(raw: Mapping[str, Any], where: str) -> Context:
+    conditions = raw.get("Condition") or {}
+    if set(conditions) - {"StringEquals"}:
+        raise TemplateError(f"{where}: only StringEquals conditions are checked: {conditions!r}")
+    return tuple(sorted((k, str(v)) for k, v in conditions.get("StringEquals", {}).items()))
+
+
+def _statement(raw: Mapping[str, Any], where: str, resources: tuple[str, ...] | None) -> Statement:
+    if raw.get("Effect") != "Allow" or "NotAction" in raw or "NotResource" in raw:
+        raise TemplateError(f"{where}: only Allow statements are checked: {raw!r}")
+    return Statement(
+        _strings(raw["Action"]),
+        resources if resources is not None else _strings(raw["Resource"]),
+        _conditions(raw, where),
+    )
+
+
 def function_policy(provisioned: Provisioned, logical_id: str) -> list[Statement]:
-    """The Allow statements of a function's `Policies`, resolved; anything else is refused."""
+    """What a function's role may do: the Allow statements of its `Policies`, and those of the
+    template's KMS key policies that name its role (in one account, a key policy alone grants);
+    resolved. Anything this evaluation cannot read is refused."""
     resource = provisioned.template.body["Resources"][logical_id]
     policies = resource.get("Properties", {}).get("Policies", [])
     statements: list[Statement] = []
@@ -152,9 +191,14 @@ def function_policy(provisioned: Provisioned, logical_id: str) -> list[Statement
                 f"{logical_id}: only explicit Statement policies can be checked, not {policy!r}"
             )
         for raw in provisioned.intrinsics.resolve(policy["Statement"]):
-            if raw.get("Effect") != "Allow" or "NotAction" in raw or "NotResource" in raw:
-                raise TemplateError(f"{logical_id}: only Allow statements are checked: {raw!r}")
-            statements.append(Statement(_strings(raw["Action"]), _strings(raw["Resource"])))
+            statements.append(_statement(raw, logical_id, None))
+    role = provisioned.intrinsics.resolve({"Fn::GetAtt": [f"{logical_id}Role", "Arn"]})
+    for key in provisioned.keys.values():
+        body = provisioned.template.body["Resources"][key.logical_id]["Properties"]
+        for raw in provisioned.intrinsics.resolve(body["KeyPolicy"]["Statement"]):
+            principal = (raw.get("Principal") or {}).get("AWS")
+            if role in ((principal,) if isinstance(principal, str) else tuple(principal or ())):
+                statements.append(_statement(raw, key.logical_id, (key.arn,)))
     return statements
 
 
@@ -168,10 +212,10 @@ def unused(statements: Sequence[Statement], needed: Iterable[Permission]) -> lis
     used when something matched it)."""
     wanted = set(needed)
     return sorted(
-        grant
+        Permission(grant.actions[0], grant.resources[0])
         for statement in statements
         for grant in statement.grants()
-        if not any(Statement((grant.action,), (grant.resource,)).allows(p) for p in wanted)
+        if not any(grant.allows(p) for p in wanted)
     )
 
 

@@ -5,8 +5,10 @@ recording proxy capturing every AWS call made meanwhile: the API's routes over H
 start: binding the identity models, reading the session key from SSM), the fan-out through the
 outbox stream, deliveries (and a recovery job) through the queue, and every scheduled job. Each
 call is turned into the IAM permissions AWS would check (`infra.permissions`) and held against
-that function's policy statements in template.yaml: every call must be allowed, every grant must
-have been used, and so taking any one statement away must refuse a call.
+that function's policy statements in template.yaml (its `Policies`, and the KMS key policy
+statements naming its role): every call must be allowed, every grant must have been used, and
+so taking any one statement away must refuse a call. The fan-out and the scheduler read
+endpoints but must never open a sealed secret: any KMS call of theirs is refused.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from content_service.api.session_key import load_session_key
 from content_service.clock import iso_utc
 from content_service.identity.tokens import TokenSpec, create_token
 from content_service.identity.workspaces import create_workspace
+from content_service.storage import sealing
 from content_service.webhooks import wiring
 from infra.local_stack import LocalStack
 from infra.permissions import (
@@ -64,6 +67,8 @@ class Run:
         self.calls: dict[str, list[RecordedCall]] = {name: [] for name in FUNCTIONS}
 
     def as_function(self, name: str, step: Callable[[], Any]) -> Any:
+        # Each function is its own process on Lambda: none finds a data key another opened.
+        sealing.forget_data_keys()
         with self.recorder.capture() as calls:
             result = step()
         self.calls[name].extend(calls)

@@ -141,6 +141,7 @@ class Settings:
     session_key_file: Path | None = None
     session_max_age_seconds: int = 8 * 3600
     log_level: str = "INFO"
+    secrets_key_arn: str = ""
 
     def __post_init__(self) -> None:
         for origin in (self.public_base_url, *self.allowed_origins):
@@ -192,4 +193,5 @@ class Settings:
             session_key_parameter=env.get("SESSION_KEY_PARAMETER", "").strip(),
             session_key_file=Path(key_file) if key_file else None,
             log_level=env.get("LOG_LEVEL", "INFO"),
+            secrets_key_arn=env.get("SECRETS_KEY_ARN", "").strip(),
         )

@@ -25,6 +25,7 @@ from content_service.settings import Settings
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
+    from mypy_boto3_kms import KMSClient
     from mypy_boto3_sqs import SQSClient
     from mypy_boto3_ssm import SSMClient
 
@@ -87,6 +88,11 @@ def sqs(settings: Settings) -> SQSClient:
 
 def ssm(settings: Settings) -> SSMClient:
     client: SSMClient = client_at("ssm", settings.region, settings.aws_endpoint_url)
+    return client
+
+
+def kms(settings: Settings) -> KMSClient:
+    client: KMSClient = client_at("kms", settings.region, settings.aws_endpoint_url)
     return client
 
 

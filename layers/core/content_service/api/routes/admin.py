@@ -161,7 +161,7 @@ def _editor_context(caller: Caller, endpoint: Endpoint | None) -> dict[str, Any]
     return {
         **_base(caller, None),
         "endpoint": endpoint,
-        "headers": list(endpoint.headers.items()) if endpoint else [],
+        "headers": list(endpoint.header_values().items()) if endpoint else [],
         "workspaces": workspaces,
         "unknown_workspaces": unknown,
         "kinds": views.subscribable_kinds(),
