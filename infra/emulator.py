@@ -23,11 +23,12 @@ from infra import moto_journal, moto_speedups, moto_transactions
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
+    from mypy_boto3_kms import KMSClient
     from mypy_boto3_sqs import SQSClient
     from mypy_boto3_ssm import SSMClient
 
     from infra.durable_state import DurableState
-    from infra.provisioning import ProvisionedTable
+    from infra.provisioning import ProvisionedKey, ProvisionedTable
 
 DEFAULT_PORT = 4566
 DEFAULT_REGION = "us-east-1"
@@ -99,6 +100,18 @@ class Emulator:
         saved (0 when it was not open)."""
         state = self.durable.pop(local_dir, None)
         return state.close() if state is not None else 0
+
+    def save_keys(self, path: Path, keys: Iterable[ProvisionedKey]) -> None:
+        """Writes the provisioned KMS keys' ids, aliases and material (`infra.kms_keys`)."""
+        from infra import kms_keys
+
+        kms_keys.save(path, self.region, list(keys))
+
+    def restore_keys(self, path: Path) -> int:
+        """Puts keys saved by `save_keys` back into moto; how many (`infra.kms_keys`)."""
+        from infra import kms_keys
+
+        return kms_keys.restore(path, self.region)
 
     def housekeep(self) -> None:
         """Folds a journal segment that has grown into its snapshot, and forgets old stream
@@ -173,6 +186,9 @@ class Emulator:
 
     def ssm(self) -> SSMClient:
         return self.session().client("ssm", endpoint_url=self.endpoint_url, config=self._config())
+
+    def kms(self) -> KMSClient:
+        return self.session().client("kms", endpoint_url=self.endpoint_url, config=self._config())
 
     def load(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
         """Stores `items` (DynamoDB JSON) in one of this process's moto tables, each through

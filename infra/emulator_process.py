@@ -33,13 +33,24 @@ from infra.emulator import DEFAULT_REGION, Emulator, EmulatorError
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
-    from infra.provisioning import ProvisionedTable
+    from infra.provisioning import ProvisionedKey, ProvisionedTable
 
 _START_TIMEOUT_S = 60.0
 _STOP_TIMEOUT_S = 60.0
 _LOAD_CHUNK = 5_000
 # What the parent may ask the child's Emulator (nothing else is dispatched).
-_METHODS = frozenset({"open_durable", "close_durable", "housekeep", "load", "unload", "compact"})
+_METHODS = frozenset(
+    {
+        "open_durable",
+        "close_durable",
+        "save_keys",
+        "restore_keys",
+        "housekeep",
+        "load",
+        "unload",
+        "compact",
+    }
+)
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +157,12 @@ class EmulatorProcess(Emulator):
 
     def close_durable(self, local_dir: Path) -> int:
         return int(self._call("close_durable", local_dir))
+
+    def save_keys(self, path: Path, keys: Iterable[ProvisionedKey]) -> None:
+        self._call("save_keys", path, list(keys))
+
+    def restore_keys(self, path: Path) -> int:
+        return int(self._call("restore_keys", path))
 
     def housekeep(self) -> None:
         self._call("housekeep")

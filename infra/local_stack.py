@@ -24,6 +24,7 @@ from types import FrameType, TracebackType
 from typing import Any
 
 from content_service.settings import Settings, SettingsError
+from content_service.storage import request_check
 from infra import TEMPLATE_PATH
 from infra.api_workers import ThreadServer, WorkerProcesses
 from infra.child_process import configure_logging
@@ -88,6 +89,8 @@ class LocalStackOptions:
     `journal_fsync` False skips the fsync (a killed process still loses nothing, a power cut
     may). `resumer` runs after a restore, before the pollers start (None: nothing runs).
     `progress` hears one short line per set-up step (`make run` prints them).
+    `request_check` holds every AWS request the app makes to AWS's own rules
+    (`AWS_REQUEST_CHECK`; `AWS_REQUEST_CHECK=off` in the user's environment turns it off).
     """
 
     local_dir: Path = field(default_factory=lambda: Path(".local").resolve())
@@ -107,6 +110,7 @@ class LocalStackOptions:
     bootstrap: bool = True
     apply_environment: bool = True
     record_storage: bool = False
+    request_check: bool = True
     user_env: Mapping[str, str] | None = None
     housekeeping_interval_s: float = 30.0
     time_scale: float = 1.0
@@ -218,12 +222,7 @@ class LocalStack:
         if self._owns_emulator:
             self._progress(f"starting the AWS emulator (moto) on port {options.moto_port}")
         self.emulator.start()
-        self._progress(f"provisioning the tables and queues of {options.template_path.name}")
-        provisioned = provision(
-            self.emulator, self.template, prefix=options.prefix, user_env=user_env
-        )
-        self.provisioned = provisioned
-        self.environment = {**self.emulator.aws_environment(), **provisioned.environment}
+        provisioned = self._provision(user_env)
         if options.record_storage:
             self.recorder = RequestRecorder(self.emulator.endpoint_url).start()
             self.environment["AWS_ENDPOINT_URL"] = self.recorder.url
@@ -288,6 +287,25 @@ class LocalStack:
             target=self._housekeep, name="local-stack-housekeeping", daemon=True
         )
         self._housekeeping.start()
+
+    def _provision(self, user_env: Mapping[str, str]) -> Provisioned:
+        """Keys, tables and queues from the template (the emulator's keys as the last run left
+        them, when state is kept), and the environment the app gets."""
+        options = self.options
+        self._progress(f"provisioning the tables and queues of {options.template_path.name}")
+        keys_file = options.local_dir / "kms-keys.json"
+        if options.durable:
+            self.emulator.restore_keys(keys_file)
+        provisioned = provision(
+            self.emulator, self.template, prefix=options.prefix, user_env=user_env
+        )
+        self.provisioned = provisioned
+        if options.durable:
+            self.emulator.save_keys(keys_file, provisioned.keys.values())
+        self.environment = {**self.emulator.aws_environment(), **provisioned.environment}
+        if options.request_check and user_env.get(request_check.SWITCH, "").lower() != "off":
+            self.environment.update(_request_check_environment(provisioned))
+        return provisioned
 
     def _progress(self, step: str) -> None:
         if self.options.progress is not None:
@@ -408,6 +426,16 @@ class LocalStack:
             )
 
 
+def _request_check_environment(provisioned: Provisioned) -> dict[str, str]:
+    """The request check switched on, with these tables' keys added to those of any other
+    stack running in this process (a test module's own stack beside the session's)."""
+    tables = {
+        **request_check.tables(),
+        **{t.name: t.schema() for t in provisioned.tables.values()},
+    }
+    return {request_check.SWITCH: "on", request_check.TABLES: request_check.tables_json(tables)}
+
+
 def _bind(host: str, port: int) -> socket.socket:
     # IPPROTO_TCP given explicitly: asyncio sets TCP_NODELAY on accepted connections only for
     # sockets whose protocol says TCP; without it every kept-alive request after the first
@@ -498,6 +526,9 @@ def options_from_environment() -> LocalStackOptions | None:
     # An empty value (as the template's default leaves it) means "not set" here too.
     if port and not os.environ.get("PUBLIC_BASE_URL"):
         os.environ["PUBLIC_BASE_URL"] = f"http://{host}:{port}"
+        # The origin guard then ignores Host: name the other spelling of this machine too.
+        if host == "127.0.0.1" and not os.environ.get("ALLOWED_ORIGINS"):
+            os.environ["ALLOWED_ORIGINS"] = f"http://localhost:{port}"
     if not os.environ.get("SESSION_KEY_FILE"):
         os.environ["SESSION_KEY_FILE"] = str(ensure_session_key(local_dir / "session.key"))
     # On a developer's machine the API reference and the playground are on unless turned off

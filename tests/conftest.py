@@ -26,12 +26,24 @@ from hypothesis import settings as hypothesis_settings
 from content_service import runtime
 from content_service.identity.tokens import TokenSpec, create_token
 from content_service.identity.workspaces import create_workspace
+from content_service.storage import request_check
 from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
 
 # A property's examples are checked for what they return, never for how long they take:
 # hypothesis' default 200 ms deadline failed examples on a machine under load.
 hypothesis_settings.register_profile("project", deadline=None)
 hypothesis_settings.load_profile("project")
+
+
+@pytest.fixture(autouse=True)
+def aws_would_accept_every_request() -> Iterator[None]:
+    """Fails a test during which the app sent a request AWS would refuse (the local stack turns
+    the request check on), even when the app caught the refusal and carried on."""
+    request_check.take_refusals()
+    yield
+    refused = request_check.take_refusals()
+    if refused:
+        pytest.fail("AWS would refuse requests made in this test:\n" + "\n".join(map(str, refused)))
 
 
 @pytest.fixture(scope="session")

@@ -55,7 +55,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, object]:
     elif job == "schedules":
         from content_service.content import schedules
 
-        due = schedules.run_due(out_of_time)
+        due = schedules.run_due(out_of_time, wiring.dependencies().clock)
         metrics.add_metric(name="SchedulesRun", unit=MetricUnit.Count, value=due.done)
         metrics.add_metric(name="SchedulesFailed", unit=MetricUnit.Count, value=due.failed)
         result = due.to_json()

@@ -13,9 +13,11 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
+from content_service.api.auth import SESSION_COOKIE
 from infra.lambda_runtime import LambdaContext, lambda_context, load_handler
 from infra.local_stack import LocalStack
 
@@ -70,6 +72,26 @@ def test_me_sample_with_a_revoked_shape_token_is_401(api_handler: Any) -> None:
     response = api_handler(event, lambda_context("ApiFunction"))
     assert response["statusCode"] == 401
     assert json.loads(_body(response))["error"]["code"] == "unauthorized"
+
+
+def test_login_sample_signs_in_with_a_secure_cookie_though_public_base_url_is_empty(
+    api_handler: Any, stack: LocalStack, credentials: dict[str, Any]
+) -> None:
+    """A default deploy leaves PUBLIC_BASE_URL empty; API Gateway says https in
+    `X-Forwarded-Proto`, and the session cookie is Secure, with HSTS."""
+    assert stack.settings is not None
+    assert stack.settings.public_base_url == ""
+    event = _event("api-post-login.json")
+    admin = credentials["admin"]
+    event["body"] = urlencode({"email": admin["email"], "password": admin["password"]})
+    response = api_handler(event, lambda_context("ApiFunction"))
+    assert response["statusCode"] == 303, _body(response)
+    cookies = response.get("cookies") or []
+    session = [c for c in cookies if c.startswith(f"{SESSION_COOKIE}=")]
+    assert session, cookies
+    assert "secure" in [a.strip().lower() for a in session[0].split(";")], cookies
+    assert response["headers"]["strict-transport-security"] == "max-age=31536000"
+    assert response["headers"]["x-content-type-options"] == "nosniff"
 
 
 def test_login_sample_with_a_wrong_password(api_handler: Any) -> None:

@@ -362,6 +362,9 @@ def test_make_run_serves_until_ctrl_c_and_exits_zero(
     assert stack_file["env"]["AWS_ENDPOINT_URL"] == stack_file["awsEndpointUrl"]
     assert stack_file["env"]["CONTENT_TABLE"] == "ContentTable"
     assert stack_file["env"]["PUBLIC_BASE_URL"] == base_url
+    # `make run` holds every AWS request of the app to AWS's rules (request_check).
+    assert stack_file["env"]["AWS_REQUEST_CHECK"] == "on"
+    assert "ContentTable" in json.loads(stack_file["env"]["AWS_REQUEST_CHECK_TABLES"])
     assert (local_dir / "session.key").stat().st_mode & 0o777 == 0o600
 
     process.send_signal(signal.SIGINT)

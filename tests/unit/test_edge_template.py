@@ -47,7 +47,10 @@ def test_the_cache_policies_key_on_the_token_and_the_query_and_take_ttls_from_th
 def test_the_web_acl_limits_requests_per_authorization_header() -> None:
     acl = Template.load().resources["EdgeWebAcl"].properties
     assert acl["Scope"] == "CLOUDFRONT"
-    (rule,) = acl["Rules"]
+    rule, known_bad = acl["Rules"]
+    assert known_bad["Statement"]["ManagedRuleGroupStatement"]["Name"] == (
+        "AWSManagedRulesKnownBadInputsRuleSet"
+    )
     rate = rule["Statement"]["RateBasedStatement"]
     assert rate["AggregateKeyType"] == "CUSTOM_KEYS"
     assert [key["Header"]["Name"] for key in rate["CustomKeys"]] == ["authorization"]

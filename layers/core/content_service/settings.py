@@ -190,6 +190,7 @@ class Settings:
     session_key_file: Path | None = None
     session_max_age_seconds: int = 8 * 3600
     log_level: str = "INFO"
+    secrets_key_arn: str = ""
 
     def __post_init__(self) -> None:
         for origin in (self.public_base_url, *self.allowed_origins):
@@ -197,10 +198,6 @@ class Settings:
                 raise SettingsError(f"origin {origin!r} must start with http:// or https://")
         if self.session_max_age_seconds <= 0:
             raise SettingsError("session max age must be positive")
-
-    @property
-    def secure_cookies(self) -> bool:
-        return self.public_base_url.startswith("https://")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -248,4 +245,5 @@ class Settings:
             session_key_parameter=env.get("SESSION_KEY_PARAMETER", "").strip(),
             session_key_file=Path(key_file) if key_file else None,
             log_level=env.get("LOG_LEVEL", "INFO"),
+            secrets_key_arn=env.get("SECRETS_KEY_ARN", "").strip(),
         )

@@ -28,6 +28,7 @@ from content_service.api.routes import (
     tokens,
     webhooks,
 )
+from content_service.api.security_headers import SecurityHeadersMiddleware
 from content_service.api.session_key import (
     SessionKeyMiddleware,
     load_session_key,
@@ -79,14 +80,15 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         load_key=lambda: session_key or load_session_key(settings),
         session_cookie=SESSION_COOKIE,
         max_age=settings.session_max_age_seconds,
-        https_only=settings.secure_cookies,
     )
     app.add_middleware(
         OriginGuardMiddleware,
-        configured_origins=(settings.public_base_url, *settings.allowed_origins),
+        public_base_url=settings.public_base_url,
+        allowed_origins=settings.allowed_origins,
         session_cookie=SESSION_COOKIE,
     )
     app.add_middleware(RateLimitHeadersMiddleware)
     app.add_middleware(RequestLimitsMiddleware)
     app.add_middleware(CorrelationIdMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware, public_base_url=settings.public_base_url)
     return app

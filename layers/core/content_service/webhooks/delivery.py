@@ -313,10 +313,10 @@ class DeliveryWorker:
             event_id=row.event_id,
             workspace_id=row.workspace_id,
             attempt=claim.attempt,
-            secret=endpoint.secret,
+            secret=endpoint.signing_secret(),
             body=body,
             timestamp=int(self.clock.now()),
-            custom=endpoint.headers,
+            custom=endpoint.header_values(),
         )
         try:
             return self.sender.post(endpoint.url, body, headers)

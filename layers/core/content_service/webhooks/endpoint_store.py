@@ -8,6 +8,11 @@ Every write but `reset_dead` adds one to the item's `version`, so a delivery wor
 row on the condition that the endpoint it read is still exactly as read (`unchanged`) instead of
 reading it again before every send; resetting the counter changes nothing a send or a verdict
 depends on (a worker that still sees a count above 0 resets it again, a conditional no-op).
+
+The secret and the custom header values are stored sealed (`storage.sealing`, docs/webhooks.md,
+"Secrets at rest"): every write seals them, and an `Endpoint` read back holds them as stored,
+opened only by `signing_secret()` and `header_values()`, so reading endpoints to match events
+never needs the key.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from content_service import camel
+from content_service.storage import sealing
 from content_service.storage.dynamo import (
     batch_get,
     conditional,
@@ -65,16 +71,32 @@ class Endpoint:
 
     @property
     def secret_hint(self) -> str:
-        return secret_hint(self.secret)
+        return secret_hint(self.signing_secret())
 
     @property
     def pull(self) -> bool:
         return self.mode == "pull"
 
+    def signing_secret(self) -> str:
+        """The secret in clear (opened with the KMS key when it is stored sealed)."""
+        return sealing.open_value(self.secret, SECRET, sealing_context(self.id))
+
+    def header_values(self) -> dict[str, str]:
+        """The custom headers in clear."""
+        context = sealing_context(self.id)
+        return {n: sealing.open_value(v, _header(n), context) for n, v in self.headers.items()}
+
+    @property
+    def sealed(self) -> bool:
+        """Whether the secret and every header value are stored sealed."""
+        values = (self.secret, *self.headers.values())
+        return all(sealing.is_sealed(v) for v in values)
+
     def to_json(self) -> dict[str, Any]:
         """The endpoint JSON of docs/api.md; never the secret (its hint in its place)."""
         names = [n for n in camel.field_names(Endpoint) if n != "version"]
-        return camel.dump(self, ("secret_hint" if n == "secret" else n for n in names))
+        dumped = camel.dump(self, ("secret_hint" if n == "secret" else n for n in names))
+        return dumped | {"headers": self.header_values()}
 
     def to_values(self) -> dict[str, Any]:
         return camel.dump(self, camel.field_names(Endpoint)) | {"version": self.version or None}
@@ -92,6 +114,37 @@ class Endpoint:
             mode=lambda mode: "pull" if mode == "pull" else "push",
             version=camel.count,
         )
+
+
+SECRET = "secret"  # noqa: S105 (an attribute name, not a secret)
+
+
+def _header(name: str) -> str:
+    """The associated data a header value is sealed with (header names are case-blind)."""
+    return f"headers/{name.lower()}"
+
+
+def sealing_context(endpoint_id: str) -> dict[str, str]:
+    """The KMS encryption context of an endpoint's sealed values: they open for it alone."""
+    return {"purpose": "webhook-endpoint", "endpointId": endpoint_id}
+
+
+def _sealed_attributes(endpoint_id: str, sets: Mapping[str, Any]) -> dict[str, Any]:
+    """`sets` with the secret and the header values sealed (one data key for all of them)."""
+    plain: dict[str, str] = {}
+    if SECRET in sets:
+        plain[SECRET] = sets[SECRET]
+    headers: Mapping[str, str] = sets.get("headers") or {}
+    plain.update({_header(name): value for name, value in headers.items()})
+    if not plain:
+        return dict(sets)
+    sealed = sealing.seal(plain, sealing_context(endpoint_id))
+    result = dict(sets)
+    if SECRET in sets:
+        result[SECRET] = sealed[SECRET]
+    if "headers" in sets:
+        result["headers"] = {name: sealed[_header(name)] for name in headers}
+    return result
 
 
 class EndpointStore:
@@ -141,7 +194,7 @@ class EndpointStore:
     def insert(self, endpoint: Endpoint) -> None:
         self._client.put_item(
             TableName=self._table,
-            Item=encode(endpoint.to_values(), sparse=True),
+            Item=encode(_sealed_attributes(endpoint.id, endpoint.to_values()), sparse=True),
             ConditionExpression="attribute_not_exists(id)",
         )
 
@@ -149,6 +202,7 @@ class EndpointStore:
         self, endpoint_id: str, sets: Mapping[str, Any], removes: tuple[str, ...] = ()
     ) -> Endpoint | None:
         """Sets and removes attributes of an existing endpoint; None when there is none."""
+        sets = _sealed_attributes(endpoint_id, sets)
         names = {f"#a{i}": name for i, name in enumerate([*sets, *removes])}
         by_name = {name: alias for alias, name in names.items()}
         expression = "SET " + ", ".join(f"{by_name[n]} = :v{i}" for i, n in enumerate(sets))
@@ -174,6 +228,30 @@ class EndpointStore:
             if response is None
             else Endpoint.from_values(plain(decode(response["Attributes"])))
         )
+
+    def reseal(self, endpoint: Endpoint) -> bool:
+        """Stores a row written before sealing existed with its secret and headers sealed, on
+        the condition that it is still as read; False when it changed meanwhile (its writer
+        sealed it) or is gone."""
+        sealed = _sealed_attributes(
+            endpoint.id, {SECRET: endpoint.signing_secret(), "headers": endpoint.header_values()}
+        )
+        check = self.unchanged(endpoint)
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": endpoint.id}},
+            UpdateExpression="SET secret = :secret, headers = :headers, " + _NEXT_VERSION,
+            ConditionExpression=check["ConditionExpression"],
+            ExpressionAttributeNames=check["ExpressionAttributeNames"],
+            ExpressionAttributeValues={
+                **check["ExpressionAttributeValues"],
+                ":secret": encode_value(sealed[SECRET]),
+                ":headers": encode_value(sealed["headers"]),
+                **values(versionZero=0, versionOne=1),
+            },
+        )
+        return written is not None
 
     def delete(self, endpoint_id: str) -> bool:
         response = self._client.delete_item(

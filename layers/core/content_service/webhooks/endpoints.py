@@ -6,6 +6,7 @@ redeliver and the send test. Everything the routes accept is validated here, so 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 import uuid
@@ -262,14 +263,16 @@ class EndpointRegistry:
             raise NotFound(f"webhook endpoint {endpoint_id} not found")
 
     def rotate_secret(self, endpoint_id: str) -> Endpoint:
-        """A new secret signs every later send, queued rows included (spec 6.3.5)."""
+        """A new secret signs every later send, queued rows included (spec 6.3.5). The endpoint
+        comes back with the new secret in clear (stored sealed), to be shown once."""
         current = self.get(endpoint_id)
+        secret = mint_secret()
         updated = self._endpoints.update(
-            current.id, {"secret": mint_secret(), "updatedAt": iso_utc(self._deps.clock.now())}
+            current.id, {"secret": secret, "updatedAt": iso_utc(self._deps.clock.now())}
         )
         if updated is None:
             raise NotFound(f"webhook endpoint {endpoint_id} not found")
-        return updated
+        return dataclasses.replace(updated, secret=secret)
 
     def ping(
         self, endpoint_id: str, actor: Mapping[str, str] | None, kind: str = PING

@@ -83,10 +83,10 @@ def send_ping(
         event_id=event_id,
         workspace_id=envelope["workspaceId"],
         attempt=1,
-        secret=endpoint.secret,
+        secret=endpoint.signing_secret(),
         body=body,
         timestamp=int(now),
-        custom=endpoint.headers,
+        custom=endpoint.header_values(),
     )
     if kind != PING:
         headers[TEST_HEADER] = "1"

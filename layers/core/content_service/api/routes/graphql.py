@@ -58,17 +58,8 @@ if TYPE_CHECKING:
 
 router = APIRouter(prefix="/api/v1/graphql", tags=["graphql"])
 
-PLAYGROUND_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; "
-        "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
-        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-    ),
-    "Cache-Control": "no-store",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-}
+# The security headers (CSP, frame and sniffing rules) come from `api.security_headers`.
+PLAYGROUND_HEADERS = {"Cache-Control": "no-store"}
 
 
 GRAPHQL_VARY = "Authorization, Accept"

@@ -157,7 +157,7 @@ def create_endpoint(body: EndpointCreateBody, _: ManageCaller) -> dict[str, Any]
             mode=body.mode,
         )
     )
-    return {**endpoint.to_json(), "secret": endpoint.secret}
+    return {**endpoint.to_json(), "secret": endpoint.signing_secret()}
 
 
 @router.get("/api/webhooks/{endpoint_id}")
@@ -194,7 +194,7 @@ def delete_endpoint(endpoint_id: str, _: ManageCaller) -> Response:
 @router.post("/api/webhooks/{endpoint_id}/rotate-secret")
 def rotate_secret(endpoint_id: str, _: ManageCaller) -> dict[str, str]:
     endpoint = _registry().rotate_secret(endpoint_id)
-    return {"secret": endpoint.secret, "secretHint": endpoint.secret_hint}
+    return {"secret": endpoint.signing_secret(), "secretHint": endpoint.secret_hint}
 
 
 @router.post("/api/webhooks/{endpoint_id}/test")
