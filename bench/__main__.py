@@ -22,7 +22,10 @@ SUITES: tuple[str, ...] = (
     "durability",
     "content_lists",
     "graphql_vs_rest",
+    "edge_cache",
     "webhooks_delivery",
+    "admin_pages",
+    "local_mix",
 )
 
 
@@ -40,12 +43,18 @@ def main(selected: list[str]) -> int:
             moto_port=0,
             start_pollers=False,
             record_storage=True,
+            # The suites seed and toggle the journal in moto's memory (`Emulator.load`, the
+            # durability suite): this stack keeps the emulator in this process. The mix
+            # (`local_mix`) starts its own stacks, in both layouts.
+            emulator_process=False,
             time_scale=0.01,
             user_env={
                 "SESSION_KEY_FILE": str(ensure_session_key(local / "session.key")),
                 "POWERTOOLS_TRACE_DISABLED": "true",
                 "POWERTOOLS_METRICS_DISABLED": "true",
                 "LOG_LEVEL": "WARNING",
+                # Suites send bursts from one token; `edge_cache` gives its tokens a rate.
+                "CONTENT_RATE_LIMIT": "0",
             },
         )
         with LocalStack(options) as stack:

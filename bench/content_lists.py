@@ -6,8 +6,9 @@ counted by the recording proxy (`infra.request_recorder`):
 1. A list of 10, 50 and 100 posts with two relations expanded (`author` many-to-one, `tags`
    many-to-many): the requests must not grow with the number of rows.
 2. Lists of one type at 1,000, 10,000 and 100,000 entries (the type grows from one size to the
-   next; each entry carries ~1 KB of rich text; 80 % published): "published, newest first,
-   page of 20" and "sorted by a sortable field, eq on another sortable field" (a read token),
+   next; each entry carries ~1 KB of rich text; 80 % published, a tenth of those `changed`):
+   "published, newest first, page of 20" and "sorted by a sortable field, eq on another
+   sortable field" (a read token), "a page of changed entries" (a full token's preview),
    each held to at most 4 requests and 64 KB, and requests, bytes read and service time
    constant within 10 % across the sizes; and, for comparison, a list the index cannot serve
    (filtered and sorted in memory), which the read budget refuses past 10,000 entries.
@@ -47,6 +48,7 @@ from content_service.content.listing import READ_BUDGET
 from content_service.content.model import ContentType, FieldSpec, TypeDefinition
 from content_service.content.requests import RelationChange, WriteRequest
 from content_service.content.schema import create_type, get_type
+from content_service.content.write_transaction import Versions
 from content_service.content.writes import create_entry
 from content_service.identity.principal import TokenCaller
 from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
@@ -54,7 +56,7 @@ from content_service.identity.workspaces import create_workspace
 from infra.emulator import Emulator
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall, RequestRecorder
-from tests.support.seeding import bulk_put, stored_entry
+from tests.support.seeding import bulk_put, changed_entry, stored_entry
 
 BENCHMARK = "content_lists"
 RELATION_SIZES = (10, 50, 100)
@@ -63,6 +65,8 @@ RECORD = "record"
 CATEGORIES = ("news", "guide", "review", "opinion", "event")
 RICH_TEXT = "<p>" + "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 18 + "</p>"
 SEED_CHUNK = 10_000
+# Of the published entries, the share with a newer draft (`changed`).
+CHANGED_SHARE = 0.1
 REPLAY_WARMUP = 2
 REPLAY_ROUNDS = 61
 
@@ -255,7 +259,7 @@ def _seed(
     keys = {f.name: f.key for f in content_type.fields}
     base = 1_700_000_000.0
     for offset in range(start, stop, SEED_CHUNK):
-        entries: list[StoredEntry] = []
+        entries: list[StoredEntry | Versions] = []
         for i in range(offset, min(stop, offset + SEED_CHUNK)):
             values: dict[str, Any] = {
                 keys["title"]: f"Entry {i:07d} " + rng.choice(["alpha", "gamma", "delta"]),
@@ -266,16 +270,19 @@ def _seed(
                 keys["at"]: iso_utc(base + rng.randrange(0, 10_000_000)),
                 keys["body"]: RICH_TEXT,
             }
-            entries.append(
-                stored_entry(
-                    workspace_id,
-                    content_type,
-                    values,
-                    entry_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-                    stamp=iso_utc(base + i),
-                    published=rng.random() < 0.8,
-                )
+            entry = stored_entry(
+                workspace_id,
+                content_type,
+                values,
+                entry_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                stamp=iso_utc(base + i),
+                published=rng.random() < 0.8,
             )
+            if entry.is_live and rng.random() < CHANGED_SHARE:
+                live = {**values, keys["title"]: f"Entry {i:07d} (as published)"}
+                entries.append(changed_entry(content_type, entry, live))
+            else:
+                entries.append(entry)
         bulk_put(workspace_id, content_type, entries, emulator=emulator)
 
 
@@ -314,6 +321,14 @@ CASES = (
             "pageSize": 20,
             "sort": "-price",
             "filter": json.dumps({"field": "category", "op": "eq", "value": "news"}),
+        },
+    ),
+    _Case(
+        "a page of changed entries (preview), newest first",
+        "full",
+        {
+            "pageSize": 20,
+            "filter": json.dumps({"field": "status", "op": "eq", "value": "changed"}),
         },
     ),
     _Case(

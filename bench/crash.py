@@ -7,9 +7,11 @@ What runs:
   on the same free ports and the same temporary `LOCAL_DIR` across restarts, receivers on
   127.0.0.1 allowed, deliveries polled every 100 ms.
 - **Writers**: `--writers` threads making REST calls with the bootstrap full token, each on
-  entries it created itself: create, update, publish, unpublish, delete, in a seeded random
-  order. Every answer is kept in a ledger; a call that got no answer (the stack died under it)
-  is uncertain: it may or may not have been applied.
+  entries it created itself: create, update (a draft of a live entry too), publish (of
+  `changed` entries too), unpublish, discard, delete, and a scheduled publish a few seconds
+  ahead, in a seeded random order. Every answer is kept in a ledger; a call that got no answer
+  (the stack died under it) is uncertain: it may or may not have been applied. An entry with a
+  schedule is left alone afterwards, so its state is the schedule's doing.
 - **Receivers**: real HTTP receivers on 127.0.0.1 (tests/support/receiver.py), each behind an
   endpoint: one always 200 (of the default workspace, every kind; its secret rotated with a
   grace hour at the start, so every delivery carries two signatures), one answering 500 to a
@@ -25,7 +27,9 @@ What runs:
 Checks (a failed one makes the exit status 1):
 
 1. **Writes**: after every restart, each entry answers with its last acknowledged title and
-   status (404 once its delete was acknowledged), or with the result of the uncertain call.
+   status, and its published version with its last acknowledged live title (404 once its
+   delete was acknowledged), or with the result of the uncertain call; an entry with a
+   schedule, as before the schedule or as it left it.
 2. **Events**: every acknowledged write has its outbox event; after the settle every event is
    marked fanned out and has a delivery row for each enabled endpoint it matches that was
    created before it occurred.
@@ -39,6 +43,8 @@ Checks (a failed one makes the exit status 1):
    the watcher received each.
 7. **Rotation**: the older secret survives every restart, and every delivery to the rotated
    endpoint verifies with the old secret and with the new one.
+8. **Schedules**: after the settle, every acknowledged schedule ran (the stack's scheduler
+   runs each minute), and its entry is published with its title.
 
 `run_notice_crash` (`tests/integration/test_crash_quick.py`) kills the stack the moment the 410
 endpoint is disabled, before its notice is sent, and checks that the notice arrives after the
@@ -73,7 +79,7 @@ import boto3
 import httpx
 from boto3.dynamodb.types import TypeDeserializer
 
-from content_service.clock import parse_iso_utc
+from content_service.clock import iso_utc, parse_iso_utc
 from content_service.webhooks.catalogue import OPERATIONAL_KINDS
 from content_service.webhooks.deliveries import fanout_delivery_id
 from content_service.webhooks.endpoint_store import Endpoint
@@ -88,6 +94,7 @@ from tests.support.receiver import Answer, Received, Receiver
 TYPE = "note"
 BUSY = ("pending", "delivering")
 CLAIM_TIMEOUT_S = 30.0  # claimTimeoutMs
+SCHEDULE_WAIT_S = 150.0  # the stack's scheduler runs each minute; two runs and a margin
 _deserializer = TypeDeserializer()
 
 
@@ -97,6 +104,7 @@ class CrashConfig:
     graceful: int = 2
     writers: int = 4
     seed: int = 20261124
+    schedules: bool = True
     min_run_s: float = 1.0
     max_run_s: float = 4.0
     settle_stall_s: float = 150.0
@@ -107,14 +115,32 @@ class CrashConfig:
 # -- the ledger of what the API acknowledged ---------------------------------------------------
 
 
+# What each writer operation emits (a discard is an update of the entry).
+EVENT_OF = {
+    "created": "entry.created",
+    "updated": "entry.updated",
+    "published": "entry.published",
+    "unpublished": "entry.unpublished",
+    "discarded": "entry.updated",
+    "deleted": "entry.deleted",
+}
+SCHEDULE_AHEAD_S = (1.0, 3.0)
+
+
 @dataclass
 class Entry:
     id: str
     title: str
-    status: str = "draft"
+    status: str = "draft"  # draft, published or changed
+    live: str | None = None  # the published version's title
     deleted: bool = False
     uncertain: tuple[str, str | None] | None = None  # (operation, title) sent without an answer
     acked: Counter[str] = field(default_factory=Counter)  # event kinds acknowledged
+    schedule: str | None = None  # a scheduled publish's id ("?" while its POST is uncertain)
+
+    def state(self) -> tuple[str, str, str | None] | str:
+        """What a full token reads: (title, status, live title), or absent once deleted."""
+        return "absent" if self.deleted else (self.title, self.status, self.live)
 
 
 @dataclass
@@ -254,7 +280,13 @@ class Storage:
 
 class Writer(threading.Thread):
     def __init__(
-        self, number: int, base_url: str, token: str, ledger: Ledger, rng: random.Random
+        self,
+        number: int,
+        base_url: str,
+        token: str,
+        ledger: Ledger,
+        rng: random.Random,
+        schedules: bool = True,
     ) -> None:
         super().__init__(name=f"writer-{number}", daemon=True)
         self.number = number
@@ -267,6 +299,7 @@ class Writer(threading.Thread):
         self.pause_s = 0.05  # a busy editor, not a load test: the deliveries keep up
         self.mine: list[Entry] = []
         self.serial = 0
+        self.schedules = schedules
 
     def run(self) -> None:
         try:
@@ -277,20 +310,43 @@ class Writer(threading.Thread):
             self.client.close()
 
     def _step(self) -> bool:
-        live = [e for e in self.mine if not e.deleted and e.uncertain is None]
+        live = [
+            e for e in self.mine if not e.deleted and e.uncertain is None and e.schedule is None
+        ]
         if len(live) < 3 or self.rng.random() < 0.25:
             return self._create()
         entry = self.rng.choice(live)
         choice = self.rng.random()
-        if choice < 0.45:
+        if choice < 0.40:
             self.serial += 1
             title = f"w{self.number} e{entry.id[:8]} v{self.serial}"
             return self._call(entry, "updated", "PATCH", "", {"values": {"title": title}}, title)
-        if choice < 0.85:
-            action = "publish" if entry.status == "draft" else "unpublish"
-            kind = "published" if action == "publish" else "unpublished"
-            return self._call(entry, kind, "POST", f"/{action}", None, None)
+        if choice < 0.62 or (choice < 0.72 and entry.status != "changed"):
+            action = "unpublish" if entry.status == "published" else "publish"
+            return self._call(entry, f"{action}ed", "POST", f"/{action}", None, None)
+        if choice < 0.72:
+            return self._call(entry, "discarded", "POST", "/discard", None, None)
+        if choice < 0.80 and self.schedules and entry.status != "published":
+            return self._schedule(entry)
         return self._call(entry, "deleted", "DELETE", "", None, None)
+
+    def _schedule(self, entry: Entry) -> bool:
+        at = iso_utc(time.time() + self.rng.uniform(*SCHEDULE_AHEAD_S))
+        entry.schedule = "?"
+        try:
+            response = self.client.post(
+                f"/api/v1/content/{TYPE}/{entry.id}/schedules",
+                json={"action": "publish", "at": at},
+            )
+        except httpx.HTTPError:
+            return False  # uncertain: the next verification looks for it
+        if response.status_code != 201:
+            self.ledger.problem(f"schedule answered {response.status_code}: {response.text}")
+            return True
+        entry.schedule = response.json()["id"]
+        with self.ledger.lock:
+            self.ledger.acknowledged += 1
+        return True
 
     def _create(self) -> bool:
         self.serial += 1
@@ -307,7 +363,7 @@ class Writer(threading.Thread):
             self.ledger.problem(f"create answered {response.status_code}: {response.text[:200]}")
             return True
         entry = Entry(response.json()["id"], title)
-        entry.acked["entry.created"] += 1
+        entry.acked[EVENT_OF["created"]] += 1
         with self.ledger.lock:
             self.ledger.entries[entry.id] = entry
             self.ledger.acknowledged += 1
@@ -334,19 +390,23 @@ class Writer(threading.Thread):
             self.ledger.problem(f"{method} {path} answered {response.status_code}")
             return True
         _apply(entry, kind, title)
-        entry.acked[f"entry.{kind}"] += 1
+        entry.acked[EVENT_OF[kind]] += 1
         with self.ledger.lock:
             self.ledger.acknowledged += 1
         return True
 
 
 def _apply(entry: Entry, kind: str, title: str | None) -> None:
+    """What an operation does to the entry (docs/content.md, "States and events")."""
     if kind == "updated" and title is not None:
         entry.title = title
+        entry.status = "draft" if entry.live is None else "changed"
     elif kind == "published":
-        entry.status = "published"
+        entry.status, entry.live = "published", entry.title
     elif kind == "unpublished":
-        entry.status = "draft"
+        entry.status, entry.live = "draft", None
+    elif kind == "discarded" and entry.live is not None:
+        entry.status, entry.title = "published", entry.live
     elif kind == "deleted":
         entry.deleted = True
 
@@ -363,39 +423,83 @@ def verify_writes(base_url: str, token: str, ledger: Ledger) -> None:
         ) as client,
         ThreadPoolExecutor(8) as pool,
     ):
-        answers = pool.map(lambda e: client.get(f"/api/v1/content/{TYPE}/{e.id}"), entries)
-        for entry, response in zip(entries, answers, strict=True):
-            _verify(entry, _observed(response), ledger)
+        answers = pool.map(lambda e: _observed(client, e.id), entries)
+        for entry, seen in zip(entries, answers, strict=True):
+            if entry.schedule == "?":
+                entry.schedule = _schedule_of(client, entry.id)
+            _verify(entry, seen, ledger)
 
 
-def _verify(entry: Entry, seen: tuple[str, str, bool] | str, ledger: Ledger) -> None:
-    expected = (entry.title, entry.status, entry.deleted)
+def _schedule_of(client: httpx.Client, entry_id: str) -> str | None:
+    """The schedule an uncertain POST left (None: it never reached the stack)."""
+    found = client.get(f"/api/v1/content/{TYPE}/{entry_id}/schedules")
+    items = found.json()["items"] if found.status_code == 200 else []
+    return str(items[0]["id"]) if items else None
+
+
+def _verify(entry: Entry, seen: tuple[str, str, str | None] | str, ledger: Ledger) -> None:
+    expected = entry.state()
     if entry.uncertain is None:
-        if seen != _visible(expected):
+        if seen != expected and not _scheduled_publish(entry, seen):
             ledger.problem(f"entry {entry.id}: acknowledged {expected}, found {seen}")
         return
     kind, title = entry.uncertain
-    after = Entry(entry.id, entry.title, entry.status, entry.deleted)
+    after = Entry(entry.id, entry.title, entry.status, entry.live, entry.deleted)
     _apply(after, kind, title)
-    if seen == _visible((after.title, after.status, after.deleted)):
+    if seen == after.state():
         _apply(entry, kind, title)
-        entry.acked[f"entry.{kind}"] += 1  # applied: its event must exist too
-    elif seen != _visible(expected):
+        entry.acked[EVENT_OF[kind]] += 1  # applied: its event must exist too
+    elif seen != expected:
         ledger.problem(f"entry {entry.id}: neither before nor after {kind}: {seen}")
     entry.uncertain = None
 
 
-def _observed(response: httpx.Response) -> tuple[str, str, bool] | str:
-    if response.status_code == 404:
+def _scheduled_publish(entry: Entry, seen: tuple[str, str, str | None] | str) -> bool:
+    """Whether `seen` is the entry as its scheduled publish leaves it (recorded when so)."""
+    if entry.schedule is None or seen != (entry.title, "published", entry.title):
+        return False
+    entry.status, entry.live = "published", entry.title
+    return True
+
+
+def _observed(client: httpx.Client, entry_id: str) -> tuple[str, str, str | None] | str:
+    """(title, status, the published version's title or None) as a full token reads them."""
+    latest = client.get(f"/api/v1/content/{TYPE}/{entry_id}")
+    if latest.status_code == 404:
         return "absent"
-    if response.status_code != 200:
-        return f"HTTP {response.status_code}"
-    body = response.json()
-    return (body["values"]["title"], body["status"], False)
+    if latest.status_code != 200:
+        return f"HTTP {latest.status_code}"
+    published = client.get(f"/api/v1/content/{TYPE}/{entry_id}", params={"version": "published"})
+    if published.status_code not in (200, 404):
+        return f"HTTP {published.status_code} (published)"
+    body = latest.json()
+    live = published.json()["values"]["title"] if published.status_code == 200 else None
+    return (body["values"]["title"], body["status"], live)
 
 
-def _visible(state: tuple[str, str, bool]) -> tuple[str, str, bool] | str:
-    return "absent" if state[2] else state
+def check_schedules(base_url: str, token: str, ledger: Ledger, limit_s: float) -> list[str]:
+    """Every acknowledged schedule ran (waiting for the stack's minute scheduler, up to
+    `limit_s`) and left its entry published with its title."""
+    scheduled = [e for e in ledger.entries.values() if e.schedule not in (None, "?")]
+    problems: list[str] = []
+    deadline = time.monotonic() + limit_s
+    with httpx.Client(
+        base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+    ) as client:
+        for entry in scheduled:
+            path = f"/api/v1/content/{TYPE}/{entry.id}/schedules"
+            status = "scheduled"
+            while status == "scheduled" and time.monotonic() < deadline:
+                items = client.get(path).json()["items"]
+                status = next((s["status"] for s in items if s["id"] == entry.schedule), "lost")
+                if status == "scheduled":
+                    time.sleep(1)
+            seen = _observed(client, entry.id)
+            if status != "done":
+                problems.append(f"schedule {entry.schedule} of entry {entry.id} is {status}")
+            elif seen != (entry.title, "published", entry.title):
+                problems.append(f"entry {entry.id}: scheduled publish ran, found {seen}")
+    return problems
 
 
 # -- checks 2 to 5 after the settle ------------------------------------------------------------
@@ -688,7 +792,7 @@ def _run_writers(
     """The writers again, on the restarted stack, each keeping its entries and its randomness."""
     fresh = []
     for old in writers:
-        writer = Writer(old.number, stack.base_url, token, ledger, old.rng)
+        writer = Writer(old.number, stack.base_url, token, ledger, old.rng, old.schedules)
         writer.mine, writer.serial = old.mine, old.serial
         fresh.append(writer)
     for writer in fresh:
@@ -719,7 +823,8 @@ def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
         stack = StackProcess(Path(tmp) / ".local", config)
         setup: dict[str, Any] = {}
         writers = [
-            Writer(n, "", "", ledger, random.Random(config.seed + n)) for n in range(config.writers)
+            Writer(n, "", "", ledger, random.Random(config.seed + n), config.schedules)
+            for n in range(config.writers)
         ]
         for number, how in enumerate([*endings, "final"]):
             cycles.append(Cycle(time.time()))
@@ -770,6 +875,7 @@ def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
         "journal": config.journal,
         "writesAcknowledged": ledger.acknowledged,
         "entries": len(ledger.entries),
+        "schedules": sum(1 for e in ledger.entries.values() if e.schedule not in (None, "?")),
         "uncertainCreates": ledger.uncertain_creates,
         "events": len(final.events),
         "rows": dict(states),
@@ -789,10 +895,11 @@ def _final_checks(
     base_url: str,
     setup: dict[str, Any],
 ) -> tuple[list[str], Counter[str], dict[str, int]]:
-    """Checks 2, 3, 4, 6 and 7 on the settled state; (problems, row states, notices)."""
+    """Checks 2, 3, 4, 6, 7 and 8 on the settled state; (problems, row states, notices)."""
     problems = check_events(final, ledger)
     everything = [r for got in complete.values() for r in got]
     problems += check_notifications(final, everything, base_url, setup["token"])
+    problems += check_schedules(base_url, setup["token"], ledger, SCHEDULE_WAIT_S)
     row_problems, states = check_rows(final)
     problems += row_problems
     notice_problems, notices = check_notices(final, complete["watcher"], setup["gone"])

@@ -358,7 +358,7 @@ class Soak:
                     continue
                 tally.states[row.status] += 1
                 problems = _state_problems(row, now, options.max_attempts, endpoint.enabled)
-                problems += _request_problems(row, got, endpoint.secret)
+                problems += _request_problems(row, got, endpoint.signing_secret())
                 violations += [f"{name} row {row.id}: {p}" for p in problems]
                 exhausted += row.status == "dead" and row.attempts == options.max_attempts
             for delivery_id, extra in requests.items():

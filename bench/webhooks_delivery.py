@@ -151,7 +151,7 @@ def _floor(settings: Settings, endpoint: Endpoint, rows: list[DeliveryRow]) -> f
         event_id="e",
         workspace_id=None,
         attempt=1,
-        secret=endpoint.secret,
+        secret=endpoint.signing_secret(),
         body=b"{}",
         timestamp=int(time.time()),
         custom={},

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import socket
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +23,12 @@ from infra import moto_journal, moto_speedups, moto_transactions
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
+    from mypy_boto3_kms import KMSClient
     from mypy_boto3_sqs import SQSClient
     from mypy_boto3_ssm import SSMClient
+
+    from infra.durable_state import DurableState
+    from infra.provisioning import ProvisionedKey, ProvisionedTable
 
 DEFAULT_PORT = 4566
 DEFAULT_REGION = "us-east-1"
@@ -54,6 +59,8 @@ class Emulator:
         self._server: ThreadedMotoServer | None = None
         self._port: int | None = None
         self._session: boto3.Session | None = None
+        self.durable: dict[Path, DurableState] = {}
+        """The durable states journaling this emulator's tables, by local directory."""
 
     def start(self) -> None:
         if self._server is not None:
@@ -75,6 +82,49 @@ class Emulator:
         if self._server is not None:
             self._server.stop()
             self._server = None
+
+    def open_durable(
+        self, local_dir: Path, tables: Mapping[str, ProvisionedTable], fsync: bool = True
+    ) -> int:
+        """Restores `local_dir`'s snapshot and journal into these tables and journals every
+        write to them from now on (`infra.durable_state`); returns the items restored."""
+        from infra.durable_state import DurableState
+
+        state = DurableState(local_dir, tables, fsync=fsync)
+        restored = state.open(self.dynamodb())
+        self.durable[local_dir] = state
+        return restored
+
+    def close_durable(self, local_dir: Path) -> int:
+        """Stops journaling `local_dir`'s tables after a last compaction; returns the items
+        saved (0 when it was not open)."""
+        state = self.durable.pop(local_dir, None)
+        return state.close() if state is not None else 0
+
+    def save_keys(self, path: Path, keys: Iterable[ProvisionedKey]) -> None:
+        """Writes the provisioned KMS keys' ids, aliases and material (`infra.kms_keys`)."""
+        from infra import kms_keys
+
+        kms_keys.save(path, self.region, list(keys))
+
+    def restore_keys(self, path: Path) -> int:
+        """Puts keys saved by `save_keys` back into moto; how many (`infra.kms_keys`)."""
+        from infra import kms_keys
+
+        return kms_keys.restore(path, self.region)
+
+    def housekeep(self) -> None:
+        """Folds a journal segment that has grown into its snapshot, and forgets old stream
+        iterators (`compact`)."""
+        for state in list(self.durable.values()):
+            if state.needs_compaction():
+                state.compact()
+        self.compact()
+
+    @property
+    def running(self) -> bool:
+        """False once the emulator is gone (a process of its own can die on its own)."""
+        return self._server is not None
 
     def __enter__(self) -> Emulator:
         self.start()
@@ -136,6 +186,9 @@ class Emulator:
 
     def ssm(self) -> SSMClient:
         return self.session().client("ssm", endpoint_url=self.endpoint_url, config=self._config())
+
+    def kms(self) -> KMSClient:
+        return self.session().client("kms", endpoint_url=self.endpoint_url, config=self._config())
 
     def load(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
         """Stores `items` (DynamoDB JSON) in one of this process's moto tables, each through

@@ -23,16 +23,14 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
 
-import uvicorn
-from aws_lambda_powertools.logging.filters import SuppressFilter
-
-from content_service.api.request_limits import SERVER_HEAD_BYTES
-from content_service.observability import SERVICE_NAME
 from content_service.settings import Settings, SettingsError
+from content_service.storage import request_check
 from infra import TEMPLATE_PATH
+from infra.api_workers import ThreadServer, WorkerProcesses
+from infra.child_process import configure_logging
 from infra.durable_state import DurableState
 from infra.emulator import DEFAULT_PORT, DEFAULT_REGION, Emulator, EmulatorError
-from infra.http_protocol import ApiH11Protocol
+from infra.emulator_process import EmulatorProcess
 from infra.lambda_runtime import Handler, load_runtimes
 from infra.pollers import PollerOptions, Pollers, build_pollers
 from infra.provisioning import Provisioned, provision
@@ -42,6 +40,10 @@ from infra.template_model import Template, TemplateError
 AppFactory = Callable[[Settings], Any]
 Bootstrapper = Callable[[Settings, str, Path], Any]
 Resumer = Callable[[Settings], Any]
+
+LAYOUTS = ("processes", "one-process")
+# Measured on 2 cores (docs/decisions.md, D81): the emulator takes one, the API the other.
+DEFAULT_API_WORKERS = 1
 
 log = logging.getLogger("infra.local_stack")
 
@@ -59,10 +61,14 @@ def default_bootstrapper(settings: Settings, base_url: str, local_dir: Path) -> 
 
 
 def default_resumer(settings: Settings) -> Any:
-    """`content_service.webhooks.resume:resume_after_restart`, with storage bound first."""
+    """`content_service.webhooks.resume:resume_after_restart`, with storage bound first; and
+    the upgrade of entries a release before versions stored (`lists reindex`, legacy ones)."""
     importlib.import_module("content_service.runtime").configure(settings)
+    upgraded = importlib.import_module("content_service.content.list_jobs").reindex_stored(
+        legacy_only=True
+    )
     module = importlib.import_module("content_service.webhooks.resume")
-    return module.resume_after_restart(settings)
+    return {"entriesUpgraded": upgraded, "resume": module.resume_after_restart(settings)}
 
 
 @dataclass
@@ -70,7 +76,12 @@ class LocalStackOptions:
     """What to run and where. The defaults are `make run`'s; tests use port 0 and a prefix.
 
     `emulator` shares an already started emulator (one per test module, say; give each stack
-    its own `prefix`); the stack then leaves it running on stop. `user_env` is the
+    its own `prefix`); the stack then leaves it running on stop. Otherwise the stack starts
+    one: with `emulator_process` in a process of its own, with the journal
+    (`infra.emulator_process`), else on threads of this process. `api_workers` 0 serves the
+    API on a thread of this process (tests observe and reconfigure the app there); N serves it
+    from N worker processes (`infra.api_workers`), whose app is built by `app_factory`, which
+    must then be a module-level function. `user_env` is the
     environment the user started with (None: `os.environ` at start); its
     variables win over parameter defaults. `apply_environment` writes the resolved variables
     into `os.environ` for the life of the stack (restored on stop), which is what the API and
@@ -78,6 +89,8 @@ class LocalStackOptions:
     `journal_fsync` False skips the fsync (a killed process still loses nothing, a power cut
     may). `resumer` runs after a restore, before the pollers start (None: nothing runs).
     `progress` hears one short line per set-up step (`make run` prints them).
+    `request_check` holds every AWS request the app makes to AWS's own rules
+    (`AWS_REQUEST_CHECK`; `AWS_REQUEST_CHECK=off` in the user's environment turns it off).
     """
 
     local_dir: Path = field(default_factory=lambda: Path(".local").resolve())
@@ -88,6 +101,8 @@ class LocalStackOptions:
     prefix: str = ""
     template_path: Path = TEMPLATE_PATH
     api: bool = True
+    emulator_process: bool = True
+    api_workers: int = 0
     pollers: bool = True
     start_pollers: bool = True
     durable: bool = True
@@ -95,6 +110,7 @@ class LocalStackOptions:
     bootstrap: bool = True
     apply_environment: bool = True
     record_storage: bool = False
+    request_check: bool = True
     user_env: Mapping[str, str] | None = None
     housekeeping_interval_s: float = 30.0
     time_scale: float = 1.0
@@ -115,20 +131,20 @@ class LocalStack:
         self.options = options or LocalStackOptions()
         self.template = Template.load(self.options.template_path)
         self._owns_emulator = self.options.emulator is None
-        self.emulator = self.options.emulator or Emulator(
+        kind = EmulatorProcess if self.options.emulator_process else Emulator
+        self.emulator = self.options.emulator or kind(
             port=self.options.moto_port, region=self.options.region
         )
         self.provisioned: Provisioned | None = None
         self.environment: dict[str, str] = {}
         self.settings: Settings | None = None
         self.pollers: Pollers | None = None
-        self.durable_state: DurableState | None = None
+        self._durable = False
         self.credentials: dict[str, Any] | None = None
         self.restored_items = 0
         self.recorder: RequestRecorder | None = None
         self.base_url: str | None = None
-        self._server: uvicorn.Server | None = None
-        self._server_thread: threading.Thread | None = None
+        self._server: ThreadServer | WorkerProcesses | None = None
         self._listener: socket.socket | None = None
         self._saved_env: dict[str, str | None] = {}
         self._housekeeping_stop = threading.Event()
@@ -141,8 +157,26 @@ class LocalStack:
 
     @property
     def app(self) -> Any:
-        """The ASGI app being served (None before the API starts or without it)."""
-        return self._server.config.app if self._server is not None else None
+        """The ASGI app served on a thread of this process (None before the API starts,
+        without it, or when worker processes serve it)."""
+        return self._server.app if isinstance(self._server, ThreadServer) else None
+
+    @property
+    def durable_state(self) -> DurableState | None:
+        """The journal and snapshot of this stack's tables, when the emulator runs in this
+        process (None when it runs in its own, or without `durable`)."""
+        return self.emulator.durable.get(self.options.local_dir) if self._durable else None
+
+    @property
+    def api_pids(self) -> list[int]:
+        """The API's worker processes (empty when a thread of this process serves it)."""
+        return self._server.pids if isinstance(self._server, WorkerProcesses) else []
+
+    def problem(self) -> str | None:
+        """What has died that the stack cannot run without; None while all is well."""
+        if self._owns_emulator and self._started and not self.emulator.running:
+            return "the AWS emulator has stopped"
+        return self._server.problem() if self._server is not None else None
 
     def __enter__(self) -> LocalStack:
         self.start()
@@ -188,12 +222,7 @@ class LocalStack:
         if self._owns_emulator:
             self._progress(f"starting the AWS emulator (moto) on port {options.moto_port}")
         self.emulator.start()
-        self._progress(f"provisioning the tables and queues of {options.template_path.name}")
-        provisioned = provision(
-            self.emulator, self.template, prefix=options.prefix, user_env=user_env
-        )
-        self.provisioned = provisioned
-        self.environment = {**self.emulator.aws_environment(), **provisioned.environment}
+        provisioned = self._provision(user_env)
         if options.record_storage:
             self.recorder = RequestRecorder(self.emulator.endpoint_url).start()
             self.environment["AWS_ENDPOINT_URL"] = self.recorder.url
@@ -205,9 +234,10 @@ class LocalStack:
 
         if options.durable:
             self._progress(f"restoring the saved state from {options.local_dir}")
-            state = DurableState(options.local_dir, provisioned.tables, fsync=options.journal_fsync)
-            self.restored_items = state.open(self.emulator.dynamodb())
-            self.durable_state = state
+            self.restored_items = self.emulator.open_durable(
+                options.local_dir, provisioned.tables, options.journal_fsync
+            )
+            self._durable = True
             if self.restored_items:
                 log.info("restored %d item(s) from %s", self.restored_items, options.local_dir)
         restored = self.restored_items > 0
@@ -249,7 +279,7 @@ class LocalStack:
             self.credentials = options.bootstrapper(settings, base_url, options.local_dir)
         if listener is not None:
             self._progress(f"starting the API on {self.base_url}")
-            self._serve(options.app_factory(settings), listener)
+            self._serve(settings, {**user_env, **self.environment}, listener)
 
         if self.pollers is not None and options.start_pollers:
             self.pollers.start()
@@ -257,6 +287,25 @@ class LocalStack:
             target=self._housekeep, name="local-stack-housekeeping", daemon=True
         )
         self._housekeeping.start()
+
+    def _provision(self, user_env: Mapping[str, str]) -> Provisioned:
+        """Keys, tables and queues from the template (the emulator's keys as the last run left
+        them, when state is kept), and the environment the app gets."""
+        options = self.options
+        self._progress(f"provisioning the tables and queues of {options.template_path.name}")
+        keys_file = options.local_dir / "kms-keys.json"
+        if options.durable:
+            self.emulator.restore_keys(keys_file)
+        provisioned = provision(
+            self.emulator, self.template, prefix=options.prefix, user_env=user_env
+        )
+        self.provisioned = provisioned
+        if options.durable:
+            self.emulator.save_keys(keys_file, provisioned.keys.values())
+        self.environment = {**self.emulator.aws_environment(), **provisioned.environment}
+        if options.request_check and user_env.get(request_check.SWITCH, "").lower() != "off":
+            self.environment.update(_request_check_environment(provisioned))
+        return provisioned
 
     def _progress(self, step: str) -> None:
         if self.options.progress is not None:
@@ -278,13 +327,13 @@ class LocalStack:
         self._stop_server()
         if self.pollers is not None:
             self.pollers.stop()
-        if self.durable_state is not None:
+        if self._durable:
+            self._durable = False
             try:
-                count = self.durable_state.close()
-                log.info("saved %d item(s) to %s", count, self.durable_state.path)
-            except OSError:
+                count = self.emulator.close_durable(self.options.local_dir)
+                log.info("saved %d item(s) to %s", count, self.options.local_dir / "state.json")
+            except (OSError, RuntimeError):
                 log.exception("could not compact the journal; the next start replays it")
-            self.durable_state = None
         if self._owns_emulator:
             self.emulator.stop()
         if self.recorder is not None:
@@ -315,54 +364,32 @@ class LocalStack:
                 return rounds
         raise RuntimeError(f"still busy after {max_rounds} rounds")
 
-    def _serve(self, app: Any, listener: socket.socket) -> None:
-        # The app logs every request itself (with its correlation id): no access log here.
-        # Request heads up to SERVER_HEAD_BYTES reach the app, whose limits answer in the
-        # API's error shape; ApiH11Protocol answers anything longer in that shape too.
-        config = uvicorn.Config(
-            app,
-            log_config=None,
-            access_log=False,
-            timeout_graceful_shutdown=5,
-            lifespan="auto",
-            http=ApiH11Protocol,
-            h11_max_incomplete_event_size=SERVER_HEAD_BYTES,
-        )
-        server = uvicorn.Server(config)
-        # In a thread uvicorn installs no signal handlers: the main thread keeps them.
-        thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [listener]}, name="api-server", daemon=True
-        )
-        self._server, self._server_thread = server, thread
-        thread.start()
-        deadline = time.monotonic() + 30
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the API server did not start; see the log above")
-            time.sleep(0.02)
+    def _serve(
+        self, settings: Settings, environment: Mapping[str, str], listener: socket.socket
+    ) -> None:
+        workers = self.options.api_workers
+        server: ThreadServer | WorkerProcesses
+        if workers > 0:
+            server = WorkerProcesses(workers, listener, environment, self.options.app_factory)
+        else:
+            server = ThreadServer(self.options.app_factory(settings), listener)
+        self._server = server
+        server.start()
         log.info("API listening on %s", self.base_url)
 
     def _stop_server(self) -> None:
-        server, thread, listener = self._server, self._server_thread, self._listener
-        self._server = self._server_thread = self._listener = None
-        if server is None or thread is None:
-            if listener is not None:  # bound, but the app never started serving on it
-                listener.close()
-            return
-        server.should_exit = True
-        thread.join(10)
-        if thread.is_alive():
-            server.force_exit = True
-            thread.join(5)
+        server, listener = self._server, self._listener
+        self._server = self._listener = None
+        if server is not None:
+            server.stop()
+        if listener is not None:
+            listener.close()
 
     def _housekeep(self) -> None:
         """Journal compaction when a segment has grown, and the emulator's own compaction."""
         while not self._housekeeping_stop.wait(self.options.housekeeping_interval_s):
             try:
-                state = self.durable_state
-                if state is not None and state.needs_compaction():
-                    state.compact()
-                self.emulator.compact()
+                self.emulator.housekeep()
             except Exception:
                 log.exception("housekeeping failed; will try again")
 
@@ -397,6 +424,16 @@ class LocalStack:
             self.emulator.ssm().put_parameter(
                 Name=parameter, Value=value, Type="SecureString", Overwrite=True
             )
+
+
+def _request_check_environment(provisioned: Provisioned) -> dict[str, str]:
+    """The request check switched on, with these tables' keys added to those of any other
+    stack running in this process (a test module's own stack beside the session's)."""
+    tables = {
+        **request_check.tables(),
+        **{t.name: t.schema() for t in provisioned.tables.values()},
+    }
+    return {request_check.SWITCH: "on", request_check.TABLES: request_check.tables_json(tables)}
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -466,19 +503,54 @@ def _print_progress(step: str) -> None:
     print(f"==> {step}", flush=True)
 
 
-def main() -> int:
-    """`make run`: everything on 127.0.0.1, until Ctrl-C or SIGTERM; exit code 0 on a clean stop."""
-    logging.basicConfig(
-        level=os.environ.get("LOG_LEVEL", "INFO").upper(),
-        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
-        datefmt="%H:%M:%S",
+def options_from_environment() -> LocalStackOptions | None:
+    """`make run`'s options from its variables (None, after saying why, when one is wrong);
+    fills in the variables the app reads that a developer's machine leaves unset."""
+    try:
+        host = os.environ.get("HOST", "127.0.0.1")
+        port = int(os.environ.get("PORT", "8000"))
+        moto_port = int(os.environ.get("MOTO_PORT", str(DEFAULT_PORT)))
+        workers = int(os.environ.get("API_WORKERS", str(DEFAULT_API_WORKERS)))
+    except ValueError as error:
+        log.error("PORT, MOTO_PORT and API_WORKERS must be integers (%s)", error)
+        return None
+    journal = os.environ.get("LOCAL_JOURNAL", "on").strip().lower()
+    if journal not in ("on", "off"):
+        log.error("LOCAL_JOURNAL must be on (keep every write) or off (keep nothing)")
+        return None
+    layout = os.environ.get("LOCAL_LAYOUT", "processes").strip().lower()
+    if layout not in LAYOUTS or workers < 1:
+        log.error("LOCAL_LAYOUT must be processes or one-process, API_WORKERS at least 1")
+        return None
+    local_dir = Path(os.environ.get("LOCAL_DIR", ".local")).resolve()
+    # An empty value (as the template's default leaves it) means "not set" here too.
+    if port and not os.environ.get("PUBLIC_BASE_URL"):
+        os.environ["PUBLIC_BASE_URL"] = f"http://{host}:{port}"
+        # The origin guard then ignores Host: name the other spelling of this machine too.
+        if host == "127.0.0.1" and not os.environ.get("ALLOWED_ORIGINS"):
+            os.environ["ALLOWED_ORIGINS"] = f"http://localhost:{port}"
+    if not os.environ.get("SESSION_KEY_FILE"):
+        os.environ["SESSION_KEY_FILE"] = str(ensure_session_key(local_dir / "session.key"))
+    # On a developer's machine the API reference and the playground are on unless turned off
+    # (on AWS the template's ApiReferenceEnabled parameter decides, off by default).
+    if not os.environ.get("API_REFERENCE_ENABLED"):
+        os.environ["API_REFERENCE_ENABLED"] = "true"
+    return LocalStackOptions(
+        local_dir=local_dir,
+        host=host,
+        port=port,
+        moto_port=moto_port,
+        durable=journal == "on",
+        emulator_process=layout == "processes",
+        api_workers=workers if layout == "processes" else 0,
+        progress=_print_progress,
     )
-    for chatty in ("botocore", "pynamodb"):
-        logging.getLogger(chatty).setLevel(logging.WARNING)
-    # The core logs through Powertools' Logger, whose own handler writes each record as one
-    # JSON line; the root handler takes everything else (uvicorn, the emulator, this module).
-    for handler in logging.root.handlers:
-        handler.addFilter(SuppressFilter(SERVICE_NAME))
+
+
+def main() -> int:
+    """`make run`: everything on 127.0.0.1, until Ctrl-C or SIGTERM; exit code 0 on a clean stop,
+    1 when it could not start or a process it needs died (the journal keeps every write)."""
+    configure_logging()
     stop_requested = threading.Event()
     first_signal_at: list[float] = []
 
@@ -496,38 +568,11 @@ def main() -> int:
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
 
-    try:
-        host = os.environ.get("HOST", "127.0.0.1")
-        port = int(os.environ.get("PORT", "8000"))
-        moto_port = int(os.environ.get("MOTO_PORT", str(DEFAULT_PORT)))
-    except ValueError as error:
-        log.error("PORT and MOTO_PORT must be integers (%s)", error)
+    options = options_from_environment()
+    if options is None:
         return 2
-    journal = os.environ.get("LOCAL_JOURNAL", "on").strip().lower()
-    if journal not in ("on", "off"):
-        log.error("LOCAL_JOURNAL must be on (keep every write) or off (keep nothing)")
-        return 2
-    local_dir = Path(os.environ.get("LOCAL_DIR", ".local")).resolve()
-    # An empty value (as the template's default leaves it) means "not set" here too.
-    if port and not os.environ.get("PUBLIC_BASE_URL"):
-        os.environ["PUBLIC_BASE_URL"] = f"http://{host}:{port}"
-    if not os.environ.get("SESSION_KEY_FILE"):
-        os.environ["SESSION_KEY_FILE"] = str(ensure_session_key(local_dir / "session.key"))
-    # On a developer's machine the API reference and the playground are on unless turned off
-    # (on AWS the template's ApiReferenceEnabled parameter decides, off by default).
-    if not os.environ.get("API_REFERENCE_ENABLED"):
-        os.environ["API_REFERENCE_ENABLED"] = "true"
-
-    stack = LocalStack(
-        LocalStackOptions(
-            local_dir=local_dir,
-            host=host,
-            port=port,
-            moto_port=moto_port,
-            durable=journal == "on",
-            progress=_print_progress,
-        )
-    )
+    local_dir = options.local_dir
+    stack = LocalStack(options)
     stack_file = local_dir / "stack.json"
     try:
         try:
@@ -553,7 +598,10 @@ def main() -> int:
         )
         print(_banner(stack, local_dir), flush=True)
         while not stop_requested.wait(1.0):
-            pass
+            problem = stack.problem()
+            if problem is not None:
+                log.error("%s: stopping the stack (the journal keeps every write)", problem)
+                return 1
     finally:
         stack.stop()
         stack_file.unlink(missing_ok=True)

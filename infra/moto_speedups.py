@@ -11,7 +11,11 @@ work repeated per request whose result cannot change between requests:
 - werkzeug formats an access-log line for every request before its logger drops it;
 - the response serializer builds, for every member of every value (ten per DynamoDB attribute
   value), the list of names it might be stored under; for a plain dict that list depends only on
-  the botocore shape;
+  the botocore shape. Even so, walking the botocore shapes of every attribute value of every
+  item was the largest part of moto's time for a page of entries (about half of it under a
+  list page's load). A DynamoDB `AttributeValue` that moto holds as plain JSON (S, N, BOOL,
+  NULL, SS, NS, and M or L of those) serializes to itself, which is what the walk produces for
+  it; any other value (binary, anything unexpected) still takes the walk;
 - DynamoDB expressions: the UpdateExpression is parsed twice per request and the condition
   lexed twice, both pure functions of the expression string; the validator deep-copies the
   parsed tree (a pickle round trip is the same copy at a tenth of the time), and each of its ten
@@ -27,6 +31,18 @@ work repeated per request whose result cannot change between requests:
   (moto's own sort then finds them sorted), so it costs the partition, not the table; and a
   string's comparison value (`DynamoType.cast_value`, behind every key comparison) is found
   before five type checks that a string always fails;
+- a page of such a Query (a `Limit`, no sort-key condition, no legacy `KeyConditions` filter:
+  the list index's every read) still made moto compare and sort every item of the partition
+  twice in Python and walk to the exclusive start key item by item, so a page of 20 cost the
+  whole partition (4,000 entries: most of an idle list's time). The partition's sort keys are
+  now sorted once per Query at C speed and the start found by bisection, and moto is handed the
+  `Limit + 1` items its own loop would reach (the one past the page is what makes it answer a
+  `LastEvaluatedKey`), so it answers the same page, key and counts from a window;
+- a `ProjectionExpression` converted the whole item to plain JSON (deep copies, boto3's
+  deserializer) once per projected path, for every item read: a BatchGetItem of 20 entries
+  with a dozen paths each converted every entry a dozen times. It is converted once per item
+  and each path picked from that one conversion (the paths only read it; DynamoDB refuses
+  overlapping paths, which are the only ones that could see another path's result);
 - building an item checks the 400 KB limit once per attribute, each time summing the sizes
   of every attribute so far (nested maps and lists walked again): quadratic in attributes, the
   largest cost of writing an entry (twenty attributes, values and index keys nested). The
@@ -41,6 +57,7 @@ soak all get it.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import functools
 import pickle
@@ -49,6 +66,7 @@ import time
 from collections import deque
 from typing import Any
 
+from botocore.utils import merge_dicts
 from moto import backends
 from moto.core import responses as core_responses
 from moto.core import serialize
@@ -59,6 +77,7 @@ from moto.dynamodb import exceptions as dynamo_exceptions
 from moto.dynamodb.models import dynamo_type
 from moto.dynamodb.models import table as dynamodb_table
 from moto.dynamodb.models import utilities as dynamo_utilities
+from moto.dynamodb.models.utilities import find_nested_key
 from moto.dynamodb.parsing import ast_nodes as _ast_nodes
 from moto.dynamodb.parsing import expressions as _expressions
 from moto.dynamodb.parsing import validators
@@ -131,6 +150,59 @@ def _picker_call(original: Any) -> Any:
         return value
 
     return pick
+
+
+_PLAIN_KINDS = {"S": str, "N": str, "BOOL": bool, "NULL": bool}
+_DYNAMODB_SERVICES = frozenset({"dynamodb", "dynamodbstreams"})
+
+
+def _plain_attribute_value(value: Any) -> dict[str, Any] | None:
+    """What moto's JSON serializer makes of a DynamoDB attribute value held as plain JSON: the
+    same value (one kind, strings as strings, booleans as booleans, maps and lists member by
+    member); None when the serializer itself must decide (binary, or anything unexpected)."""
+    if type(value) is not dict or len(value) != 1:
+        return None
+    ((kind, inner),) = value.items()
+    plain = _PLAIN_KINDS.get(kind)
+    if plain is not None:
+        return {kind: inner} if type(inner) is plain else None
+    if kind in ("SS", "NS"):
+        if type(inner) is not list or any(type(x) is not str for x in inner):
+            return None
+        return {kind: list(inner)}
+    if kind == "M" and type(inner) is dict:
+        members = {}
+        for name, member in inner.items():
+            serialized = _plain_attribute_value(member)
+            if serialized is None:
+                return None
+            members[name] = serialized
+        return {"M": members}
+    if kind == "L" and type(inner) is list:
+        elements = []
+        for element in inner:
+            serialized = _plain_attribute_value(element)
+            if serialized is None:
+                return None
+            elements.append(serialized)
+        return {"L": elements}
+    return None
+
+
+def _plain_structures(original: Any) -> Any:
+    def serialize_structure(self: Any, serialized: Any, value: Any, shape: Any, key: str) -> None:
+        if (
+            key
+            and shape.name == "AttributeValue"
+            and self.operation_model.service_model.service_name in _DYNAMODB_SERVICES
+        ):
+            plain = _plain_attribute_value(value)
+            if plain is not None:
+                self._default_serialize(serialized, plain, shape, key)
+                return
+        original(self, serialized, value, shape, key)
+
+    return serialize_structure
 
 
 # -- DynamoDB expressions ------------------------------------------------------------------
@@ -269,20 +341,63 @@ def _now(factor: float) -> Any:
 _querying = threading.local()
 # moto's own item size limit (LimitedSizeDict: between DynamoDB's 409 and 410 KB, it says).
 _ITEM_SIZE_LIMIT = 405000
-# Table.query's positional parameters after hash_key: index_name is the seventh.
-_INDEX_NAME_POSITION = 6
+# Table.query's positional parameters after hash_key (moto's backend passes them so).
+_QUERY_PARAMETERS = (
+    "range_comparison",
+    "range_objs",
+    "limit",
+    "exclusive_start_key",
+    "scan_index_forward",
+    "projection_expressions",
+    "index_name",
+)
+_OTHER_QUERY_KEYWORDS = frozenset(
+    {"consistent_read", "filter_expression", "hash_key_conditions", "range_key_conditions"}
+)
+
+
+def _page_window(
+    items: list[Any], keys: list[Any], hash_key: Any, query: dict[str, Any], range_attr: str
+) -> list[Any] | None:
+    """The items moto's loop reaches for one page, in key order; None when it may reach more
+    (a sort-key condition, a legacy filter, no limit, or a start key it must judge itself)."""
+    limit = query.get("limit")
+    if query.get("range_comparison") or query.get("filters") or not limit or limit < 1:
+        return None
+    forward = query.get("scan_index_forward") is not False
+    start = query.get("exclusive_start_key")
+    if start:
+        hash_attr = next(iter(set(start) - {range_attr}), None)
+        if len(start) != 2 or range_attr not in start or hash_attr is None:
+            return None
+        start_hash = dynamo_type.DynamoType(start[hash_attr])
+        start_range = dynamo_type.DynamoType(start[range_attr])
+        if start_hash != hash_key or (items and items[0].range_key.type != start_range.type):
+            return None
+        position = (bisect.bisect_right if forward else bisect.bisect_left)(
+            keys, start_range.cast_value
+        )
+    else:
+        position = 0 if forward else len(items)
+    if forward:
+        return items[position : position + limit + 1]
+    return items[max(0, position - limit - 1) : position]
 
 
 def _partition_query(original: Any) -> Any:
     def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
-        index_name = (
-            args[_INDEX_NAME_POSITION]
-            if len(args) > _INDEX_NAME_POSITION
-            else kwargs.get("index_name")
-        )
-        if index_name or hash_key is None or self.range_key_attr is None:
+        named = dict(zip(_QUERY_PARAMETERS, args, strict=False))
+        named.update((k, v) for k, v in kwargs.items() if k in _QUERY_PARAMETERS)
+        if named.get("index_name") or hash_key is None or self.range_key_attr is None:
             return original(self, hash_key, *args, **kwargs)
-        _querying.partition = (self, hash_key)
+        found = self.items.get(hash_key)
+        items = sorted(found.values(), key=_range_value) if found else []
+        keys = [_range_value(item) for item in items]
+        # Legacy `KeyConditions`/`QueryFilter` terms arrive as extra keywords.
+        legacy = set(kwargs) - set(_QUERY_PARAMETERS) - _OTHER_QUERY_KEYWORDS
+        named["filters"] = bool(legacy) or bool(kwargs.get("range_key_conditions"))
+        window = _page_window(items, keys, hash_key, named, self.range_key_attr)
+        _querying.partition = (self, items if window is None else window)
         try:
             return original(self, hash_key, *args, **kwargs)
         finally:
@@ -291,19 +406,34 @@ def _partition_query(original: Any) -> Any:
     return query
 
 
+def _range_value(item: Any) -> Any:
+    return item.range_key.cast_value
+
+
 def _partition_items(original: Any) -> Any:
-    """`all_items` for the Query of this thread: that partition's items, in key order."""
+    """`all_items` for the Query of this thread: that partition's items (or the part of them
+    the page needs), in key order."""
 
     def all_items(self: Any) -> Any:
         scope = getattr(_querying, "partition", None)
         if scope is None or scope[0] is not self:
             return original(self)
-        found = self.items.get(scope[1])
-        items = list(found.values()) if found else []
-        items.sort(key=lambda item: item.range_key.cast_value)
-        return items
+        return list(scope[1])
 
     return all_items
+
+
+def _project_once(self: Any, projection_expressions: list[list[str]]) -> Any:
+    """moto's `Item.project`, with the item converted to plain JSON once, not once per path."""
+    result: dict[str, Any] = {}
+    whole = self.to_regular_json()
+    for expression in projection_expressions:
+        merge_dicts(result, find_nested_key(expression, whole))
+    return dynamo_type.Item(
+        hash_key=self.hash_key,
+        range_key=self.range_key,
+        attrs=dict(dynamo_type.serializer.serialize(result)["M"]),
+    )
 
 
 def _string_first(original: Any) -> Any:
@@ -328,8 +458,14 @@ def _item_init(_original: Any) -> Any:
     return init
 
 
+ORIGINALS: dict[tuple[Any, str], Any] = {}
+"""What each patch replaced, by (owner, name): the tests compare answers with moto's own."""
+
+
 def _patch(owner: Any, name: str, make: Any) -> None:
     """Sets `owner.name` to `make(current value)`."""
+    original = owner.__dict__.get(name, getattr(owner, name))
+    ORIGINALS[(owner, name)] = original
     setattr(owner, name, make(getattr(owner, name)))
 
 
@@ -346,6 +482,7 @@ def install() -> None:
     _patch(core_responses, "method_names_from_class", functools.cache)
     _patch(werkzeug_app.MotoRequestHandler, "log_request", lambda _: _no_access_log)
     _patch(serialize.AttributePicker, "__call__", _picker_call)
+    _patch(serialize.BaseJSONSerializer, "_serialize_type_structure", _plain_structures)
 
     _patch(
         expressions.UpdateExpressionParser, "make", lambda make: classmethod(_cached(make.__func__))
@@ -362,6 +499,7 @@ def install() -> None:
     _patch(dynamodb_table.Table, "all_items", _partition_items)
     _patch(dynamo_type.DynamoType, "cast_value", _string_first)
     _patch(dynamo_type.Item, "__init__", _item_init)
+    _patch(dynamo_type.Item, "project", lambda _: _project_once)
 
     _patch(sqs_models, "unix_time", _now(1))
     _patch(sqs_models, "unix_time_millis", _now(1000))

@@ -1,4 +1,4 @@
-"""Creates the template's tables and queues in the emulator and resolves the environment.
+"""Creates the template's KMS keys, tables and queues in the emulator; resolves the environment.
 
 Physical names are the logical ids (optionally prefixed, so test modules sharing one
 emulator process stay apart). Provisioning is idempotent: a resource that already exists is
@@ -16,22 +16,26 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
+from content_service.storage.request_rules import IndexSchema, TableSchema
 from infra.emulator import Emulator
 from infra.intrinsics import Intrinsics
 from infra.template_model import Template, TemplateError, scalar_str
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_kms import KMSClient
     from mypy_boto3_sqs import SQSClient
 
 TABLE_TYPE = "AWS::DynamoDB::Table"
 QUEUE_TYPE = "AWS::SQS::Queue"
+KEY_TYPE = "AWS::KMS::Key"
+FUNCTION_TYPE = "AWS::Serverless::Function"
 DEFAULT_ACCOUNT_ID = "123456789012"
 _PREFIX_PATTERN = re.compile(r"^[A-Za-z0-9_-]*$")
 # CloudFormation property name -> SQS attribute name, where they differ only in being a string.
@@ -61,6 +65,11 @@ class ProvisionedTable:
     arn: str
     stream_arn: str | None
     key_attributes: tuple[str, ...]  # the hash key, then the range key if any
+    indexes: Mapping[str, IndexSchema] = field(default_factory=dict)
+
+    def schema(self) -> TableSchema:
+        """Its keys as the request check knows them (`content_service.storage.request_rules`)."""
+        return TableSchema(self.key_attributes, dict(self.indexes))
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,16 @@ class ProvisionedQueue:
     name: str
     url: str
     arn: str
+
+
+@dataclass(frozen=True)
+class ProvisionedKey:
+    """A KMS key of the template, found again by its alias `alias/<prefix><logical id>`."""
+
+    logical_id: str
+    key_id: str
+    arn: str
+    alias: str
 
 
 @dataclass(frozen=True)
@@ -83,6 +102,7 @@ class Provisioned:
     queues: Mapping[str, ProvisionedQueue]
     intrinsics: Intrinsics
     environment: Mapping[str, str]
+    keys: Mapping[str, ProvisionedKey] = field(default_factory=dict)
 
     def queue_by_arn(self, arn: str) -> ProvisionedQueue:
         for queue in self.queues.values():
@@ -141,11 +161,18 @@ def provision(
         "AWS::URLSuffix": "amazonaws.com",
         "AWS::StackName": f"{prefix}content-service-local",
     }
+    kms = emulator.kms()
+    keys = {
+        logical_id: _ensure_key(kms, prefix, logical_id, resource.properties)
+        for logical_id, resource in template.resources_of_type(KEY_TYPE).items()
+    }
+    early_attributes = _key_attributes(keys.values())
+    early_attributes.update(_role_attributes(template, prefix))
     static = Intrinsics(
         parameters=parameters,
         conditions=template.conditions,
-        refs={},
-        attributes={},
+        refs={k.logical_id: k.key_id for k in keys.values()},
+        attributes=early_attributes,
         pseudo=pseudo,
     )
     dynamodb = emulator.dynamodb()
@@ -170,7 +197,8 @@ def provision(
 
     refs: dict[str, str] = {t.logical_id: t.name for t in tables.values()}
     refs.update({q.logical_id: q.url for q in queues.values()})
-    attributes: dict[tuple[str, str], str] = {}
+    refs.update({k.logical_id: k.key_id for k in keys.values()})
+    attributes: dict[tuple[str, str], str] = dict(early_attributes)
     for table in tables.values():
         attributes[(table.logical_id, "Arn")] = table.arn
         if table.stream_arn:
@@ -205,6 +233,7 @@ def provision(
         queues=queues,
         intrinsics=intrinsics,
         environment=resolve_environment(template, intrinsics, user_env),
+        keys=keys,
     )
 
 
@@ -239,6 +268,46 @@ def resolve_environment(
     return environment
 
 
+def _key_attributes(keys: Iterable[ProvisionedKey]) -> dict[tuple[str, str], str]:
+    found: dict[tuple[str, str], str] = {}
+    for key in keys:
+        found[(key.logical_id, "Arn")] = key.arn
+        found[(key.logical_id, "KeyId")] = key.key_id
+    return found
+
+
+def _role_attributes(template: Template, prefix: str) -> dict[tuple[str, str], str]:
+    """The ARNs of the roles SAM makes for functions without a `Role` (`<Function>Role`), as
+    a key policy names them; nothing local assumes them."""
+    return {
+        (f"{logical_id}Role", "Arn"): (
+            f"arn:aws:iam::{DEFAULT_ACCOUNT_ID}:role/{prefix}{logical_id}Role"
+        )
+        for logical_id, resource in template.resources_of_type(FUNCTION_TYPE).items()
+        if "Role" not in resource.properties
+    }
+
+
+def _ensure_key(
+    client: KMSClient, prefix: str, logical_id: str, properties: Mapping[str, Any]
+) -> ProvisionedKey:
+    """The key under `alias/<prefix><logical id>`, created when there is none. Its key policy
+    is not given to the emulator (moto would half-apply it); the least-privilege test reads it
+    from the template instead."""
+    alias = f"alias/{prefix}{logical_id}"
+    try:
+        metadata = client.describe_key(KeyId=alias)["KeyMetadata"]
+    except client.exceptions.NotFoundException:
+        metadata = client.create_key(
+            Description=str(properties.get("Description", logical_id)),
+            KeyUsage=str(properties.get("KeyUsage", "ENCRYPT_DECRYPT")),  # type: ignore[arg-type]
+            KeySpec=str(properties.get("KeySpec", "SYMMETRIC_DEFAULT")),  # type: ignore[arg-type]
+        )["KeyMetadata"]
+        client.create_alias(AliasName=alias, TargetKeyId=metadata["KeyId"])
+        log.info("created KMS key %s", alias)
+    return ProvisionedKey(logical_id, metadata["KeyId"], metadata["Arn"], alias)
+
+
 def _without_redrive(properties: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in properties.items() if k not in _QUEUE_JSON_ATTRIBUTES}
 
@@ -268,10 +337,24 @@ def _ensure_table(
         name=name,
         arn=description["TableArn"],
         stream_arn=description.get("LatestStreamArn"),
-        key_attributes=tuple(
-            k["AttributeName"]
-            for k in sorted(description["KeySchema"], key=lambda k: k["KeyType"] != "HASH")
-        ),
+        key_attributes=_key_names(description["KeySchema"]),
+        indexes={
+            **{
+                str(i["IndexName"]): IndexSchema(_key_names(i["KeySchema"]), True)
+                for i in description.get("GlobalSecondaryIndexes", [])
+            },
+            **{
+                str(i["IndexName"]): IndexSchema(_key_names(i["KeySchema"]), False)
+                for i in description.get("LocalSecondaryIndexes", [])
+            },
+        },
+    )
+
+
+def _key_names(schema: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
+    """Attribute names of a key schema, the hash key first."""
+    return tuple(
+        str(k["AttributeName"]) for k in sorted(schema, key=lambda k: k["KeyType"] != "HASH")
     )
 
 

@@ -1,10 +1,12 @@
 """Fixtures shared by every test tier.
 
-One local stack per test session: moto in server mode (over HTTP), tables and queues created
-from template.yaml, the real FastAPI app served by uvicorn on 127.0.0.1, a recording proxy in
-front of moto (`stack.recorder.capture()` lists the storage requests made meanwhile), and the
-template's pollers built but not started, so a test moves events through the fan-out and delivery
-handlers with `stack.drain()` instead of waiting. Tests isolate themselves by workspace.
+One local stack per test session: moto in server mode (over HTTP) with the journal, in a process
+of its own as `make run` runs it, tables and queues created from template.yaml, the real FastAPI
+app served by uvicorn on a thread of the test process (tests observe and reconfigure it there:
+docs/decisions.md, D83), a recording proxy in front of moto (`stack.recorder.capture()` lists
+the storage requests made meanwhile), and the template's pollers built but not started, so a
+test moves events through the fan-out and delivery handlers with `stack.drain()` instead of
+waiting. Tests isolate themselves by workspace.
 """
 
 from __future__ import annotations
@@ -19,11 +21,29 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from content_service import runtime
 from content_service.identity.tokens import TokenSpec, create_token
 from content_service.identity.workspaces import create_workspace
+from content_service.storage import request_check
 from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
+
+# A property's examples are checked for what they return, never for how long they take:
+# hypothesis' default 200 ms deadline failed examples on a machine under load.
+hypothesis_settings.register_profile("project", deadline=None)
+hypothesis_settings.load_profile("project")
+
+
+@pytest.fixture(autouse=True)
+def aws_would_accept_every_request() -> Iterator[None]:
+    """Fails a test during which the app sent a request AWS would refuse (the local stack turns
+    the request check on), even when the app caught the refusal and carried on."""
+    request_check.take_refusals()
+    yield
+    refused = request_check.take_refusals()
+    if refused:
+        pytest.fail("AWS would refuse requests made in this test:\n" + "\n".join(map(str, refused)))
 
 
 @pytest.fixture(scope="session")
@@ -41,10 +61,22 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
             "API_REFERENCE_ENABLED": "true",
             "POWERTOOLS_TRACE_DISABLED": "true",
             "POWERTOOLS_METRICS_NAMESPACE": "ContentServiceTests",
+            # No default request rate: tests send bursts from one token. The rate tests give
+            # their tokens a rateLimit, or switch the default on for themselves.
+            "CONTENT_RATE_LIMIT": "0",
         },
     )
-    with LocalStack(options) as running:
+    # The emulator's process takes the environment it starts with. The soak in small
+    # (tests/integration/test_soak_quick.py) purges the delivery queue after every wave, and moto
+    # refuses a second PurgeQueue on a queue within 60 s, as SQS does.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR", "false")
+        running = LocalStack(options)
+        running.start()
+    try:
         yield running
+    finally:
+        running.stop()
 
 
 @pytest.fixture(scope="session")
@@ -138,6 +170,20 @@ def webhook_options(**changes: Any) -> Iterator[None]:
     before = runtime.settings()
     runtime.configure(
         dataclasses.replace(before, webhooks=dataclasses.replace(before.webhooks, **changes))
+    )
+    try:
+        yield
+    finally:
+        runtime.configure(before)
+
+
+@contextmanager
+def delivery_options(**changes: Any) -> Iterator[None]:
+    """Switches caching and rate options (`CONTENT_CACHE_SECONDS`, `CONTENT_RATE_LIMIT`...) for
+    the enclosed code alone; the API reads them on every request."""
+    before = runtime.settings()
+    runtime.configure(
+        dataclasses.replace(before, delivery=dataclasses.replace(before.delivery, **changes))
     )
     try:
         yield

@@ -1,9 +1,11 @@
-"""EventBridge schedules -> the sweep and list indexing (every minute), pruning (hourly); resume.
+"""EventBridge schedules -> the sweep, list indexing and scheduled publishing (every minute),
+pruning (hourly); resume.
 
-The template's schedules pass a constant input, `{"job": "sweep"}`, `{"job": "lists"}` or
-`{"job": "prune"}`. Every job stops early when the invocation is close to its timeout and
-finishes on the next run. `{"job": "resume"}` is never scheduled: an operator invokes it after
-purging the delivery queue, and the local stack runs the same core after restoring its state.
+The template's schedules pass a constant input, `{"job": "sweep"}`, `{"job": "lists"}`,
+`{"job": "schedules"}` or `{"job": "prune"}`. Every job stops early when the invocation is
+close to its timeout and finishes on the next run. `{"job": "resume"}` is never scheduled:
+an operator invokes it after purging the delivery queue, and the local stack runs the same core
+after restoring its state.
 """
 
 from __future__ import annotations
@@ -50,7 +52,16 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, object]:
         lists = list_jobs.run_jobs(out_of_time)
         metrics.add_metric(name="ListEntriesIndexed", unit=MetricUnit.Count, value=lists.entries)
         result = lists.to_json()
+    elif job == "schedules":
+        from content_service.content import schedules
+
+        due = schedules.run_due(out_of_time, wiring.dependencies().clock)
+        metrics.add_metric(name="SchedulesRun", unit=MetricUnit.Count, value=due.done)
+        metrics.add_metric(name="SchedulesFailed", unit=MetricUnit.Count, value=due.failed)
+        result = due.to_json()
     else:
-        raise ValueError(f"unknown job {job!r}: expected 'sweep', 'lists', 'prune' or 'resume'")
+        raise ValueError(
+            f"unknown job {job!r}: expected 'sweep', 'lists', 'schedules', 'prune' or 'resume'"
+        )
     logger.info("scheduled job done", extra=result)
     return result

@@ -1,7 +1,8 @@
 """Browser fixtures: Debian's Chromium driven by Playwright (it cannot download browsers here).
 
 Every page request is checked to stay on the app's own origin, so a page that would load an
-asset from a CDN fails its test.
+asset from a CDN fails its test; and anything a page's Content-Security-Policy refuses (Chromium
+reports it on the console) fails its test too, so the policy never breaks a page unnoticed.
 """
 
 from __future__ import annotations
@@ -61,10 +62,16 @@ def page(browser: Browser, base_url: str, output_dir: Path) -> Iterator[Page]:
 
     context.route("**/*", guard)
     opened = context.new_page()
+    refused: list[str] = []
+    opened.on(
+        "console",
+        lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,
+    )
     yield opened
     opened.screenshot(path=str(output_dir / "final.png"), full_page=True)
     context.close()
     assert not foreign, f"the page tried to load from another origin: {foreign}"
+    assert not refused, f"the page's Content-Security-Policy refused something: {refused}"
 
 
 def sign_in_page(page: Page, email: str, password: str, next_path: str = "/webhooks") -> None:

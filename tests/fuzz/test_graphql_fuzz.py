@@ -3,8 +3,9 @@ stack's uvicorn.
 
 The schema is the seeded workspace's, introspected with its full token; every query and
 mutation field is called with generated arguments and selections, an `id` argument naming one
-of the seeded entries half the time. GraphQL answers HTTP 200 with `{data?, errors?}` and puts
-the status REST would have answered in each error's `extensions.status`, so "no server error"
+of the seeded entries half the time. GraphQL answers HTTP 200 with `{data?, errors?,
+extensions?}` and puts the status REST would have answered in each error's
+`extensions.status`, so "no server error"
 means no 5xx status and no error whose `extensions.status` is 5xx (schemathesis' own
 `not_a_server_error` counts any resolver error, a 404 included, as a server error). Every
 answer must be a well-formed GraphQL response that keeps the schema's non-null promises.
@@ -37,13 +38,19 @@ def no_server_error(ctx: Any, response: Any, case: Any) -> None:
 
 
 def well_formed_answer(ctx: Any, response: Any, case: Any) -> None:
-    """`{data?, errors?}` as JSON; every error with a message, a status and a code."""
+    """`{data?, errors?, extensions?}` as JSON; every error with a message, a status and a
+    code; `extensions.cost` within its limit."""
     assert response.status_code == 200, f"HTTP {response.status_code}"
     assert response.headers["content-type"][0].startswith("application/json")
     body = json.loads(response.content)
     assert isinstance(body, dict), body
     assert body, "neither data nor errors"
-    assert set(body) <= {"data", "errors"}, body
+    assert set(body) <= {"data", "errors", "extensions"}, body
+    if "extensions" in body:  # an answer that ran: its cost
+        cost = body["extensions"]["cost"]
+        assert "data" in body, body
+        assert isinstance(cost["requested"], int), cost
+        assert 0 <= cost["requested"] <= cost["limit"], cost
     if "errors" in body:
         assert isinstance(body["errors"], list), body
         assert body["errors"], "an empty errors list"

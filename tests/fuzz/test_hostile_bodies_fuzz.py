@@ -24,7 +24,7 @@ from tests.support.hostile_json import MAX_BODY_BYTES, Doc, chunks, documents, p
 PARSER_DEPTH = 900
 """Below this, json's decoder parses any nesting; above it, it may stop (a 400 either way)."""
 VARIABLE_DEPTH = 64
-"""GraphQL variables nest at most this deep (`execution.MAX_VARIABLE_DEPTH`)."""
+"""GraphQL variables nest at most this deep (`transport.MAX_VARIABLE_DEPTH`)."""
 
 
 @pytest.fixture(scope="module")

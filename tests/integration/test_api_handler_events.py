@@ -13,9 +13,11 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
+from content_service.api.auth import SESSION_COOKIE
 from infra.lambda_runtime import LambdaContext, lambda_context, load_handler
 from infra.local_stack import LocalStack
 
@@ -72,6 +74,26 @@ def test_me_sample_with_a_revoked_shape_token_is_401(api_handler: Any) -> None:
     assert json.loads(_body(response))["error"]["code"] == "unauthorized"
 
 
+def test_login_sample_signs_in_with_a_secure_cookie_though_public_base_url_is_empty(
+    api_handler: Any, stack: LocalStack, credentials: dict[str, Any]
+) -> None:
+    """A default deploy leaves PUBLIC_BASE_URL empty; API Gateway says https in
+    `X-Forwarded-Proto`, and the session cookie is Secure, with HSTS."""
+    assert stack.settings is not None
+    assert stack.settings.public_base_url == ""
+    event = _event("api-post-login.json")
+    admin = credentials["admin"]
+    event["body"] = urlencode({"email": admin["email"], "password": admin["password"]})
+    response = api_handler(event, lambda_context("ApiFunction"))
+    assert response["statusCode"] == 303, _body(response)
+    cookies = response.get("cookies") or []
+    session = [c for c in cookies if c.startswith(f"{SESSION_COOKIE}=")]
+    assert session, cookies
+    assert "secure" in [a.strip().lower() for a in session[0].split(";")], cookies
+    assert response["headers"]["strict-transport-security"] == "max-age=31536000"
+    assert response["headers"]["x-content-type-options"] == "nosniff"
+
+
 def test_login_sample_with_a_wrong_password(api_handler: Any) -> None:
     response = api_handler(_event("api-post-login.json"), lambda_context("ApiFunction"))
     assert response["statusCode"] == 401
@@ -82,7 +104,35 @@ def test_graphql_sample(api_handler: Any, credentials: dict[str, Any]) -> None:
     event = _event("api-post-graphql.json", READ_TOKEN=credentials["tokens"]["read"])
     response = api_handler(event, lambda_context("ApiFunction"))
     assert response["statusCode"] == 200
-    assert json.loads(_body(response)) == {"data": {"__typename": "Query"}}
+    assert json.loads(_body(response)) == {
+        "data": {"__typename": "Query"},
+        "extensions": {"cost": {"requested": 0, "limit": 1000}},
+    }
+
+
+def test_graphql_over_get_from_the_edge_sample(
+    api_handler: Any, credentials: dict[str, Any]
+) -> None:
+    """A persisted query over GET as CloudFront forwards it: registered, answered cacheable with
+    its ETag in the media type asked for, then 304 to that ETag."""
+    token = credentials["tokens"]["read"]
+    event = _event("api-get-graphql-persisted.json", READ_TOKEN=token, IF_NONE_MATCH='\\"none\\"')
+    response = api_handler(event, lambda_context("ApiFunction"))
+    assert response["statusCode"] == 200, response
+    headers = response["headers"]
+    assert headers["content-type"] == "application/graphql-response+json"
+    assert headers["cache-control"].startswith("public, max-age=0, s-maxage=")
+    assert headers["vary"] == "Authorization, Accept"
+    assert json.loads(_body(response))["data"] == {"__typename": "Query"}
+    again = _event(
+        "api-get-graphql-persisted.json",
+        READ_TOKEN=token,
+        IF_NONE_MATCH=json.dumps(headers["etag"])[1:-1],
+    )
+    not_modified = api_handler(again, lambda_context("ApiFunction"))
+    assert not_modified["statusCode"] == 304
+    assert _body(not_modified) == ""
+    assert not_modified["headers"]["etag"] == headers["etag"]
 
 
 def _graphql_error(response: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import itertools
 import json
 import re
 import string
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -35,6 +36,7 @@ from starlette.routing import Mount
 
 from content_service import runtime
 from content_service.api.auth import SESSION_COOKIE
+from content_service.clock import iso_utc
 from content_service.identity.tokens import TokenSpec, create_token, revoke_token
 from content_service.identity.users import create_user
 from content_service.identity.workspaces import create_workspace
@@ -49,6 +51,8 @@ B_COLUMNS = frozenset({"other", "other→A"})
 SESSION_COLUMNS = frozenset({"editor", "admin"})
 PASSWORD = "matrix-password-1"
 GRAPHQL = "/api/v1/graphql"
+# A schedule body the service takes (a time within the next year).
+SCHEDULE = {"action": "publish", "at": iso_utc(time.time() + 30 * 24 * 3600)}
 SHARED_TYPES = ("post", "site")
 """The content types both workspaces hold: GraphQL rows run on these, so one document is valid in
 A's schema and in B's alike."""
@@ -196,11 +200,23 @@ class World:
             body = {"values": {"title": f"{type_name} {self.a.tag} {self.unique()}"}}
         entry_id = str(self.full_a("POST", f"/api/v1/content/{type_name}", 201, json=body)["id"])
         self.a.ids.add(entry_id)
-        if state in ("published", "trashed"):
-            self.full_a("POST", f"/api/v1/content/{type_name}/{entry_id}/publish", 200)
+        path = f"/api/v1/content/{type_name}/{entry_id}"
+        if state in ("published", "changed", "trashed"):
+            self.full_a("POST", f"{path}/publish", 200)
+        if state == "changed":
+            field = "name" if type_name == "site" else "title"
+            self.full_a("PATCH", path, 200, json={"values": {field: f"draft {self.unique()}"}})
         if state == "trashed":
-            self.full_a("DELETE", f"/api/v1/content/{type_name}/{entry_id}", 204)
+            self.full_a("DELETE", path, 204)
         return entry_id
+
+    def fresh_schedule(self, type_name: str) -> tuple[str, str]:
+        """A draft of A and a pending schedule of it: (entry id, schedule id)."""
+        entry_id = self.fresh_entry(type_name)
+        made = self.full_a(
+            "POST", f"/api/v1/content/{type_name}/{entry_id}/schedules", 201, json=SCHEDULE
+        )
+        return entry_id, str(made["id"])
 
     def fresh_locale(self) -> str:
         """A locale no entry of the single type has yet (one record per locale)."""
@@ -389,11 +405,17 @@ RouteRecipe = Callable[[World, str], Call]
 
 
 def _path(template: str) -> RouteRecipe:
-    """A fixed path; `{post}` is A's published post, `{endpoint}` and `{delivery}` A's."""
+    """A fixed path; `{post}` is A's published post, `{endpoint}` and `{delivery}` A's,
+    `{workspace}` A's id (the content pages' `?workspace=`)."""
 
     def recipe(w: World, _column: str) -> Call:
         return Call(
-            template.format(post=w.a.published_post, endpoint=w.a.endpoint, delivery=w.a.delivery)
+            template.format(
+                post=w.a.published_post,
+                endpoint=w.a.endpoint,
+                delivery=w.a.delivery,
+                workspace=w.a.id,
+            )
         )
 
     return recipe
@@ -484,6 +506,25 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
     "DELETE /api/v1/content/{content_type}/{entry_id}": _fresh_post("draft"),
     "POST /api/v1/content/{content_type}/{entry_id}/restore": _fresh_post("trashed", "/restore"),
     "DELETE /api/v1/content/{content_type}/{entry_id}/purge": _fresh_post("trashed", "/purge"),
+    "POST /api/v1/content/{content_type}/{entry_id}/discard": _fresh_post("changed", "/discard"),
+    "GET /api/v1/content/{content_type}/{entry_id}/versions": _path(
+        "/api/v1/content/post/{post}/versions"
+    ),
+    "GET /api/v1/content/{content_type}/{entry_id}/versions/{number}": _path(
+        "/api/v1/content/post/{post}/versions/1"
+    ),
+    "POST /api/v1/content/{content_type}/{entry_id}/versions/{number}/restore": _fresh_post(
+        "published", "/versions/1/restore"
+    ),
+    "POST /api/v1/content/{content_type}/{entry_id}/schedules": _fresh_post(
+        "draft", "/schedules", body=SCHEDULE
+    ),
+    "GET /api/v1/content/{content_type}/{entry_id}/schedules": _fresh_post("draft", "/schedules"),
+    "DELETE /api/v1/content/{content_type}/{entry_id}/schedules/{schedule_id}": (
+        lambda w, _column: Call(
+            "/api/v1/content/post/{}/schedules/{}".format(*w.fresh_schedule("post"))
+        )
+    ),
     "POST /api/v1/graphql": lambda w, _column: Call(
         GRAPHQL, json={"query": "{ __typename }"}, graphql_field="__typename"
     ),
@@ -528,6 +569,12 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
     "GET /webhooks/new": _path("/webhooks/new"),
     "GET /webhooks/{endpoint_id}/edit": _path("/webhooks/{endpoint}/edit"),
     "GET /webhooks/{endpoint_id}": _path("/webhooks/{endpoint}"),
+    "GET /content": _path("/content?workspace={workspace}"),
+    "GET /content/{content_type}": _path("/content/post?workspace={workspace}"),
+    "GET /content/{content_type}/new": _path("/content/post/new?workspace={workspace}"),
+    "GET /content/{content_type}/{entry_id}": _path("/content/post/{post}?workspace={workspace}"),
+    "GET /content-types": _path("/content-types?workspace={workspace}"),
+    "GET /content-types/{name}": _path("/content-types/post?workspace={workspace}"),
 }
 
 
@@ -591,6 +638,25 @@ def _update(w: World, t: TypeNames) -> tuple[str, str]:
     )
 
 
+def _restore_version(w: World, t: TypeNames) -> tuple[str, str]:
+    root = f"restore{t.object}Version"
+    entry_id = w.fresh_entry(t.name, "published")
+    return root, f'mutation {{ {root}(id: "{entry_id}", version: 1) {{ {_selection(t)} }} }}'
+
+
+def _schedule(w: World, t: TypeNames) -> tuple[str, str]:
+    root = f"schedule{t.object}"
+    entry_id = w.fresh_entry(t.name)
+    at = SCHEDULE["at"]
+    return root, f'mutation {{ {root}(id: "{entry_id}", action: PUBLISH, at: "{at}") {{ id }} }}'
+
+
+def _cancel_schedule(w: World, t: TypeNames) -> tuple[str, str]:
+    root = f"cancel{t.object}Schedule"
+    entry_id, schedule_id = w.fresh_schedule(t.name)
+    return root, f'mutation {{ {root}(id: "{entry_id}", scheduleId: "{schedule_id}") }}'
+
+
 def _one(w: World, t: TypeNames) -> tuple[str, str]:
     root = t.single_field
     return root, f'{{ {root}(id: "{w.a.published_post}") {{ {_selection(t)} }} }}'
@@ -613,6 +679,10 @@ FIELD_RECIPES: dict[str, tuple[Callable[[TypeNames], bool], FieldRecipe]] = {
     "Mutation.publish<Type>": (lambda t: True, _by_id("publish", "draft")),
     "Mutation.unpublish<Type>": (lambda t: True, _by_id("unpublish", "published")),
     "Mutation.delete<Type>": (lambda t: True, _by_id("delete", "draft", selection=False)),
+    "Mutation.discard<Type>": (lambda t: True, _by_id("discard", "changed")),
+    "Mutation.restore<Type>Version": (lambda t: True, _restore_version),
+    "Mutation.schedule<Type>": (lambda t: True, _schedule),
+    "Mutation.cancel<Type>Schedule": (lambda t: True, _cancel_schedule),
 }
 EMPTY_FIELD = "Query._empty"
 """Only in a schema with no visible type: run in a workspace without types."""
@@ -699,7 +769,9 @@ def test_the_markers_show_where_they_belong(world: World) -> None:
     """The leak check is not vacuous: answers do carry their own workspace's markers, so the
     other workspace's would be seen."""
     for side, column in ((world.a, "read"), (world.b, "other")):
-        posts = world.request("GET", "/api/v1/content/post", world.headers(column)).text
+        # Oldest first: the seeded posts come before those the cells made since.
+        oldest = "/api/v1/content/post?sort=createdAt&pageSize=100"
+        posts = world.request("GET", oldest, world.headers(column)).text
         assert side.tag in posts
         assert side.published_post in posts
         assert f"note_{side.tag}" in world.request("GET", GRAPHQL, world.headers(column)).text
@@ -731,10 +803,12 @@ def _row_of(operation: str, name: str, types: list[TypeNames]) -> str:
         if operation == "Query" and name == t.list_field and not t.single:
             return "Query.<types>(...)"
     if operation == "Mutation":
-        owners = [t for t in types if name.endswith(t.object) and name != t.object]
-        if owners:
-            owner = max(owners, key=lambda t: len(t.object))
-            return f"Mutation.{name.removesuffix(owner.object)}<Type>"
+        for suffix in ("", "Version", "Schedule"):
+            stem = name.removesuffix(suffix)
+            owners = [t for t in types if stem.endswith(t.object) and stem != t.object]
+            if owners and (suffix == "" or stem != name):
+                owner = max(owners, key=lambda t: len(t.object))
+                return f"Mutation.{stem.removesuffix(owner.object)}<Type>{suffix}"
     return f"{operation}.{name}"
 
 

@@ -73,9 +73,13 @@ def test_create_is_a_draft_with_system_fields_and_one_event(
         "createdAt",
         "updatedAt",
         "publishedAt",
+        "version",
+        "publishedVersion",
+        "updatedBy",
         "values",
     }
     assert entry["status"] == "draft"
+    assert (entry["version"], entry["publishedVersion"], entry["updatedBy"]) == (1, None, None)
     assert entry["contentType"] == "article"
     assert entry["locale"] == "en"
     assert entry["localeGroupId"] == entry["id"]
@@ -118,7 +122,8 @@ def test_every_transition_emits_exactly_its_event(
 
     updated = client.patch(path, json={"values": {"title": "Second"}})
     assert updated.status_code == 200
-    assert updated.json()["status"] == "published"
+    # The live version stays as published; the draft is newer (docs/content.md).
+    assert updated.json()["status"] == "changed"
     assert updated.json()["publishedAt"] == published.json()["publishedAt"]
 
     unpublished = client.post(f"{path}/unpublish")
@@ -147,6 +152,9 @@ def test_every_transition_emits_exactly_its_event(
     assert_error(client.post(f"{path}/restore"), 404)
     assert_error(client.delete(f"{path}/purge"), 404)
     assert storage.entry_item(workspace.id, entry["id"]) is None
+    # Its published item and snapshot went with it.
+    own = f"ENTRY#{workspace.id}#{entry['id']}"
+    assert [i["sk"] for i in storage.content_items(workspace.id) if i["pk"] == own] == []
 
     events = storage.events_of(workspace.id, entry["id"])
     assert [e["kind"] for e in events] == [
@@ -159,8 +167,10 @@ def test_every_transition_emits_exactly_its_event(
         "entry.deleted",
         "entry.purged",
     ]
-    # The title is a snapshot at the time of each event; it survives the purge.
-    assert [e["data"]["title"] for e in events] == ["First", "First"] + ["Second"] * 6
+    # The title is a snapshot of the version each event is about (the unpublish takes down
+    # the published "First"); it survives the purge.
+    titles = ["First", "First", "Second", "First", "Second", "Second", "Second", "Second"]
+    assert [e["data"]["title"] for e in events] == titles
     assert {e["actor"] for e in events if e["actor"] is not None} == set()
     assert len({e["id"] for e in events}) == len(events)
 
@@ -535,19 +545,29 @@ def test_entry_writes_store_the_documented_shape(
     )
     item = storage.entry_item(workspace.id, entry["id"])
     assert item is not None
-    # The list index items it has: every entry by createdAt (with the summary), and as a draft
-    # by updatedAt and in publishedAt's null partition (ordered by id).
-    prefix = f"L#{workspace.id}#article#en#"
+    # The list index items it has, in the latest versions' view (`A`) only, a draft having no
+    # published version: by createdAt (with the summary), by updatedAt and in publishedAt's
+    # null partition (ordered by id), and each again in its status's partition.
+    prefix = f"L#{workspace.id}#article#en#A#0.1#"
+    created = f"{entry['createdAt']}\x01{entry['id']}"
+    updated = f"{entry['updatedAt']}\x01{entry['id']}"
     keys = sorted(map(tuple, item["listKeys"]))
     assert keys == [
-        (f"{prefix}A#0.1#@c", f"{entry['createdAt']}\x01{entry['id']}"),
-        (f"{prefix}D#0.1#@p!", entry["id"]),
-        (f"{prefix}D#0.1#@u", f"{entry['updatedAt']}\x01{entry['id']}"),
+        (f"{prefix}@c", created),
+        (f"{prefix}@c#=@s:draft", created),
+        (f"{prefix}@p!", entry["id"]),
+        (f"{prefix}@p!#=@s:draft", entry["id"]),
+        (f"{prefix}@u", updated),
+        (f"{prefix}@u#=@s:draft", updated),
     ]
     indexed = {(i["pk"], i["sk"]): i for i in storage.content_items(workspace.id)}
     assert all(key in indexed for key in keys)
     assert indexed[keys[0]]["summary"] == item["summary"]
-    assert len(item["listCounts"]) == 1  # counted once, among the drafts
+    assert "summary" not in indexed[keys[1]]
+    # Counted among the latest versions, and among the drafts.
+    plain, by_status = sorted(item["listCounts"])
+    assert plain.startswith(f"N#{workspace.id}#article#en#A#")
+    assert by_status == plain + "#=status:draft"
     summary = json.loads(item["summary"])  # compact JSON in one string attribute
     assert summary["i"] == entry["id"]
     assert summary["s"] == "draft"

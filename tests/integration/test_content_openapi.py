@@ -66,6 +66,7 @@ def test_bodies_and_results_have_schemas(document: dict[str, Any]) -> None:
         "locale",
         "localeGroupId",
         "audiences",
+        "version",
     }
     entry = schemas["EntryOut"]
     assert {"id", "contentType", "status", "values"} <= set(entry["required"])

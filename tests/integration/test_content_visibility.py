@@ -26,13 +26,17 @@ def token(admin: httpx.Client, make_client: ClientFactory, **spec: Any) -> httpx
     return make_client(response.json()["token"])
 
 
-def readable(client: httpx.Client, type_name: str, entry_id: str) -> bool:
-    """Whether `client` sees the entry on every read route at once (all must agree)."""
-    single = client.get(f"/api/v1/content/{type_name}/{entry_id}")
-    listed = client.get(f"/api/v1/content/{type_name}", params={"pageSize": 100})
+def readable(
+    client: httpx.Client, type_name: str, entry_id: str, version: str | None = None
+) -> bool:
+    """Whether `client` sees the entry on every read route at once (all must agree), in its
+    default view or the `version` asked."""
+    view = {"version": version} if version else {}
+    single = client.get(f"/api/v1/content/{type_name}/{entry_id}", params=view)
+    listed = client.get(f"/api/v1/content/{type_name}", params={"pageSize": 100, **view})
     addressed = client.get(
         f"/api/v1/content/{type_name}",
-        params={"filter": f'{{"field": "id", "op": "eq", "value": "{entry_id}"}}'},
+        params={"filter": f'{{"field": "id", "op": "eq", "value": "{entry_id}"}}', **view},
     )
     assert single.status_code in (200, 404), single.text
     seen = [
@@ -231,12 +235,17 @@ def test_audiences_gate_tokens_read_and_full_alike(
     assert error["details"][0]["location"] == "audiences"
     assert_error(staff_only.patch(f"/api/v1/content/lesson/{members['id']}", json={}), 404)
     assert_error(staff_only.delete(f"/api/v1/content/lesson/{members['id']}"), 404)
-    # Changing the audiences moves the entry between readers.
+    # Changing the audiences moves the entry between readers once published: the live version
+    # keeps the audiences it was published with until then.
     moved = members_full.patch(
         f"/api/v1/content/lesson/{staff['id']}", json={"audiences": ["members"]}
     )
     assert moved.status_code == 200, moved.text
+    assert not readable(gated.read, "lesson", staff["id"])
+    assert readable(staff_only, "lesson", staff["id"], version="published")
+    publish(members_full, "lesson", staff["id"])
     assert readable(gated.read, "lesson", staff["id"])
+    assert not readable(staff_only, "lesson", staff["id"])
 
 
 def test_audiences_on_an_ungated_type_are_refused(new_workspace: NewWorkspace) -> None:

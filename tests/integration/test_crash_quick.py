@@ -20,7 +20,9 @@ from bench.crash import CrashConfig, run_crash, run_notice_crash
 
 @pytest.mark.slow
 def test_three_kills_and_a_clean_stop_lose_nothing() -> None:
-    report = run_crash(CrashConfig(kills=3, graceful=1, writers=3))
+    # Scheduled publishing is left to `make crash`: its check waits for the stack's minute
+    # scheduler, a minute this suite does not spend.
+    report = run_crash(CrashConfig(kills=3, graceful=1, writers=3, schedules=False))
     assert report["problems"] == []
     assert report["writesAcknowledged"] > 0
     assert report["events"] >= report["writesAcknowledged"]

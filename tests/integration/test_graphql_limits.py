@@ -282,7 +282,10 @@ def test_unknown_operation_name_runs_nothing(tree: WorkspaceAccess) -> None:
     only_error(anonymous, "OPERATION_RESOLUTION_FAILURE", 400)
     assert calls.calls == []
     named = post(tree.full, "query Known { nodes { total } }", operation_name="Known")
-    assert named == {"data": {"nodes": {"total": 2}}}
+    assert named == {
+        "data": {"nodes": {"total": 2}},
+        "extensions": {"cost": {"requested": 25, "limit": 1000}},
+    }
 
 
 def test_a_body_over_the_cap_answers_200_with_a_413_error_and_runs_nothing(

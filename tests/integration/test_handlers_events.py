@@ -185,6 +185,7 @@ def test_schedule_inputs_are_the_templates() -> None:
     assert inputs == {
         sample("scheduler-sweep.json")["job"],
         sample("scheduler-lists.json")["job"],
+        sample("scheduler-schedules.json")["job"],
         sample("scheduler-prune.json")["job"],
     }
 

@@ -169,8 +169,14 @@ def test_3_a_body_over_1_mib_with_a_content_length_is_a_413_in_each_routes_shape
     assert_error(rest, 413, "payload_too_large")
     # The same rule lets a body just under the cap through, however it is sent.
     under = json.dumps({"query": "{ __typename }", "variables": {"v": "x" * 1_000_000}})
-    assert graphql_raw(site.full, under.encode()) == {"data": {"__typename": "Query"}}
-    assert graphql_raw(site.full, iter([under.encode()])) == {"data": {"__typename": "Query"}}
+    assert graphql_raw(site.full, under.encode()) == {
+        "data": {"__typename": "Query"},
+        "extensions": {"cost": {"requested": 0, "limit": 1000}},
+    }
+    assert graphql_raw(site.full, iter([under.encode()])) == {
+        "data": {"__typename": "Query"},
+        "extensions": {"cost": {"requested": 0, "limit": 1000}},
+    }
 
 
 # 4. Introspection: its own bound, and no request holds the event loop --------------------------
@@ -261,7 +267,10 @@ def test_4_a_request_held_in_execution_does_not_hold_the_server(
             assert not pending.done()
         finally:
             release.set()
-        assert pending.result(60) == {"data": {"notes": {"total": 2}}}
+        assert pending.result(60) == {
+            "data": {"notes": {"total": 2}},
+            "extensions": {"cost": {"requested": 25, "limit": 1000}},
+        }
 
 
 # 5. Relation page sizes ------------------------------------------------------------------------
@@ -484,7 +493,10 @@ def test_9_application_json_is_executed(site: WorkspaceAccess, content_type: str
     result = graphql_raw(
         site.read, b'{"query": "{ notes { total } }"}', **{"Content-Type": content_type}
     )
-    assert result == {"data": {"notes": {"total": 2}}}
+    assert result == {
+        "data": {"notes": {"total": 2}},
+        "extensions": {"cost": {"requested": 25, "limit": 1000}},
+    }
 
 
 def test_9_the_origin_guard_answers_the_graphql_route_in_its_shape(

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
+import secrets
 import uuid
 from typing import Any
 
 import httpx
 import pytest
 
+from content_service.cli import main
+from infra.local_stack import LocalStack
 from tests.conftest import ClientFactory, WorkspaceAccess, sign_in
 
 
@@ -273,7 +279,7 @@ def test_correlation_id_is_echoed(make_client: ClientFactory) -> None:
     assert len(generated) == 36
 
 
-def test_an_editor_lands_on_the_home_page_after_sign_in(make_client: ClientFactory) -> None:
+def test_an_editor_lands_on_the_content_pages_after_sign_in(make_client: ClientFactory) -> None:
     from content_service import runtime
     from content_service.identity.users import create_user
 
@@ -283,10 +289,43 @@ def test_an_editor_lands_on_the_home_page_after_sign_in(make_client: ClientFacto
         "/login", data={"email": email, "password": "editor-password-1"}, follow_redirects=False
     )
     assert response.status_code == 303
-    assert response.headers["location"] == "/"
+    assert response.headers["location"] == "/content"
     asked = make_client().post(
         "/login",
         data={"email": email, "password": "editor-password-1", "next": "/api/v1/me"},
         follow_redirects=False,
     )
     assert asked.headers["location"] == "/api/v1/me"
+
+
+def test_an_older_password_hash_is_replaced_at_the_next_sign_in(
+    stack: LocalStack, make_client: ClientFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A user stored with scrypt N = 2^14 still signs in, and leaves with N = 2^17."""
+    email, password = f"rehash-{uuid.uuid4().hex[:8]}@example.com", "older-password-1"
+    assert main(["user", "create", "--email", email, "--password", password]) == 0
+    user_id = json.loads(capsys.readouterr().out)["id"]
+    assert stack.settings is not None
+    table = stack.settings.tables.schema
+    dynamodb = stack.emulator.dynamodb()
+    key = {"pk": {"S": f"USER#{user_id}"}, "sk": {"S": "USER"}}
+
+    def stored_hash() -> str:
+        return dynamodb.get_item(TableName=table, Key=key)["Item"]["passwordHash"]["S"]
+
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
+    older = "$".join(
+        ["scrypt", "16384", "8", "1"]
+        + [base64.urlsafe_b64encode(b).decode().rstrip("=") for b in (salt, digest)]
+    )
+    dynamodb.update_item(
+        TableName=table,
+        Key=key,
+        UpdateExpression="SET passwordHash = :h",
+        ExpressionAttributeValues={":h": {"S": older}},
+    )
+
+    sign_in(make_client(), email, password)
+    assert stored_hash().startswith("scrypt$131072$8$1$")
+    sign_in(make_client(), email, password)

@@ -362,6 +362,9 @@ def test_make_run_serves_until_ctrl_c_and_exits_zero(
     assert stack_file["env"]["AWS_ENDPOINT_URL"] == stack_file["awsEndpointUrl"]
     assert stack_file["env"]["CONTENT_TABLE"] == "ContentTable"
     assert stack_file["env"]["PUBLIC_BASE_URL"] == base_url
+    # `make run` holds every AWS request of the app to AWS's rules (request_check).
+    assert stack_file["env"]["AWS_REQUEST_CHECK"] == "on"
+    assert "ContentTable" in json.loads(stack_file["env"]["AWS_REQUEST_CHECK_TABLES"])
     assert (local_dir / "session.key").stat().st_mode & 0o777 == 0o600
 
     process.send_signal(signal.SIGINT)
@@ -375,3 +378,70 @@ def test_make_run_serves_until_ctrl_c_and_exits_zero(
     assert (local_dir / "state.json").exists()
     assert not (local_dir / "stack.json").exists()
     assert time.time() - (local_dir / "state.json").stat().st_mtime < 60
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found.extend(int(child) for child in text)
+    return found
+
+
+def _command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return not Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree in /proc")
+def test_make_run_is_a_process_tree_that_dies_with_it_and_resumes_from_the_journal(
+    make_run: Callable[[], tuple[subprocess.Popen[str], str, Path]],
+) -> None:
+    process, base_url, local_dir = make_run()
+    wait_until(lambda: _healthy(process, base_url), timeout=120, message="GET /healthz")
+    wait_until((local_dir / "stack.json").exists, timeout=30, message="stack.json")
+    spawned = [p for p in _children(process.pid) if "spawn_main" in _command_line(p)]
+    # The emulator, then one API worker (API_WORKERS) with the environment the app reads: the
+    # user's variables and the stack's resolved ones.
+    assert len(spawned) == 2, [_command_line(p) for p in _children(process.pid)]
+    worker = Path(f"/proc/{max(spawned)}/environ").read_bytes().split(b"\0")
+    assert b"LOCAL_DIR=" + str(local_dir).encode() in worker
+    assert b"CONTENT_TABLE=ContentTable" in worker
+    token = json.loads((local_dir / "bootstrap.json").read_text())["tokens"]["full"]
+    request = urllib.request.Request(
+        f"{base_url}/api/v1/content-types",
+        data=json.dumps({"name": "note", "fields": [{"name": "title", "type": "string"}]}).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as created:
+        assert created.status == 201
+
+    process.kill()  # what a crash of make run does: no stop, no compaction
+    process.wait(10)
+    wait_until(lambda: not any(_alive(p) for p in spawned), timeout=10, message="children gone")
+
+    again, base_url, _ = make_run()
+    wait_until(lambda: _healthy(again, base_url), timeout=120, message="GET /healthz again")
+    read = urllib.request.Request(
+        f"{base_url}/api/v1/content-types/note", headers={"Authorization": f"Bearer {token}"}
+    )
+    with urllib.request.urlopen(read, timeout=30) as found:
+        assert json.loads(found.read())["name"] == "note"
+
+    # The emulator is started first, the API workers once it serves: it has the lowest pid.
+    emulator = min(p for p in _children(again.pid) if "spawn_main" in _command_line(p))
+    os.kill(emulator, signal.SIGKILL)
+    output, _ = again.communicate(timeout=60)
+    assert again.returncode == 1, output
+    assert "the AWS emulator has stopped" in output

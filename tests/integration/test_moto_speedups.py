@@ -253,6 +253,64 @@ def test_installing_twice_changes_nothing() -> None:
         UpdateExpressionParser,
     )
 
+    moto_speedups.install()  # the session's emulator runs in a process of its own
     make = UpdateExpressionParser.make
     moto_speedups.install()
     assert UpdateExpressionParser.make == make
+
+
+PLAIN_ITEM: dict[str, Any] = {
+    key: value for key, value in EVERY_TYPE.items() if key not in ("b", "bs")
+} | {
+    "deep": {"M": {"l": {"L": [{"M": {"x": {"NS": ["1", "2.50"]}}}, {"SS": []}, {"L": []}]}}},
+    "empty": {"M": {}},
+}
+
+
+def _serialized(operation: str, result: dict[str, Any]) -> str:
+    from moto.core.serialize import XFormedAttributePicker, get_serializer_class
+    from moto.core.utils import get_service_model
+
+    model = get_service_model("dynamodb")
+    serializer = get_serializer_class("dynamodb", model.protocol)(
+        operation_model=model.operation_model(operation),
+        value_picker=XFormedAttributePicker(response_transformers=None),
+    )
+    return str(serializer.serialize(result)["body"])
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_attribute_values_serialize_as_the_shape_walk_serializes_them(binary: bool) -> None:
+    from moto.core.serialize import BaseJSONSerializer
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    moto_speedups.install()
+    item = dict(EVERY_TYPE) if binary else dict(PLAIN_ITEM)
+    # As moto's responses hold items: each value's `to_json()` (binary already in base64).
+    held = {name: DynamoType(value).to_json() for name, value in item.items()}
+    results: dict[str, dict[str, Any]] = {
+        "GetItem": {"Item": held},
+        "Query": {"Items": [held, held], "Count": 2, "ScannedCount": 2},
+        "BatchGetItem": {"Responses": {"t": [held]}, "UnprocessedKeys": {}},
+    }
+    fast = {operation: _serialized(operation, result) for operation, result in results.items()}
+    key = (BaseJSONSerializer, "_serialize_type_structure")
+    patched = BaseJSONSerializer._serialize_type_structure
+    BaseJSONSerializer._serialize_type_structure = moto_speedups.ORIGINALS[key]  # type: ignore[method-assign]
+    try:
+        walked = {op: _serialized(op, result) for op, result in results.items()}
+    finally:
+        BaseJSONSerializer._serialize_type_structure = patched  # type: ignore[method-assign]
+    assert fast == walked
+
+
+def test_a_projection_picks_what_moto_picks() -> None:
+    from moto.dynamodb.models.dynamo_type import DynamoType, Item
+
+    moto_speedups.install()
+    item = Item(DynamoType({"S": "h"}), None, {"id": {"S": "h"}, **PLAIN_ITEM, **EVERY_TYPE})
+    paths = [["s"], ["deep", "l[0]", "x"], ["m", "inner"], ["bs"], ["missing"], ["deep", "l[2]"]]
+    original = moto_speedups.ORIGINALS[(Item, "project")]
+    assert item.project(paths).to_json() == original(item, paths).to_json()
+    for path in paths:
+        assert item.project([path]).to_json() == original(item, [path]).to_json()

@@ -439,7 +439,7 @@ def test_schedules_fire_on_their_scaled_period_despite_errors(
     schedules.start()
     try:
         wait_until(
-            lambda: len(stack.calls("SchedulerFunction")) >= 6, message="three of each minute job"
+            lambda: len(stack.calls("SchedulerFunction")) >= 9, message="three of each minute job"
         )
     finally:
         schedules.stop()
@@ -447,6 +447,7 @@ def test_schedules_fire_on_their_scaled_period_despite_errors(
     assert {json.dumps(c["event"]) for c in stack.calls("SchedulerFunction")} == {
         json.dumps({"job": "sweep"}),
         json.dumps({"job": "lists"}),
+        json.dumps({"job": "schedules"}),
     }
 
 

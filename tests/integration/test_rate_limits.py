@@ -1,253 +1,201 @@
-"""Per-endpoint rate limits and the 429 pause (docs/webhooks.md, "Rate limits").
+"""Per-token request rates: over its rate a token gets 429 with Retry-After and RateLimit-* over
+REST, and HTTP 200 with one error whose `extensions.status` is 429 (and the same headers) over
+GraphQL, while another token in the same second is answered; 304s count; the rate is set per
+token at creation and by PATCH, with CONTENT_RATE_LIMIT as the default; and the count is
+shared by API processes, since it lives in DynamoDB.
 
-- The shared window: limiters of several workers racing on one endpoint, over real DynamoDB
-  conditional writes in the emulator, never put more starts in a window than the limit.
-- A held delivery waits without spending an attempt; a 429's Retry-After holds the endpoint.
-- The issue's figure in real time: `rateLimit` 5 and 200 events through three delivery
-  containers at once; the receiver's own arrival times never hold more than 5 in a second,
-  and every delivery arrives, none dead. About 40 s: the limit's own pace.
+The limiter's clock is pinned (a fresh second per test), so a burst never straddles two
+windows on a slow machine.
 """
 
 from __future__ import annotations
 
-import threading
+import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
 
-from bench.soak import delivery_containers
-from content_service import runtime
-from content_service.webhooks import services
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.rate_limit import WINDOW_SECONDS
+from content_service.identity.rate_limits import limiter
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
-from tests.support.receiver import Answer, Receiver
-from tests.support.receiver_process import ReceiverProcess
-from tests.support.webhooks import (
-    FakeClock,
-    Hooks,
-    all_rows_for_endpoint,
-    drain,
-    make_worker,
-    purge_endpoint,
-    row,
-    seed_rows,
-    sender_for,
-    store_endpoint,
-    write_events,
-)
+from tests.conftest import ClientFactory, WorkspaceAccess, delivery_options
+from tests.support.api_process import api_process
+from tests.support.content import capture, create, define, publish
+from tests.support.graphql import PATH, only_error
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
-pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
+_seconds = itertools.count(int(time.time()) + 10_000)
 
 
-def most_in_a_window(times: Sequence[float], window: float = WINDOW_SECONDS) -> int:
-    """The most of `times` any half-open window [t, t + window) holds."""
-    ordered = sorted(times)
-    best = 0
-    for index, start in enumerate(ordered):
-        inside = sum(1 for t in ordered[index:] if t < start + window)
-        best = max(best, inside)
-    return best
+@pytest.fixture
+def pinned_clock() -> Iterator[float]:
+    """A second no other test uses, as the limiter's clock."""
+    second = next(_seconds) + 0.25
+    before = limiter.clock
+    limiter.clock = lambda: second
+    yield second
+    limiter.clock = before
 
 
-def test_limiters_of_racing_workers_share_one_window(clock: FakeClock) -> None:
-    endpoint_id = "racing-" + str(time.time_ns())
-    granted: list[float] = []
-    lock = threading.Lock()
-
-    def worker() -> None:
-        limiter = services.rate_limiter(runtime.settings())
-        for _ in range(8):
-            turn = limiter.reserve(endpoint_id, 3, clock.now(), max_wait=60)
-            assert turn.at is not None
-            with lock:
-                granted.append(turn.at)
-
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert len(granted) == 32
-    assert most_in_a_window(granted) == 3  # never more than 3, and the window was full
-    assert max(granted) - min(granted) >= 10 * WINDOW_SECONDS  # 32 starts at 3 a second
+@pytest.fixture
+def site(new_workspace: Callable[..., WorkspaceAccess]) -> WorkspaceAccess:
+    workspace = new_workspace()
+    define(workspace.full, "post", [{"name": "title", "type": "string"}])
+    publish(workspace.full, "post", create(workspace.full, "post", {"title": "Hi"})["id"])
+    return workspace
 
 
-def test_a_reservation_further_than_the_wait_is_not_taken(clock: FakeClock) -> None:
-    limiter = services.rate_limiter(runtime.settings())
-    key = "far-" + str(time.time_ns())
-    first = limiter.reserve(key, 1, clock.now(), max_wait=2)
-    second = limiter.reserve(key, 1, clock.now(), max_wait=2)
-    assert first.at == pytest.approx(clock.now(), abs=0.001)
-    assert second.at is not None
-    assert second.wait > WINDOW_SECONDS
-    third = limiter.reserve(key, 1, clock.now(), max_wait=2)
-    assert third.at is None  # two windows away: not taken, and the window is unchanged
-    assert third.wait > 2
-    clock.advance(third.wait)
-    assert limiter.reserve(key, 1, clock.now(), max_wait=0).at == pytest.approx(clock.now())
+def new_token(
+    admin: httpx.Client, make_client: ClientFactory, site: WorkspaceAccess, **spec: Any
+) -> tuple[dict[str, Any], httpx.Client]:
+    body = {"name": "t", "workspaceId": site.id, "access": "read", **spec}
+    made = admin.post("/api/v1/tokens", json=body)
+    assert made.status_code == 201, made.text
+    return made.json(), make_client(made.json()["token"])
 
 
-def test_a_held_delivery_waits_without_spending_an_attempt(
-    receiver: Receiver, clock: FakeClock
+def rate_headers(response: httpx.Response) -> dict[str, str]:
+    return {
+        name: response.headers[name]
+        for name in ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after")
+        if name in response.headers
+    }
+
+
+@pytest.mark.usefixtures("pinned_clock")
+def test_over_its_rate_a_token_gets_429_over_rest_while_another_token_is_answered(
+    site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
 ) -> None:
-    created = store_endpoint(receiver.url(), rate_limit=1)
-    try:
-        (seeded,) = seed_rows(created.id, clock)
-        limiter = services.rate_limiter(runtime.settings())
-        for _ in range(3):  # other workers took the next three places (3.3 s at 1 a second)
-            limiter.reserve(created.id, 1, clock.now(), max_wait=10)
-        with sender_for() as sender:
-            worker = make_worker(sender, clock)
-            report = worker.process(seeded.id)
-            assert report.result == "throttled"
-            assert worker.retries == [(seeded.id, 4)]  # queued again with the wait
-            held = row(seeded.id)
-            assert (held.status, held.attempts, held.claim_token) == ("pending", 0, None)
-            assert receiver.requests == []
-            clock.advance(4)
-            assert worker.process(seeded.id).result == "succeeded"
-        assert row(seeded.id).attempts == 1
-        assert receiver.requests[0].header("X-Service-Attempt") == "1"
-    finally:
-        purge_endpoint(created.id)
+    made, limited = new_token(admin, make_client, site, rateLimit=3)
+    assert made["rateLimit"] == 3
+    _, other = new_token(admin, make_client, site, rateLimit=3)
+    answers = [limited.get("/api/v1/content/post") for _ in range(3)]
+    assert [a.status_code for a in answers] == [200, 200, 200]
+    assert [rate_headers(a) for a in answers] == [
+        {"ratelimit-limit": "3", "ratelimit-remaining": str(n), "ratelimit-reset": "1"}
+        for n in (2, 1, 0)
+    ]
+    refused = limited.get("/api/v1/content/post")
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert refused.headers["cache-control"] == "no-store"
+    assert rate_headers(refused) == {
+        "ratelimit-limit": "3",
+        "ratelimit-remaining": "0",
+        "ratelimit-reset": "1",
+        "retry-after": "1",
+    }
+    assert limited.get("/api/v1/me").status_code == 429  # every route a token calls counts
+    assert other.get("/api/v1/content/post").status_code == 200
+    assert site.read.get("/api/v1/content/post").status_code == 200  # no default in the tests
 
 
-def test_a_429_retry_after_holds_the_whole_endpoint(
-    stored: Endpoint, receiver: Receiver, clock: FakeClock
+@pytest.mark.usefixtures("pinned_clock")
+def test_over_its_rate_graphql_answers_200_with_one_429_error_and_the_same_headers(
+    site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
 ) -> None:
-    receiver.respond(Answer(429, headers=(("Retry-After", "120"),)))
-    first, second = seed_rows(stored.id, clock, count=2)
-    with sender_for() as sender:
-        worker = make_worker(sender, clock)
-        assert worker.process(first.id).result == "failed"
-        assert worker.process(second.id).result == "throttled"
-        assert len(receiver.requests) == 1  # the second delivery was not sent
-        held = row(second.id)
-        assert (held.status, held.attempts) == ("pending", 0)
-        failed = row(first.id)
-        assert failed.next_attempt_at is not None
-        clock.advance(121)
-        assert worker.process(second.id).result == "succeeded"
-        assert worker.process(first.id).result == "succeeded"
-    assert [r.header("X-Service-Attempt") for r in receiver.requests] == ["1", "1", "2"]
+    _, limited = new_token(admin, make_client, site, rateLimit=2)
+    _, other = new_token(admin, make_client, site, rateLimit=2)
+    query = "{ posts { total } }"
+    assert "data" in limited.post(PATH, json={"query": query}).json()
+    assert "data" in limited.get(PATH, params={"query": query}).json()
+    for refused in (
+        limited.post(PATH, json={"query": query}),
+        limited.get(PATH, params={"query": query}),
+    ):
+        assert refused.status_code == 200
+        only_error(refused.json(), "RATE_LIMITED", 429)
+        assert refused.headers["cache-control"] == "no-store"
+        assert rate_headers(refused) == {
+            "ratelimit-limit": "2",
+            "ratelimit-remaining": "0",
+            "ratelimit-reset": "1",
+            "retry-after": "1",
+        }
+    assert "data" in other.post(PATH, json={"query": query}).json()
 
 
-def test_a_held_retry_keeps_its_attempt_count(
-    stored: Endpoint, receiver: Receiver, clock: FakeClock
+@pytest.mark.usefixtures("pinned_clock")
+def test_a_304_counts(
+    site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
 ) -> None:
-    receiver.respond(Answer(503), Answer(429, headers=(("Retry-After", "600"),)))
-    first, second = seed_rows(stored.id, clock, count=2)
-    with sender_for() as sender:
-        worker = make_worker(sender, clock)
-        assert worker.process(first.id).result == "failed"
-        assert worker.process(second.id).result == "failed"  # the 429: held for 10 min
-        clock.advance(15)  # the first's retry is due, the endpoint is still held
-        assert worker.process(first.id).result == "throttled"
-        held = row(first.id)
-        assert (held.status, held.attempts, held.last_error) == ("failed", 1, "HTTP 503")
-        assert held.next_attempt_at is not None
-        clock.advance(600)
-        assert worker.process(first.id).result == "succeeded"
-    assert row(first.id).attempts == 2
+    _, limited = new_token(admin, make_client, site, rateLimit=2)
+    tag = limited.get("/api/v1/content/post").headers["etag"]
+    again = limited.get("/api/v1/content/post", headers={"If-None-Match": tag})
+    assert again.status_code == 304
+    assert again.headers["ratelimit-remaining"] == "0"
+    assert limited.get("/api/v1/content/post", headers={"If-None-Match": tag}).status_code == 429
 
 
-@pytest.mark.parametrize("limit", [0, -1, 1001, "5", 1.5, True])
-def test_a_rate_limit_outside_1_to_1000_is_refused(
-    hooks: Hooks, receiver: Receiver, limit: Any
+def test_the_default_rate_and_a_token_s_own_set_by_patch(
+    site: WorkspaceAccess,
+    admin: httpx.Client,
+    make_client: ClientFactory,
+    pinned_clock: float,
 ) -> None:
-    response = hooks.client.post("/api/webhooks", json={"url": receiver.url(), "rateLimit": limit})
-    assert response.status_code == 422, response.text
+    made, client = new_token(admin, make_client, site)
+    assert made["rateLimit"] is None
+    with delivery_options(rate_limit=2):
+        assert [client.get("/api/v1/me").status_code for _ in range(3)] == [200, 200, 429]
+        # Its own rate wins over the default: 0 is no limit at all.
+        patched = admin.patch(f"/api/v1/tokens/{made['id']}", json={"rateLimit": 0})
+        assert patched.status_code == 200
+        assert patched.json()["rateLimit"] == 0
+        unlimited = client.get("/api/v1/me")
+        assert unlimited.status_code == 200
+        assert "ratelimit-limit" not in unlimited.headers
+        patched = admin.patch(f"/api/v1/tokens/{made['id']}", json={"rateLimit": 5})
+        assert patched.json()["rateLimit"] == 5
+        assert client.get("/api/v1/me").headers["ratelimit-limit"] == "5"
+        # null returns it to the default; other fields are kept.
+        back = admin.patch(f"/api/v1/tokens/{made['id']}", json={"audiences": ["x"]})
+        assert back.json()["rateLimit"] == 5
+        assert back.json()["audiences"] == ["x"]
+        back = admin.patch(f"/api/v1/tokens/{made['id']}", json={"rateLimit": None})
+        assert back.json()["rateLimit"] is None
+        assert client.get("/api/v1/me").status_code == 429  # the default's 2 are spent
+    for bad in (-1, 1001, "fast"):
+        refused = admin.patch(f"/api/v1/tokens/{made['id']}", json={"rateLimit": bad})
+        assert refused.status_code == 422, refused.text
+    created = admin.post(
+        "/api/v1/tokens",
+        json={"name": "t", "workspaceId": site.id, "access": "read", "rateLimit": 5000},
+    )
+    assert created.status_code == 422
 
 
-def test_the_rate_limit_is_set_changed_and_removed(hooks: Hooks, receiver: Receiver) -> None:
-    created = hooks.create(receiver.url(), workspaces=[], rateLimit=5)
-    assert created["rateLimit"] == 5
-    assert created["pausedUntil"] is None
-    assert hooks.patch(created["id"], rateLimit=50)["rateLimit"] == 50
-    assert hooks.patch(created["id"], enabled=True)["rateLimit"] == 50  # left out: kept
-    assert hooks.patch(created["id"], rateLimit=None)["rateLimit"] is None  # null: no limit
-
-
-@pytest.mark.slow
-def test_rate_limit_5_and_200_events_never_more_than_5_a_second_and_all_arrive(
-    stack: LocalStack, hooks: Hooks, new_workspace: Any
+@pytest.mark.usefixtures("pinned_clock")
+def test_the_limiter_costs_one_conditional_update_per_request(
+    site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory, stack: LocalStack
 ) -> None:
-    workspace: WorkspaceAccess = new_workspace()
-    with ReceiverProcess() as receiver:
-        created = hooks.create(receiver.url(), workspaces=[workspace.id], rateLimit=5)
-
-        def publish_burst() -> None:
-            write_events(200, workspace_id=workspace.id, kind="entry.updated")
-            drain_fan_out(stack)
-
-        deliver_until(
-            stack,
-            lambda: len(receiver.arrivals) >= 200,
-            containers=3,
-            limit_s=150,
-            meanwhile=publish_burst,
-        )
-    arrivals = [a["at"] for a in receiver.arrivals]
-    assert len(arrivals) == 200
-    assert most_in_a_window(arrivals) <= 5
-    rows = all_rows_for_endpoint(created["id"])
-    assert len(rows) == 200
-    assert {r.status for r in rows} == {"succeeded"}
-    assert {r.attempts for r in rows} == {1}  # nothing was spent on waiting
-    assert len({a["delivery"] for a in receiver.arrivals}) == 200
+    _, limited = new_token(admin, make_client, site, rateLimit=1)
+    assert stack.settings is not None
+    table = stack.settings.tables.rate_limits
+    with capture(stack) as calls:
+        limited.get("/api/v1/me")
+        limited.get("/api/v1/me")
+    on_table = calls.on(table)
+    assert [c.operation for c in on_table] == ["UpdateItem", "UpdateItem"]
+    assert [c.status for c in on_table] == [200, 400]  # the second fails its condition
+    assert on_table[0].body["ConditionExpression"] == "attribute_not_exists(#n) OR #n < :limit"
 
 
-def drain_fan_out(stack: LocalStack) -> None:
-    """Runs the stream poller alone: the rows exist and are queued, none is sent yet."""
-    assert stack.pollers is not None
-    while any(poller.poll_once() for poller in stack.pollers.streams):
-        pass
-
-
-def deliver_until(
-    stack: LocalStack,
-    done_when: Callable[[], bool],
-    *,
-    containers: int,
-    limit_s: float,
-    meanwhile: Callable[[], None] = lambda: None,
+def test_the_limit_is_shared_by_two_api_processes(
+    site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory, stack: LocalStack
 ) -> None:
-    """Delivery containers working the queue at once, as Lambda's would, while `meanwhile`
-    runs (the events written and fanned out), until `done_when` (or `limit_s` passed)."""
-    pollers = delivery_containers(stack, containers)
-    done = threading.Event()
-    errors: list[BaseException] = []
-
-    def feed() -> None:
-        try:
-            meanwhile()
-        except BaseException as error:
-            errors.append(error)
-            done.set()
-
-    def work(poller: Any) -> None:
-        try:
-            while not done.is_set():
-                if not poller.poll_once():
-                    time.sleep(0.05)
-        except BaseException as error:
-            errors.append(error)
-            done.set()
-
-    threads = [threading.Thread(target=work, args=(p,)) for p in pollers]
-    threads.append(threading.Thread(target=feed))
-    for thread in threads:
-        thread.start()
-    deadline = time.monotonic() + limit_s
-    while not done_when() and time.monotonic() < deadline and not done.is_set():
-        time.sleep(0.2)
-    done.set()
-    for thread in threads:
-        thread.join()
-    drain(stack)  # anything the containers left half-way
-    assert not errors, errors
+    made, _ = new_token(admin, make_client, site, rateLimit=5)
+    second = float(next(_seconds)) + 0.5
+    headers = {"Authorization": f"Bearer {made['token']}"}
+    with (
+        api_process(stack, frozen_time=second) as first,
+        api_process(stack, frozen_time=second) as other,
+    ):
+        answers = [
+            httpx.get(f"{url}/api/v1/me", headers=headers, timeout=30) for url in [first, other] * 6
+        ]
+    admitted = [a for a in answers if a.status_code == 200]
+    assert [a.status_code for a in answers].count(429) == 7
+    assert sorted(int(a.headers["ratelimit-remaining"]) for a in admitted) == [0, 1, 2, 3, 4]
+    # Both processes admitted some of the five: the count crossed between them.
+    assert answers[0].status_code == answers[1].status_code == 200

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from content_service import runtime
+from content_service.clock import iso_utc
 from content_service.identity.users import create_user
 from content_service.webhooks import catalogue, services, wiring
 from tests.conftest import ClientFactory, WorkspaceAccess, sign_in, webhook_options
@@ -400,6 +401,33 @@ def test_a_cursor_of_another_endpoint_is_400(hooks: Hooks, new_workspace: Any) -
         f"/api/webhooks/{second['id']}/deliveries", params={"cursor": cursor}
     )
     error_of(response, 400)
+
+
+def test_a_cursor_reused_with_other_filters_is_400_and_never_reaches_storage(
+    hooks: Hooks, new_workspace: Any
+) -> None:
+    """A cursor taken without `since`, reused with a `since` after its row, would be an
+    ExclusiveStartKey outside the key range: DynamoDB refuses it (moto answered an empty page).
+    The cursor names its filters, so the API answers 400; the same filters page on."""
+    workspace: WorkspaceAccess = new_workspace()
+    endpoint = hooks.create(URL, workspaces=[workspace.id])
+    clock = FakeClock(1_900_000_000)
+    rows = seed_rows(endpoint["id"], clock, count=3)
+    log = f"/api/webhooks/{endpoint['id']}/deliveries"
+    cursor = hooks.client.get(log, params={"limit": 2}).json()["nextCursor"]
+    assert cursor
+    since = iso_utc(1_900_000_000 + 1.5)
+    for other in ({"since": since}, {"status": "pending"}, {"event": "entry.created"}):
+        response = hooks.client.get(log, params={"limit": 2, "cursor": cursor, **other})
+        assert "other filters" in error_of(response, 400)["message"]
+    page = hooks.client.get(log, params={"limit": 2, "cursor": cursor}).json()
+    assert [i["id"] for i in page["items"]] == [rows[0].id]
+    windowed = hooks.client.get(log, params={"limit": 1, "since": since}).json()
+    assert [i["id"] for i in windowed["items"]] == [rows[2].id]
+    rest = hooks.client.get(
+        log, params={"limit": 1, "since": since, "cursor": windowed["nextCursor"]}
+    ).json()
+    assert rest == {"items": [], "nextCursor": None}
 
 
 def test_one_delivery_with_body_and_attempts(hooks: Hooks, new_workspace: Any) -> None:

@@ -96,7 +96,7 @@ def filter_values(operand: Operand) -> st.SearchStrategy[Any]:
     if kind in ("string", "id"):
         return short_text()
     if kind == "status":
-        return st.sampled_from(["draft", "published"])
+        return st.sampled_from(["draft", "published", "changed"])
     if kind == "integer":
         return st.integers(min_value=-3, max_value=3) | st.integers(
             min_value=-(2**63), max_value=2**63 - 1

@@ -44,7 +44,7 @@ def post(
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("application/json")
     result: dict[str, Any] = response.json()
-    assert set(result) <= {"data", "errors"}, result
+    assert set(result) <= {"data", "errors", "extensions"}, result
     return result
 
 

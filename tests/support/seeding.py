@@ -18,12 +18,21 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from content_service.clock import iso_utc
-from content_service.content.items import StoredEntry, entry_item, summary_text, title_of
+from content_service.content.items import (
+    StoredEntry,
+    content_digest,
+    entry_item,
+    published_item,
+    summary_text,
+    title_of,
+    version_sk,
+)
 from content_service.content.list_index import index_state, with_state
 from content_service.content.list_keys import COUNT_SK
 from content_service.content.model import ContentType
 from content_service.content.schema import get_type, type_key
 from content_service.content.values import to_storage
+from content_service.content.write_transaction import Versions
 from content_service.storage import dynamo
 from infra.emulator import Emulator
 
@@ -40,7 +49,7 @@ def stored_entry(
     locale: str = "en",
 ) -> StoredEntry:
     """One entry as the service stores it; values keyed by field storage key."""
-    return StoredEntry(
+    entry = StoredEntry(
         id=entry_id,
         workspace_id=workspace_id,
         content_type=content_type.name,
@@ -57,24 +66,50 @@ def stored_entry(
         values=dict(values_by_key),
         links={key: tuple(targets) for key, targets in (links_by_key or {}).items()},
     )
+    if not published:
+        return entry
+    return entry.with_changes(published_version=1, versions=1, published_hash=content_digest(entry))
 
 
 def stored_items(
-    content_type: ContentType, entries: Sequence[StoredEntry], counts: Counter[str]
+    content_type: ContentType, entries: Sequence[StoredEntry | Versions], counts: Counter[str]
 ) -> Iterator[dict[str, Any]]:
-    """Every item of `entries` as DynamoDB JSON: each entry and its list index items. The
-    count items they add to are tallied in `counts`."""
-    for entry in entries:
-        state = index_state(content_type, entry)
-        indexed = with_state(entry, state)
-        yield dynamo.encode(entry_item(content_type, indexed))
-        summary = summary_text(content_type, indexed)
+    """Every item of `entries` as DynamoDB JSON: each entry, its published item and first
+    snapshot when it has one, and its list index items. An entry is a `StoredEntry` (its
+    published version is itself when it is published) or, for a `changed` one, its
+    `Versions`. The count items they add to are tallied in `counts`."""
+    for seeded in entries:
+        versions = seeded if isinstance(seeded, Versions) else _versions_of(seeded)
+        entry, published = versions.latest, versions.published
+        state = index_state(content_type, entry, published)
+        yield dynamo.encode(entry_item(content_type, with_state(entry, state)))
+        summaries = {"A": summary_text(content_type, entry)}
+        if published is not None:
+            yield dynamo.encode(published_item(published))
+            yield dynamo.encode(published_item(published, version_sk(1)))
+            summaries["P"] = summary_text(content_type, published)
         for (pk, sk), carries in state.items.items():
             item: dict[str, Any] = {"pk": {"S": pk}, "sk": {"S": sk}}
-            if carries:
-                item["summary"] = {"S": summary}
+            if carries is not None:
+                item["summary"] = {"S": summaries[carries]}
             yield item
         counts.update(state.counts)
+
+
+def _versions_of(entry: StoredEntry) -> Versions:
+    return Versions(entry, entry if entry.is_live else None)
+
+
+def changed_entry(
+    content_type: ContentType, entry: StoredEntry, live_values: Mapping[str, Any]
+) -> Versions:
+    """`entry` (published) as a `changed` one: `live_values` (by key) were published, the
+    entry's own values are its newer draft."""
+    published = entry.with_changes(
+        values=dict(live_values), title=title_of(content_type, live_values)
+    )
+    latest = entry.with_changes(status="changed", published_hash=content_digest(published))
+    return Versions(latest, published.with_changes(published_hash=None))
 
 
 def _batch_write(table: str, items: Iterator[dict[str, Any]]) -> None:
@@ -124,7 +159,7 @@ def _add_counts(table: str, counts: Counter[str], emulator: Emulator | None) -> 
 def bulk_put(
     workspace_id: str,
     content_type: ContentType,
-    entries: Sequence[StoredEntry],
+    entries: Sequence[StoredEntry | Versions],
     *,
     emulator: Emulator | None = None,
 ) -> None:
@@ -138,7 +173,7 @@ def bulk_put(
     else:
         emulator.load(table, items)
     _add_counts(dynamo.tables().schema, counts, emulator)
-    locales = sorted({entry.locale for entry in entries})
+    locales = sorted({(e.latest if isinstance(e, Versions) else e).locale for e in entries})
     dynamo.client().update_item(
         TableName=dynamo.tables().schema,
         Key=type_key(workspace_id, content_type.name),

@@ -81,7 +81,7 @@ def rows(draw: st.DrawFn) -> dict[str, Any]:
     return {
         "id": entry_id,
         "localeGroupId": draw(_maybe(short_text().filter(bool))) or entry_id,
-        "status": draw(st.sampled_from(["draft", "published"])),
+        "status": draw(st.sampled_from(["draft", "published", "changed"])),
         "createdAt": draw(instants()),
         "updatedAt": draw(instants()),
         "publishedAt": draw(_maybe(instants())),

@@ -14,8 +14,9 @@ from content_service.content.model import ContentType, FieldDef
 from content_service.graphql import cost_limits, execution
 from content_service.graphql.build import build_schema
 from content_service.graphql.errors import RequestError
-from content_service.graphql.execution import GraphQLRequest, _ValidationFailed, prepare
+from content_service.graphql.execution import _ValidationFailed, prepare
 from content_service.graphql.prepared import prepared
+from content_service.graphql.transport import GraphQLRequest
 from content_service.settings import GraphQLLimits
 
 POST = ContentType(

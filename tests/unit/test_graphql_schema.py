@@ -25,17 +25,16 @@ from content_service.content.model import ContentType, FieldDef
 from content_service.graphql.build import build_schema as build
 from content_service.graphql.cost_limits import Cost, CostModel, FieldKind, measure
 from content_service.graphql.errors import RequestError
-from content_service.graphql.execution import (
+from content_service.graphql.execution import VALIDATION_RULES, prepare
+from content_service.graphql.resolvers import plain
+from content_service.graphql.scalars import long_literal, long_serialize, long_value
+from content_service.graphql.transport import (
     MAX_VARIABLE_DEPTH,
     MAX_VARIABLE_NODES,
-    VALIDATION_RULES,
     GraphQLRequest,
     check_variables,
     parse_body,
-    prepare,
 )
-from content_service.graphql.resolvers import plain
-from content_service.graphql.scalars import long_literal, long_serialize, long_value
 from content_service.settings import GraphQLLimits
 
 UNLIMITED = GraphQLLimits(10**9, 10**9, 10**9, 10**12)
@@ -124,7 +123,8 @@ def test_names_and_root_fields_follow_spec_2_1() -> None:
         "siteSettings",
     }
     assert str(query.fields["blogPost"].type) == "BlogPost"
-    assert set(query.fields["blogPost"].args) == {"id"}
+    assert set(query.fields["blogPost"].args) == {"id", "version"}
+    assert str(query.fields["blogPost"].args["version"].type) == "EntryVersion"
     assert str(query.fields["blogPost"].args["id"].type) == "ID!"
     assert str(query.fields["blogPosts"].type) == "BlogPostList!"
     assert {name: str(a.type) for name, a in query.fields["blogPosts"].args.items()} == {
@@ -134,10 +134,11 @@ def test_names_and_root_fields_follow_spec_2_1() -> None:
         "filter": "Filter",
         "locale": "String",
         "cursor": "String",
+        "version": "EntryVersion",
     }
     # A single type: one field taking `locale`, returning the record itself.
     assert str(query.fields["siteSettings"].type) == "SiteSettings"
-    assert set(query.fields["siteSettings"].args) == {"locale"}
+    assert set(query.fields["siteSettings"].args) == {"locale", "version"}
     assert "siteSettingss" not in query.fields
     envelope = object_type(schema, "BlogPostList")
     assert {n: str(f.type) for n, f in envelope.fields.items()} == {
@@ -146,13 +147,17 @@ def test_names_and_root_fields_follow_spec_2_1() -> None:
         "nextCursor": "String",
     }
     mutation = object_type(schema, "Mutation")
-    for verb in ("create", "update", "publish", "unpublish", "delete"):
+    for verb in ("create", "update", "publish", "unpublish", "discard", "schedule", "delete"):
         assert f"{verb}BlogPost" in mutation.fields
         assert f"{verb}SiteSettings" in mutation.fields
+    assert "restoreBlogPostVersion" in mutation.fields
+    assert "cancelBlogPostSchedule" in mutation.fields
     assert str(mutation.fields["deleteBlogPost"].type) == "Boolean"
     assert str(mutation.fields["createBlogPost"].args["input"].type) == "BlogPostCreateInput!"
-    assert set(mutation.fields["updateBlogPost"].args) == {"id", "input"}
+    assert set(mutation.fields["updateBlogPost"].args) == {"id", "input", "version"}
     assert set(mutation.fields["publishBlogPost"].args) == {"id"}
+    assert set(mutation.fields["discardBlogPost"].args) == {"id"}
+    assert str(mutation.fields["scheduleBlogPost"].type) == "EntrySchedule"
 
 
 def test_object_type_fields_and_scalar_mapping() -> None:
@@ -166,6 +171,9 @@ def test_object_type_fields_and_scalar_mapping() -> None:
         "createdAt": "String!",
         "updatedAt": "String!",
         "publishedAt": "String",
+        "entryVersion": "Int!",
+        "publishedVersion": "Int",
+        "updatedBy": "EntryUser",
         "audiences": "[String!]!",
         "title": "String",
         "body": "String",
@@ -188,7 +196,7 @@ def test_object_type_fields_and_scalar_mapping() -> None:
     assert "site_name" in object_type(schema, "SiteSettings").fields
     status = schema.type_map["EntryStatus"]
     assert isinstance(status, GraphQLEnumType)
-    assert list(status.values) == ["DRAFT", "PUBLISHED"]
+    assert list(status.values) == ["DRAFT", "PUBLISHED", "CHANGED"]
     assert status.serialize("published") == "PUBLISHED"
     assert status.serialize("draft") == "DRAFT"
     filter_op = schema.type_map["FilterOp"]
@@ -589,7 +597,7 @@ def test_the_direct_paths_answer_as_graphql_core_does(
     monkeypatch.setattr(
         service,
         "load_entries_by_ids",
-        lambda caller, ws, content_type, ids, fields, links: {
+        lambda caller, ws, content_type, ids, fields, links, view: {
             i: dataclasses.replace(by_id[i], links={"author": ("a1",)} if "author" in links else {})
             if i in by_id
             else everyone[i]

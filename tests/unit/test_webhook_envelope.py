@@ -10,9 +10,11 @@ import pytest
 from content_service.errors import BadRequest
 from content_service.webhooks.deliveries import (
     SHARDS,
+    LogSearch,
     decode_cursor,
     encode_cursor,
     fanout_delivery_id,
+    log_filters,
     shard_of,
 )
 from content_service.webhooks.envelope import envelope, freeze, ping_envelope, refreeze
@@ -143,8 +145,13 @@ def test_messages_name_a_delivery() -> None:
 
 def test_cursor_round_trip_and_tampering() -> None:
     key = {"id": {"S": "d"}, "endpointId": {"S": "ep"}, "createdKey": {"S": "t#d"}}
-    assert decode_cursor(encode_cursor(key), "ep") == key
+    unfiltered = log_filters(None, None, LogSearch())
+    assert decode_cursor(encode_cursor(key, unfiltered), "ep", unfiltered) == key
     with pytest.raises(BadRequest):
-        decode_cursor(encode_cursor(key), "other")
+        decode_cursor(encode_cursor(key, unfiltered), "other", unfiltered)
     with pytest.raises(BadRequest):
-        decode_cursor("%%%", "ep")
+        decode_cursor("%%%", "ep", unfiltered)
+    since = log_filters(None, None, LogSearch(since_iso="2026-01-01T00:00:00.000Z"))
+    assert since != unfiltered
+    with pytest.raises(BadRequest, match="other filters"):
+        decode_cursor(encode_cursor(key, unfiltered), "ep", since)

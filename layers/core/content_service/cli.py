@@ -1,6 +1,7 @@
-"""`content-service`: tokens, users, the first bootstrap, list indexes and failure-queue
-replays, against the local stack or AWS; `listen`, which receives webhook deliveries on this
-machine through the API; `receive`, a receiver on this machine that prints what it gets.
+"""`content-service`: tokens, users, the first bootstrap, list indexes, failure-queue
+replays and the sealing of webhook secrets stored in clear, against the local stack or AWS;
+`listen`, which receives webhook deliveries on this machine through the API; `receive`, a
+receiver on this machine that prints what it gets.
 
 Where the tables are: environment variables when set (as in Lambda); otherwise `--stack NAME`
 reads a deployed stack's outputs; otherwise the running local stack's `.local/stack.json`.
@@ -33,6 +34,7 @@ _TABLE_OUTPUTS = {
     "DeliveryQueueUrl": "DELIVERY_QUEUE_URL",
     "FanoutFailureQueueUrl": "FANOUT_FAILURE_QUEUE_URL",
     "DeliveryDeadLetterQueueUrl": "DELIVERY_DLQ_URL",
+    "SecretsKeyArn": "SECRETS_KEY_ARN",
 }
 
 
@@ -90,6 +92,8 @@ def _token_create(args: argparse.Namespace, settings: Settings) -> None:
             content_types=tuple(args.content_types.split(",")),
             scopes=tuple(args.scopes.split(",")) if args.scopes else None,
             audiences=tuple(a for a in (args.audiences or "").split(",") if a),
+            rate_limit=args.rate_limit,
+            persisted_only=args.persisted_only,
         )
     )
     _print({**info.to_json(), "token": token})
@@ -120,6 +124,33 @@ def _user_create(args: argparse.Namespace, settings: Settings) -> None:
         password = getpass.getpass("Password (at least 10 characters): ")
     user = create_user(settings, args.email, args.role, password)
     _print({**user.to_json(), **({"password": password} if generated else {})})
+
+
+def _user_unlock(args: argparse.Namespace, settings: Settings) -> None:
+    from content_service.identity import sign_in_throttle
+
+    sign_in_throttle.unlock(sign_in_throttle.account(args.email))
+    cleared: dict[str, str] = {"email": args.email.strip().lower()}
+    if args.address:
+        sign_in_throttle.unlock(sign_in_throttle.address(args.address))
+        cleared["address"] = args.address
+    _print({"unlocked": cleared})
+
+
+def _webhooks_seal(args: argparse.Namespace, settings: Settings) -> None:
+    """Seals the secret and header values of every endpoint stored before sealing existed."""
+    from content_service.webhooks import services
+
+    store = services.endpoint_store(settings)
+    counts = {"sealed": 0, "alreadySealed": 0, "changedMeanwhile": 0}
+    for endpoint in store.all():
+        if endpoint.sealed:
+            counts["alreadySealed"] += 1
+        elif store.reseal(endpoint):
+            counts["sealed"] += 1
+        else:
+            counts["changedMeanwhile"] += 1
+    _print(counts)
 
 
 def _bootstrap(args: argparse.Namespace, settings: Settings) -> None:
@@ -230,16 +261,8 @@ def _lists_reindex(args: argparse.Namespace, settings: Settings) -> None:
     _print({"indexed": reindex_stored(workspace_id)})
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="content-service", description=__doc__)
-    parser.add_argument("--stack", help="a deployed CloudFormation stack to act on")
-    parser.add_argument(
-        "--local-dir",
-        default=os.environ.get("LOCAL_DIR", ".local"),
-        help="the local stack's state folder (default .local)",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-
+def _identity_commands(commands: Any) -> None:
+    """`token create|revoke|list` and `user create|unlock`."""
     token = commands.add_parser("token", help="API tokens").add_subparsers(
         dest="action", required=True
     )
@@ -250,6 +273,16 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--content-types", default="*", help="comma list of type names, or *")
     create.add_argument("--scopes", help="comma list: content:read,content:write")
     create.add_argument("--audiences", help="comma list of audience names")
+    create.add_argument(
+        "--rate-limit",
+        type=int,
+        help="requests per second (0: no limit); default: the service's CONTENT_RATE_LIMIT",
+    )
+    create.add_argument(
+        "--persisted-only",
+        action="store_true",
+        help="run only GraphQL documents a full token registered",
+    )
     create.set_defaults(run=_token_create)
     revoke = token.add_parser("revoke", help="revoke a token by id")
     revoke.add_argument("token_id")
@@ -266,10 +299,35 @@ def build_parser() -> argparse.ArgumentParser:
         "--password", help="the password; prompted for, or generated and printed when piped"
     )
     user_create.set_defaults(run=_user_create)
+    user_unlock = user.add_parser(
+        "unlock", help="clear the sign-in failures of an account (and of a client address)"
+    )
+    user_unlock.add_argument("--email", required=True, help="the e-mail address signed in with")
+    user_unlock.add_argument("--address", help="a client address to clear as well")
+    user_unlock.set_defaults(run=_user_unlock)
 
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="content-service", description=__doc__)
+    parser.add_argument("--stack", help="a deployed CloudFormation stack to act on")
+    parser.add_argument(
+        "--local-dir",
+        default=os.environ.get("LOCAL_DIR", ".local"),
+        help="the local stack's state folder (default .local)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    _identity_commands(commands)
     commands.add_parser(
         "bootstrap", help="create the first workspace, admin and tokens of a fresh stack"
     ).set_defaults(run=_bootstrap)
+
+    webhooks = commands.add_parser("webhooks", help="webhook endpoints").add_subparsers(
+        dest="action", required=True
+    )
+    webhooks.add_parser(
+        "seal", help="seal the secrets and header values of endpoints stored in clear (once)"
+    ).set_defaults(run=_webhooks_seal)
 
     replay = commands.add_parser(
         "replay", help="drive a failure queue's messages through the webhook code again"

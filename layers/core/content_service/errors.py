@@ -61,9 +61,23 @@ class Conflict(ServiceError):
     code = "conflict"
 
 
+class VersionConflict(Conflict):
+    """A write that named the version it was made from, which is no longer the entry's."""
+
+    code = "version_conflict"
+
+
 class PayloadTooLarge(ServiceError):
     status = 413
     code = "payload_too_large"
+
+
+class TooManyRequests(ServiceError):
+    """The caller's token is over its request rate. The answer's `Retry-After` and
+    `RateLimit-*` headers come from the request's rate decision (`api.rate_limit`)."""
+
+    status = 429
+    code = "rate_limited"
 
 
 class ValidationFailed(ServiceError):

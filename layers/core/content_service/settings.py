@@ -129,6 +129,52 @@ class GraphQLLimits:
                 raise SettingsError(f"GraphQL limit {camel(option.name)} must be positive")
 
 
+MAX_RATE_LIMIT = 1000
+"""Requests per second one token may be given: its counter is one DynamoDB item a second."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """How content answers are cached and paced (docs/api.md, "Caching" and "Rate limits").
+
+    `cache_seconds` is the `s-maxage` of a read token's answer (0: shared caches keep none);
+    `stale_seconds` the `stale-while-revalidate` beside it, the time an edge may hand the old
+    answer to the requests that arrive while it fetches the new one. `rate_limit` is the
+    requests per second of a token without a `rateLimit` of its own (0: no default limit).
+    """
+
+    cache_seconds: int = 60
+    stale_seconds: int = 2
+    rate_limit: int = 50
+
+    def __post_init__(self) -> None:
+        for option, variable in (
+            ("cache_seconds", "CONTENT_CACHE_SECONDS"),
+            ("stale_seconds", "CONTENT_CACHE_STALE_SECONDS"),
+            ("rate_limit", "CONTENT_RATE_LIMIT"),
+        ):
+            if getattr(self, option) < 0:
+                raise SettingsError(f"{variable} must not be negative")
+        if self.rate_limit > MAX_RATE_LIMIT:
+            raise SettingsError(
+                f"CONTENT_RATE_LIMIT must be at most {MAX_RATE_LIMIT} requests per second "
+                "(one counter item takes about 1,000 writes a second)"
+            )
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Delivery:
+        kwargs = {
+            name: _parse_int(variable, env[variable])
+            for variable, name in {
+                "CONTENT_CACHE_SECONDS": "cache_seconds",
+                "CONTENT_CACHE_STALE_SECONDS": "stale_seconds",
+                "CONTENT_RATE_LIMIT": "rate_limit",
+            }.items()
+            if env.get(variable, "").strip()
+        }
+        return cls(**kwargs)
+
+
 @dataclass(frozen=True)
 class Tables:
     """Physical names of the tables and the queues, as the template's Refs give them."""
@@ -138,6 +184,8 @@ class Tables:
     events: str = "EventsTable"
     endpoints: str = "EndpointsTable"
     deliveries: str = "DeliveriesTable"
+    persisted_queries: str = "PersistedQueriesTable"
+    rate_limits: str = "RateLimitsTable"
     delivery_queue_url: str = ""
     fanout_failure_queue_url: str = ""
     delivery_dlq_url: str = ""
@@ -152,6 +200,7 @@ class Settings:
     tables: Tables = field(default_factory=Tables)
     webhooks: WebhookOptions = field(default_factory=WebhookOptions)
     graphql: GraphQLLimits = field(default_factory=GraphQLLimits)
+    delivery: Delivery = field(default_factory=Delivery)
     public_base_url: str = ""
     allowed_origins: tuple[str, ...] = ()
     api_reference_enabled: bool = False
@@ -160,6 +209,7 @@ class Settings:
     session_max_age_seconds: int = 8 * 3600
     log_level: str = "INFO"
     alarm_topic_arn: str = ""
+    secrets_key_arn: str = ""
 
     def __post_init__(self) -> None:
         for origin in (self.public_base_url, *self.allowed_origins):
@@ -167,10 +217,6 @@ class Settings:
                 raise SettingsError(f"origin {origin!r} must start with http:// or https://")
         if self.session_max_age_seconds <= 0:
             raise SettingsError("session max age must be positive")
-
-    @property
-    def secure_cookies(self) -> bool:
-        return self.public_base_url.startswith("https://")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -181,6 +227,8 @@ class Settings:
             events=env.get("EVENTS_TABLE", Tables.events),
             endpoints=env.get("ENDPOINTS_TABLE", Tables.endpoints),
             deliveries=env.get("DELIVERIES_TABLE", Tables.deliveries),
+            persisted_queries=env.get("PERSISTED_QUERIES_TABLE", Tables.persisted_queries),
+            rate_limits=env.get("RATE_LIMITS_TABLE", Tables.rate_limits),
             delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
             fanout_failure_queue_url=env.get("FANOUT_FAILURE_QUEUE_URL", ""),
             delivery_dlq_url=env.get("DELIVERY_DLQ_URL", ""),
@@ -203,6 +251,7 @@ class Settings:
             tables=tables,
             webhooks=WebhookOptions.from_env(env),
             graphql=GraphQLLimits(**graphql_kwargs),
+            delivery=Delivery.from_env(env),
             public_base_url=env.get("PUBLIC_BASE_URL", "").strip().rstrip("/"),
             allowed_origins=tuple(
                 o.strip().rstrip("/")
@@ -216,4 +265,5 @@ class Settings:
             session_key_file=Path(key_file) if key_file else None,
             log_level=env.get("LOG_LEVEL", "INFO"),
             alarm_topic_arn=env.get("ALARM_TOPIC_ARN", "").strip(),
+            secrets_key_arn=env.get("SECRETS_KEY_ARN", "").strip(),
         )

@@ -9,21 +9,26 @@ from starlette.middleware.gzip import GZipMiddleware
 from content_service.api.auth import SESSION_COOKIE
 from content_service.api.error_handlers import ANY_REFUSAL, install_error_handlers
 from content_service.api.origin_guard import OriginGuardMiddleware
+from content_service.api.rate_limit import RateLimitHeadersMiddleware
 from content_service.api.request_context import CorrelationIdMiddleware
 from content_service.api.request_limits import RequestLimitsMiddleware
 from content_service.api.routes import (
     admin,
     content,
+    content_pages,
     content_types,
+    content_workflow,
     graphql,
     health,
     home,
     login,
     me,
+    model_pages,
     reference,
     tokens,
     webhooks,
 )
+from content_service.api.security_headers import SecurityHeadersMiddleware
 from content_service.api.session_key import (
     SessionKeyMiddleware,
     load_session_key,
@@ -52,10 +57,13 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         tokens.router,
         content_types.router,
         content.router,
+        content_workflow.router,
         graphql.router,
         reference.router,
         webhooks.router,
         admin.router,
+        content_pages.router,
+        model_pages.router,
         login.router,
         home.router,
     ):
@@ -72,13 +80,15 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         load_key=lambda: session_key or load_session_key(settings),
         session_cookie=SESSION_COOKIE,
         max_age=settings.session_max_age_seconds,
-        https_only=settings.secure_cookies,
     )
     app.add_middleware(
         OriginGuardMiddleware,
-        configured_origins=(settings.public_base_url, *settings.allowed_origins),
+        public_base_url=settings.public_base_url,
+        allowed_origins=settings.allowed_origins,
         session_cookie=SESSION_COOKIE,
     )
+    app.add_middleware(RateLimitHeadersMiddleware)
     app.add_middleware(RequestLimitsMiddleware)
     app.add_middleware(CorrelationIdMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware, public_base_url=settings.public_base_url)
     return app

@@ -1,7 +1,8 @@
 """FastAPI dependencies that answer "who is calling, and may they?".
 
 A bearer token wins over a session cookie; a present but bad token is a 401 even when a valid
-cookie is also sent, so a client never silently acts as someone else.
+cookie is also sent, so a client never silently acts as someone else. Every request a token
+authenticates is counted against its rate (`api.rate_limit`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from content_service import runtime
+from content_service.api import rate_limit
 from content_service.errors import Forbidden, Unauthorized
 from content_service.identity.bootstrap import DEFAULT_SLUG
 from content_service.identity.principal import Caller, TokenCaller, UserCaller
@@ -45,6 +47,7 @@ def optional_caller(request: Request) -> Caller | None:
     caller: Caller | None = None
     if token is not None:
         caller = authenticate_token(token)
+        rate_limit.admit(request, caller)
     elif session_id := request.session.get(SESSION_ID_KEY):
         user = resolve_session(str(session_id))
         caller = user.caller() if user is not None else None

@@ -33,6 +33,7 @@ _HTTP_CODES = {
     414: "uri_too_long",
     415: "unsupported_media_type",
     422: "validation_failed",
+    429: "rate_limited",
     431: "headers_too_large",
 }
 
@@ -46,6 +47,7 @@ _DESCRIPTIONS = {
     413: "Request body too large",
     414: "URL too long",
     422: "Well-formed input with refused values",
+    429: "The token is over its request rate (see Retry-After and RateLimit-*)",
     431: "Request headers too large",
 }
 
@@ -76,6 +78,9 @@ ANY_REFUSAL: dict[int | str, dict[str, Any]] = {
 }
 
 
+NO_STORE = {"Cache-Control": "no-store"}
+
+
 class _ErrorJSON(JSONResponse):
     """ASCII JSON: a message quoting the caller's input can always be encoded, even when that
     input held a lone surrogate."""
@@ -94,7 +99,8 @@ def error_response(
     body: dict[str, Any] = {"status": status, "code": code, "message": message}
     if details is not None:
         body["details"] = details
-    return _ErrorJSON({"error": body}, status_code=status, headers=headers)
+    # A refusal is never kept by a cache, shared or not: the next request may be answered.
+    return _ErrorJSON({"error": body}, status_code=status, headers={**NO_STORE, **(headers or {})})
 
 
 async def _service_error(_: Request, exc: Exception) -> JSONResponse:

@@ -1,7 +1,8 @@
 """The origin guard (docs/api.md, "Authentication"), one piece in front of every write route.
 
 A write (POST, PUT, PATCH, DELETE) whose `Origin`, or `Referer` when `Origin` is absent, names an
-origin other than the service's own (or one in ALLOWED_ORIGINS) is refused with 403. A write
+origin other than the service's own (or one in ALLOWED_ORIGINS) is refused with 403. The service's
+own origin is `PUBLIC_BASE_URL` when set; only without it is the request's `Host` taken. A write
 authenticated by the session cookie that carries neither header is refused too: a browser always
 sends one, so its absence means a client we cannot vouch for. Bearer-token clients (no cookie)
 may omit both.
@@ -16,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
+from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from content_service.api.refusals import send_refusal
@@ -69,16 +71,33 @@ def refusal_reason(
     return None
 
 
+def own_origins(
+    scope: Scope, public_base_url: str, allowed_origins: Iterable[str]
+) -> tuple[str, ...]:
+    """The origins a write may come from: `PUBLIC_BASE_URL` when it is set, and only then the
+    request's own scheme and `Host` otherwise (a client chooses its `Host`: a DNS-rebinding page
+    or a proxy that passes any `Host` would otherwise make a foreign origin "own"); plus
+    `ALLOWED_ORIGINS`."""
+    if public_base_url:
+        own = public_base_url
+    else:
+        host = Headers(scope=scope).get("host", "")
+        own = f"{scope.get('scheme', 'http')}://{host}"
+    return (own, *(o for o in allowed_origins if o))
+
+
 class OriginGuardMiddleware:
     def __init__(
         self,
         app: ASGIApp,
         *,
-        configured_origins: Iterable[str],
+        public_base_url: str,
+        allowed_origins: Iterable[str],
         session_cookie: str,
     ) -> None:
         self.app = app
-        self.configured_origins = tuple(o for o in configured_origins if o)
+        self.public_base_url = public_base_url
+        self.allowed_origins = tuple(allowed_origins)
         self.session_cookie = session_cookie
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -86,10 +105,8 @@ class OriginGuardMiddleware:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
-        reason = refusal_reason(
-            scope["method"], headers, (*self.configured_origins, own), self.session_cookie
-        )
+        origins = own_origins(scope, self.public_base_url, self.allowed_origins)
+        reason = refusal_reason(scope["method"], headers, origins, self.session_cookie)
         if reason is None:
             await self.app(scope, receive, send)
             return

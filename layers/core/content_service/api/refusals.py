@@ -21,6 +21,7 @@ GRAPHQL_CODES = {
     413: "PAYLOAD_TOO_LARGE",
     414: "URI_TOO_LONG",
     415: "UNSUPPORTED_MEDIA_TYPE",
+    429: "RATE_LIMITED",
     431: "REQUEST_HEADER_FIELDS_TOO_LARGE",
 }
 
@@ -62,6 +63,7 @@ async def send_refusal(
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
             ],
         }
     )

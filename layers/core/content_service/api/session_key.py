@@ -60,7 +60,8 @@ class _SignerOnFirstUse:
 
 
 class SessionKeyMiddleware(SessionMiddleware):
-    """Starlette's session middleware, its key read at the first cookie it checks or signs."""
+    """Starlette's session middleware, its key read at the first cookie it checks or signs.
+    Its cookie is made `Secure` over https by `security_headers`, which knows the request."""
 
     def __init__(
         self,
@@ -70,7 +71,6 @@ class SessionKeyMiddleware(SessionMiddleware):
         load_key: Callable[[], str],
         session_cookie: str,
         max_age: int,
-        https_only: bool,
     ) -> None:
         # Starlette builds its signer here; a random key it never uses, replaced at once.
         super().__init__(
@@ -79,6 +79,5 @@ class SessionKeyMiddleware(SessionMiddleware):
             session_cookie=session_cookie,
             max_age=max_age,
             same_site="lax",
-            https_only=https_only,
         )
         self.signer = _SignerOnFirstUse(load_key)  # type: ignore[assignment]

@@ -1,14 +1,23 @@
 """The storage shape of entries and of the claim items beside them, in the content table.
 
-Entry item (`pk` = `ENTRY#<ws>#<id>`, `sk` = `ENTRY`):
+Entry item (`pk` = `ENTRY#<ws>#<id>`, `sk` = `ENTRY`): the latest version, what a preview
+reads and every write starts from:
 
-    id, workspaceId, contentType, status, locale, localeGroupId, createdAt, updatedAt,
-    publishedAt (or NULL), audiences (list), deleted (bool), version (number), title
+    id, workspaceId, contentType, status (draft|published|changed), locale, localeGroupId,
+    createdAt, updatedAt, publishedAt (or NULL), audiences (list), deleted (bool),
+    version (number: every write bumps it), title, updatedBy ({id, email} or NULL)
     values   {<field key>: <stored value>}          field keys are `f1`, `f2`, ... (model.py)
     links    {<field key>: [<target id>, ...]}      relation links, in link order
     summary  {i, s, d, l, g, c, u, p, a, v: {<field key>: <scalar>}}
     listKeys    [[pk, sk], ...]                     the list index items the entry has now
     listCounts  [pk, ...]                           the count items it is counted in
+    publishedVersion, versionCount, publishedHash   the live snapshot's number, how many
+                                                    snapshots were taken, the live content's digest
+
+Published item (`sk` = `PUBLISHED`), while the entry is `published` or `changed`: exactly what
+was published, in the entry item's shape (status `published`), so a delivery read of one entry is
+one item read, whatever its draft holds. Version items (`sk` = `VERSION#<n, 6 digits>`): one
+immutable snapshot per publish, the same shape plus `publishedBy` (`content.versions`).
 
 `summary` is all a list needs to decide visibility, filter and sort: id (i), status (s),
 deleted (d), locale (l), localeGroupId (g), createdAt (c), updatedAt (u), publishedAt (p),
@@ -37,6 +46,7 @@ Claim items make uniqueness rules conditions of the write transaction:
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -47,14 +57,21 @@ from content_service.content.model import ContentType, FieldDef
 from content_service.content.names import ENTRY_SYSTEM_FIELDS
 from content_service.storage import dynamo
 
-Status = Literal["draft", "published"]
+Status = Literal["draft", "published", "changed"]
+View = Literal["latest", "published"]
+"""Which version a read gets: the latest (preview: drafts too) or the published one (delivery)."""
+STATUSES: tuple[Status, ...] = ("draft", "published", "changed")
 ENTRY_SK = "ENTRY"
+PUBLISHED_SK = "PUBLISHED"
+VERSION_SK_PREFIX = "VERSION#"
 CLAIM_SK = "CLAIM"
 # DynamoDB refuses items over 400 KB; this leaves room for attribute overhead.
 MAX_ITEM_BYTES = 380 * 1024
 
 # Attributes every read of an entry fetches (everything but values, links and summary).
 SYSTEM_ATTRIBUTES: tuple[str, ...] = (*ENTRY_SYSTEM_FIELDS, "deleted", "version", "title")
+# What an answer shows of the workflow, read with the system attributes.
+VERSION_ATTRIBUTES: tuple[str, ...] = ("updatedBy", "publishedVersion")
 
 
 def entry_pk(workspace_id: str, entry_id: str) -> str:
@@ -63,6 +80,25 @@ def entry_pk(workspace_id: str, entry_id: str) -> str:
 
 def entry_key(workspace_id: str, entry_id: str) -> dict[str, Any]:
     return dynamo.key(entry_pk(workspace_id, entry_id), ENTRY_SK)
+
+
+def published_key(workspace_id: str, entry_id: str) -> dict[str, Any]:
+    return dynamo.key(entry_pk(workspace_id, entry_id), PUBLISHED_SK)
+
+
+def version_sk(number: int) -> str:
+    return f"{VERSION_SK_PREFIX}{number:06d}"
+
+
+def version_key(workspace_id: str, entry_id: str, number: int) -> dict[str, Any]:
+    return dynamo.key(entry_pk(workspace_id, entry_id), version_sk(number))
+
+
+def view_key(workspace_id: str, entry_id: str, view: View) -> dict[str, Any]:
+    """The item a read of `view` takes: the entry item, or the published one."""
+    if view == "published":
+        return published_key(workspace_id, entry_id)
+    return entry_key(workspace_id, entry_id)
 
 
 def group_claim_key(workspace_id: str, group_id: str, locale: str) -> dict[str, Any]:
@@ -102,9 +138,45 @@ class StoredEntry:
     """The (pk, sk) of every list index item the entry has (read only with the whole item)."""
     list_counts: tuple[str, ...] = ()
     """The pk of every count item the entry is counted in."""
+    updated_by: Mapping[str, str] | None = None
+    """`{id, email}` of the signed-in user who wrote this version last; None for a token."""
+    published_version: int | None = None
+    """The number of the live snapshot (None while not published)."""
+    versions: int = 0
+    """How many snapshots were ever taken (the next publish takes number `versions + 1`)."""
+    published_hash: str | None = None
+    """`content_digest` of the live version, so a write can tell `published` from `changed`."""
+
+    @property
+    def is_live(self) -> bool:
+        """Whether a published version exists (states `published` and `changed`)."""
+        return self.status != "draft"
 
     def with_changes(self, **changes: Any) -> StoredEntry:
         return replace(self, **changes)
+
+
+def _canonical(value: Any) -> Any:
+    """A stored value in one form whatever way it was read: numbers as normalised decimals."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float | Decimal):
+        return "#" + str(Decimal(str(value)).normalize())
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in sorted(value.items())}
+    return [_canonical(v) for v in value]
+
+
+def content_digest(entry: StoredEntry) -> str:
+    """What a version holds that an editor writes (values, links, audiences), as a digest:
+    equal digests mean the draft equals the published version."""
+    content = {
+        "v": _canonical({k: v for k, v in entry.values.items() if v is not None}),
+        "l": {k: list(v) for k, v in sorted(entry.links.items()) if v},
+        "a": sorted(entry.audiences),
+    }
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def title_of(content_type: ContentType, values: Mapping[str, Any]) -> str:
@@ -181,8 +253,42 @@ def entry_item(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
         "summary": summary_text(content_type, entry),
         "listKeys": [list(k) for k in entry.list_keys],
         "listCounts": list(entry.list_counts),
+        "updatedBy": dict(entry.updated_by) if entry.updated_by else None,
+        "versionCount": entry.versions,
     }
+    if entry.published_version is not None:
+        item["publishedVersion"] = entry.published_version
+    if entry.published_hash is not None:
+        item["publishedHash"] = entry.published_hash
     return item
+
+
+def published_item(entry: StoredEntry, sk: str = PUBLISHED_SK) -> dict[str, Any]:
+    """A published version's item (`PUBLISHED`, or a `VERSION#n` snapshot): `entry` as the
+    version it is, without what only the entry item keeps (summary, index bookkeeping)."""
+    return {
+        "pk": entry_pk(entry.workspace_id, entry.id),
+        "sk": sk,
+        "entity": "entry_version" if sk != PUBLISHED_SK else "entry_published",
+        "id": entry.id,
+        "workspaceId": entry.workspace_id,
+        "contentType": entry.content_type,
+        "status": "published",
+        "locale": entry.locale,
+        "localeGroupId": entry.locale_group_id,
+        "createdAt": entry.created_at,
+        "updatedAt": entry.updated_at,
+        "publishedAt": entry.published_at,
+        "audiences": list(entry.audiences),
+        "deleted": entry.deleted,
+        "version": entry.version,
+        "title": entry.title,
+        "values": {k: v for k, v in entry.values.items() if v is not None},
+        "links": {k: list(v) for k, v in entry.links.items() if v},
+        "updatedBy": dict(entry.updated_by) if entry.updated_by else None,
+        "publishedVersion": entry.published_version,
+        "versionCount": entry.versions,
+    }
 
 
 def item_size(item: Mapping[str, Any]) -> int:
@@ -194,11 +300,13 @@ def from_item(workspace_id: str, item: Mapping[str, Any]) -> StoredEntry:
     """A (possibly projected) decoded entry item."""
     links = item.get("links") or {}
     published = item.get("publishedAt")
+    live = item.get("publishedVersion")
+    by = item.get("updatedBy")
     return StoredEntry(
         id=str(item.get("id", "")),
         workspace_id=workspace_id,
         content_type=str(item.get("contentType", "")),
-        status="published" if item.get("status") == "published" else "draft",
+        status=status_of(item.get("status")),
         locale=str(item.get("locale", "en")),
         locale_group_id=str(item.get("localeGroupId", "")),
         created_at=str(item.get("createdAt", "")),
@@ -212,7 +320,15 @@ def from_item(workspace_id: str, item: Mapping[str, Any]) -> StoredEntry:
         links={str(k): tuple(str(i) for i in v) for k, v in links.items()},
         list_keys=tuple((str(k[0]), str(k[1])) for k in item.get("listKeys") or ()),
         list_counts=tuple(str(pk) for pk in item.get("listCounts") or ()),
+        updated_by={str(k): str(v) for k, v in by.items()} if isinstance(by, Mapping) else None,
+        published_version=int(live) if live is not None else None,
+        versions=int(item.get("versionCount", 0)),
+        published_hash=str(item["publishedHash"]) if item.get("publishedHash") else None,
     )
+
+
+def status_of(raw: Any) -> Status:
+    return raw if raw in STATUSES else "draft"
 
 
 @dataclass(frozen=True)
@@ -247,7 +363,7 @@ def summary_from(raw: str | Mapping[str, Any]) -> Summary:
     entry_id = str(stored.get("i", ""))
     return Summary(
         id=entry_id,
-        status="published" if stored.get("s") == "published" else "draft",
+        status=status_of(stored.get("s")),
         deleted=bool(stored.get("d", False)),
         locale=str(stored.get("l", "en")),
         locale_group_id=str(stored.get("g") or entry_id),
@@ -266,7 +382,7 @@ def projection_paths(
 
     `None` reads all values (or all links); an empty iterable reads none of them.
     """
-    paths: list[list[str]] = [[name] for name in SYSTEM_ATTRIBUTES]
+    paths: list[list[str]] = [[name] for name in (*SYSTEM_ATTRIBUTES, *VERSION_ATTRIBUTES)]
     if value_keys is None:
         paths.append(["values"])
     else:

@@ -1,36 +1,40 @@
 """The list index: which index and count items an entry has, and how a write changes them.
 
 Every entry that is not trashed has, in the content table, for each layout its type keeps
-(`ContentType.write_layouts`), in its index shard (`list_keys.shard_of`):
+(`ContentType.write_layouts`), in its index shard (`list_keys.shard_of`), two views:
 
-- `A` / `@c`: every entry by createdAt, with the summary (full-token lists by createdAt, and
-  what a list filtered in memory reads);
-- in its visibility, `P` (published) or `D` (draft), one item per sort key: createdAt (P only:
-  A serves drafts), updatedAt, publishedAt and each sortable field; an entry whose value is
-  null goes to the key's null partition (`!`), ordered by id. `P` / `@c` carries the summary
-  (what a read token's list filtered in memory reads);
-- for each sortable field with a value, the same sort keys again in that value's `eq`
-  partition (`#=<field key>:<bucket>`), so `eq` on one sortable field and a sort (or range) on
-  another is one Query.
+- `A` (preview): its latest version, one item per sort key: createdAt, updatedAt, publishedAt
+  and each sortable field; `A` / `@c` carries the latest summary (what a preview list filtered
+  in memory reads). For each of the three system sort keys, the same item again in the `eq`
+  partition of its status (`#=@s:<status>`), so a preview list of one state is one Query;
+- `P` (delivery), while a published version exists: that version, one item per sort key;
+  `P` / `@c` carries the published summary (what a read token's list filtered in memory reads).
 
-It is counted once per count, in the schema table beside its type: its visibility (`P` or
-`D`), and its visibility and value for each sortable field, each in its count shard
-(`list_keys.count_shard_of`).
+In both views an entry whose sort value is null goes to the key's null partition (`!`),
+ordered by id, and for each sortable field with a value, the same sort keys again in that
+value's `eq` partition (`#=<field key>:<bucket>`), so `eq` on one sortable field and a sort (or
+range) on another is one Query.
+
+It is counted once per count, in the schema table beside its type: in `A`, in `A` by status, in
+`P` while published, and in each view by the value of each sortable field, each in its count
+shard (`list_keys.count_shard_of`).
 
 The entry item records which items and counts it has (`listKeys`, `listCounts`). A write puts
 what is new, deletes what is no longer wanted and moves the counts it leaves or joins, all in
-the write's own transaction: a list never shows an entry in a place or a visibility it has
-left, and a total never counts it twice.
+the write's own transaction: a list never shows an entry in a place or a view it has left,
+and a total never counts it twice.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from content_service.content.items import StoredEntry, plain_value
 from content_service.content.list_keys import (
     COUNT_SK,
+    STATUS_KEY,
     Visibility,
     bucket,
     count_pk,
@@ -52,9 +56,10 @@ _SYSTEM_SORTS = (("@c", "createdAt"), ("@u", "updatedAt"), ("@p", "publishedAt")
 
 @dataclass(frozen=True)
 class IndexState:
-    """The index items an entry should have (key -> carries the summary) and its counts."""
+    """The index items an entry should have (key -> the view whose summary it carries, or
+    None) and its counts."""
 
-    items: dict[Key, bool]
+    items: dict[Key, Visibility | None]
     counts: frozenset[str]
 
     @classmethod
@@ -86,17 +91,21 @@ def sort_values(
 
 
 def _add_items(
-    items: dict[Key, bool], content_type: ContentType, layout: ListLayout, entry: StoredEntry
+    items: dict[Key, Visibility | None],
+    content_type: ContentType,
+    layout: ListLayout,
+    entry: StoredEntry,
+    view: Visibility,
 ) -> None:
+    """`entry` (the latest version for `A`, the published one for `P`) in one view."""
     shard = shard_of(entry.id, layout.shards)
-    visibility: Visibility = "P" if entry.status == "published" else "D"
 
-    def part(vis: Visibility, sort: str, null: bool, eq: tuple[str, str] | None = None) -> str:
+    def part(sort: str, null: bool, eq: tuple[str, str] | None = None) -> str:
         return partition(
             entry.workspace_id,
             entry.content_type,
             entry.locale,
-            vis,
+            view,
             shard,
             layout.shards,
             sort,
@@ -104,45 +113,53 @@ def _add_items(
             eq=eq,
         )
 
-    items[(part("A", "@c", False), index_sk(token("timestamp", entry.created_at)[0], entry.id))] = (
-        True
-    )
     sorts = sort_values(content_type, layout, entry)
     eqs = [(name, bucket(value)) for name, _, value in sorts[3:] if value is not None]
     for name, kind, value in sorts:
         null = value is None
         sk = index_sk(None if null else token(kind, value)[0], entry.id)
-        if not (visibility == "D" and name == "@c"):
-            items[(part(visibility, name, null), sk)] = visibility == "P" and name == "@c"
+        items[(part(name, null), sk)] = view if name == "@c" else None
         for eq in eqs:
             if eq[0] != name:
-                items[(part(visibility, name, null, eq), sk)] = False
+                items[(part(name, null, eq), sk)] = None
+        if view == "A":
+            items[(part(name, null, (STATUS_KEY, entry.status)), sk)] = None
 
 
 def _add_counts(
-    counts: set[str], content_type: ContentType, layout: ListLayout, entry: StoredEntry
+    counts: set[str],
+    content_type: ContentType,
+    layout: ListLayout,
+    entry: StoredEntry,
+    view: Visibility,
 ) -> None:
-    visibility: Visibility = "P" if entry.status == "published" else "D"
     shard = count_shard_of(entry.id)
     ws, name, locale = entry.workspace_id, entry.content_type, entry.locale
-    counts.add(count_pk(ws, name, locale, visibility, shard))
+    counts.add(count_pk(ws, name, locale, view, shard))
+    if view == "A":
+        counts.add(count_pk(ws, name, locale, view, shard, ("status", entry.status)))
     for key, _, value in sort_values(content_type, layout, entry)[3:]:
         definition = content_type.field_by_key(key)
         if value is not None and definition is not None:
-            counts.add(
-                count_pk(ws, name, locale, visibility, shard, (definition.name, bucket(value)))
-            )
+            counts.add(count_pk(ws, name, locale, view, shard, (definition.name, bucket(value))))
 
 
-def index_state(content_type: ContentType, entry: StoredEntry) -> IndexState:
-    """What `entry` should have in the index: nothing while trashed."""
-    if entry.deleted:
+def index_state(
+    content_type: ContentType, latest: StoredEntry, published: StoredEntry | None
+) -> IndexState:
+    """What the entry should have in the index: its latest version in `A`, its published one
+    (None while it has none) in `P`; nothing while trashed."""
+    if latest.deleted:
         return IndexState.empty()
-    items: dict[Key, bool] = {}
+    items: dict[Key, Visibility | None] = {}
     counts: set[str] = set()
+    views: list[tuple[StoredEntry, Visibility]] = [(latest, "A")]
+    if published is not None:
+        views.append((published, "P"))
     for layout in content_type.write_layouts:
-        _add_items(items, content_type, layout, entry)
-        _add_counts(counts, content_type, layout, entry)
+        for version, view in views:
+            _add_items(items, content_type, layout, version, view)
+            _add_counts(counts, content_type, layout, version, view)
     return IndexState(items, frozenset(counts))
 
 
@@ -159,12 +176,16 @@ def _count_update(pk: str, delta: int) -> TransactWriteItemTypeDef:
 
 
 def index_changes(
-    old: StoredEntry | None, state: IndexState, summary: str | None, *, rewrite: bool
+    old: StoredEntry | None,
+    state: IndexState,
+    summaries: Mapping[Visibility, str],
+    rewrite: Collection[Visibility],
 ) -> list[TransactWriteItemTypeDef]:
     """TransactWriteItems elements taking the index from what `old` records to `state`.
 
-    New items are put; items carrying the summary are put again when `rewrite` (the summary
-    changed); items `old` has and `state` does not are deleted; counts are moved by one.
+    New items are put; items carrying a view's summary are put again when that view is in
+    `rewrite` (its summary changed); items `old` has and `state` does not are deleted; counts
+    are moved by one.
     """
     table = dynamo.tables().content
     had = set(old.list_keys) if old is not None else set()
@@ -174,11 +195,11 @@ def index_changes(
         for pk, sk in sorted(had - state.items.keys())
     ]
     for (pk, sk), carries in sorted(state.items.items()):
-        if (pk, sk) in had and not (carries and rewrite):
+        if (pk, sk) in had and not (carries is not None and carries in rewrite):
             continue
         item = dynamo.key(pk, sk)
-        if carries and summary is not None:
-            item["summary"] = {"S": summary}
+        if carries is not None and carries in summaries:
+            item["summary"] = {"S": summaries[carries]}
         changes.append({"Put": {"TableName": table, "Item": item}})
     changes.extend(_count_update(pk, -1) for pk in sorted(counted - state.counts))
     changes.extend(_count_update(pk, +1) for pk in sorted(state.counts - counted))

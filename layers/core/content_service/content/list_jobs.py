@@ -27,11 +27,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from content_service.content.items import StoredEntry, entry_key, from_item, summary_text
-from content_service.content.list_index import index_changes, index_state, with_state
+from content_service.content.items import (
+    PUBLISHED_SK,
+    StoredEntry,
+    content_digest,
+    entry_key,
+    from_item,
+    published_key,
+    summary_text,
+)
 from content_service.content.list_keys import TERM, partition
 from content_service.content.model import ContentType
 from content_service.content.schema import LIST_JOBS_PK, get_type, list_job_key, type_key
+from content_service.content.versions import snapshot_items
+from content_service.content.write_transaction import Versions, indexed, put_version
 from content_service.storage import dynamo
 
 if TYPE_CHECKING:
@@ -68,24 +77,29 @@ class _LostLease(Exception):
 def _fenced_update(
     stored: StoredEntry, indexed: StoredEntry, summary: str
 ) -> TransactWriteItemTypeDef:
-    """The entry now records `indexed`'s items; its version moves on (conditioned on it)."""
+    """The entry now records `indexed`'s items (and, upgraded, its version numbers); its
+    version moves on (conditioned on it)."""
+    sets = {
+        "listKeys": [list(k) for k in indexed.list_keys],
+        "listCounts": list(indexed.list_counts),
+        "summary": summary,
+        "versionCount": indexed.versions,
+    }
+    if indexed.published_version is not None:
+        sets["publishedVersion"] = indexed.published_version
+        sets["publishedHash"] = indexed.published_hash
+    names = {f"#a{i}": name for i, name in enumerate(sets)}
+    values = {f":a{i}": dynamo.encode_value(v) for i, v in enumerate(sets.values())}
+    assignments = ", ".join(f"#a{i} = :a{i}" for i in range(len(sets)))
     return {
         "Update": {
             "TableName": dynamo.tables().content,
             "Key": entry_key(stored.workspace_id, stored.id),
-            "UpdateExpression": "SET #keys = :keys, #counts = :counts, #summary = :summary, "
-            "#version = #version + :one",
+            "UpdateExpression": f"SET {assignments}, #version = #version + :one",
             "ConditionExpression": "#version = :version",
-            "ExpressionAttributeNames": {
-                "#keys": "listKeys",
-                "#counts": "listCounts",
-                "#summary": "summary",
-                "#version": "version",
-            },
+            "ExpressionAttributeNames": {**names, "#version": "version"},
             "ExpressionAttributeValues": {
-                ":keys": dynamo.encode_value([list(k) for k in indexed.list_keys]),
-                ":counts": dynamo.encode_value(list(indexed.list_counts)),
-                ":summary": {"S": summary},
+                **values,
                 ":one": {"N": "1"},
                 ":version": {"N": str(stored.version)},
             },
@@ -93,23 +107,50 @@ def _fenced_update(
     }
 
 
+def _read_versions(content_type: ContentType, workspace_id: str, entry_id: str) -> Versions | None:
+    items = dynamo.batch_get(
+        dynamo.tables().content,
+        [entry_key(workspace_id, entry_id), published_key(workspace_id, entry_id)],
+    )
+    by_sk = {str(item.get("sk")): item for item in items}
+    if "ENTRY" not in by_sk:
+        return None
+    latest = from_item(workspace_id, by_sk["ENTRY"])
+    if latest.deleted or latest.content_type != content_type.name:
+        return None
+    raw = by_sk.get(PUBLISHED_SK)
+    return Versions(latest, from_item(workspace_id, raw) if raw and latest.is_live else None)
+
+
+def _upgraded(versions: Versions) -> tuple[Versions, list[TransactWriteItemTypeDef]]:
+    """An entry published before versions existed (status `published`, no published item)
+    gets its published item and snapshot 1, equal to what it holds."""
+    latest = versions.latest
+    if not latest.is_live or versions.published is not None:
+        return versions, []
+    latest = latest.with_changes(
+        status="published", published_version=1, versions=1, published_hash=content_digest(latest)
+    )
+    published = latest.with_changes(list_keys=(), list_counts=(), published_hash=None)
+    return Versions(latest, published), [put_version(published), *snapshot_items(published)]
+
+
 def reindex_entry(content_type: ContentType, workspace_id: str, entry_id: str) -> bool:
     """Gives one entry the index items and counts its type's layouts want (False when it is
-    gone or trashed). The version bump refuses a concurrent write made with an older layout."""
+    gone or trashed), upgrading one published before versions existed. The version bump
+    refuses a concurrent write made with an older layout."""
     for _ in range(_ATTEMPTS):
-        item = dynamo.get_item(dynamo.tables().content, entry_key(workspace_id, entry_id))
-        if item is None:
+        versions = _read_versions(content_type, workspace_id, entry_id)
+        if versions is None:
             return False
-        stored = from_item(workspace_id, item)
-        if stored.deleted or stored.content_type != content_type.name:
-            return False
-        summary = summary_text(content_type, stored)
-        state = index_state(content_type, stored)
-        changes = index_changes(stored, state, summary, rewrite=True)
+        stored = versions.latest
+        versions, upgrade = _upgraded(versions)
+        new, changes = indexed(content_type, stored, versions, published_changed=True, whole=True)
+        summary = summary_text(content_type, new)
         try:
-            # At most two layouts of at most 22 items each are stored or wanted (plus 4
-            # summaries and 16 count moves): always within one transaction.
-            dynamo.transact([_fenced_update(stored, with_state(stored, state), summary), *changes])
+            # At most two layouts of at most 45 items each are wanted; the items one of them
+            # already has are not written again.
+            dynamo.transact([_fenced_update(stored, new, summary), *upgrade, *changes])
             return True
         except dynamo.TransactionCancelled:
             continue  # written meanwhile: read it again
@@ -304,14 +345,20 @@ def _run_job(
     report.finished.append(f"{workspace_id}/{name}")
 
 
-def reindex_stored(workspace_id: str | None = None) -> int:
+def reindex_stored(workspace_id: str | None = None, *, legacy_only: bool = False) -> int:
     """Indexes every stored entry (of one workspace, or all) for its type's layouts, and
     records its locale on the type: the upgrade of entries written before list indexes
-    existed, which the job, walking the index itself, cannot find. One Scan of the content
-    table; returns how many entries were indexed. `content-service lists reindex` runs it."""
+    existed, which the job, walking the index itself, cannot find, and of entries written
+    before versions existed (no `versionCount`: a published one gets its published item and
+    snapshot 1). One Scan of the content table; returns how many entries were indexed.
+    `content-service lists reindex` runs it; `legacy_only` (what the local stack runs after a
+    restore) takes only the entries written before versions existed."""
     names = {"#sk": "sk", "#ws": "workspaceId", "#type": "contentType", "#id": "id"}
     names["#locale"] = "locale"
     condition = "#sk = :entry" + (" AND #ws = :ws" if workspace_id else "")
+    if legacy_only:
+        condition += " AND attribute_not_exists(#count)"
+        names["#count"] = "versionCount"
     values: dict[str, Any] = {":entry": {"S": "ENTRY"}}
     if workspace_id:
         values[":ws"] = {"S": workspace_id}

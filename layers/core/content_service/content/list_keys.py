@@ -1,7 +1,7 @@
 """The keys of list index items and count items: order-preserving sort tokens and partitions.
 
-A list index item is `pk` = a partition (one per workspace, type, locale, visibility, shard,
-sort key and, for an `eq` partition, one value of another sortable field), `sk` =
+A list index item is `pk` = a partition (one per workspace, type, locale, view, shard, sort key
+and, for an `eq` partition, one value of another sortable field or of the status), `sk` =
 `<sort token>\\x01<entry id>`, or just `<entry id>` in the partition of entries whose sort value
 is null. DynamoDB orders sort keys by their UTF-8 bytes, which is code point order, so a token
 must compare like the value it encodes (as `content.query` compares values in memory):
@@ -22,7 +22,7 @@ greater value. Range conditions use exactly those bounds. A string's token keeps
 which share their first 900 bytes sort among themselves by id.
 
 Count items (schema table, beside the type): `pk` =
-`N#<ws>#<type>#<locale>#<visibility>#<shard>[#=<field>:<bucket>]`, `sk` = `COUNT`, `n` = the
+`N#<ws>#<type>#<locale>#<view>#<shard>[#=<field>:<bucket>]`, `sk` = `COUNT`, `n` = the
 number of entries. Buckets are canonical and type-agnostic (`n3` for 3 and
 3.0, `s` + text, `b1`/`b0`), so the list route can name the count items it needs from the
 request alone and read them with the content type in one BatchGetItem.
@@ -41,9 +41,13 @@ AFTER_IDS = "~"
 MAX_TOKEN_BYTES = 900
 COUNT_SHARDS = 4
 COUNT_SK = "COUNT"
-# Visibility partitions: all entries (createdAt only), published, drafts.
-Visibility = Literal["A", "P", "D"]
+# View partitions: `A` every entry's latest version (preview), `P` every published version
+# (delivery).
+Visibility = Literal["A", "P"]
 SYSTEM_SORT_KEYS = {"createdAt": "@c", "updatedAt": "@u", "publishedAt": "@p"}
+# The `eq` partitions of the status (in `A` only: a published version's status is always
+# `published`) use this key in the index and the name `status` in counts.
+STATUS_KEY = "@s"
 _ESCAPED = {chr(i): "\x02" + str(i) for i in range(3)}
 _SIGN = 1 << 63
 _ALL_BITS = (1 << 64) - 1

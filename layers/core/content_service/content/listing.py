@@ -28,17 +28,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from content_service.content.items import (
+    STATUSES,
     StoredEntry,
     Summary,
     from_item,
     group_claim_key,
     projection_paths,
     summary_from,
+    summary_of,
 )
 from content_service.content.list_cursor import Cursor, Position
 from content_service.content.list_keys import (
     AFTER_IDS,
     COUNT_SK,
+    STATUS_KEY,
     SYSTEM_SORT_KEYS,
     TERM,
     Visibility,
@@ -114,21 +117,30 @@ def _root_leaves(node: FilterNode | None) -> list[FilterLeaf] | None:
     return leaves
 
 
-def _visibilities(request: ListRequest) -> list[Visibility]:
-    return ["P", "D"] if request.caller.sees_drafts else ["P"]
+def family(request: ListRequest) -> Visibility:
+    """The index view a list reads: `A` (latest versions) or `P` (published versions)."""
+    return "P" if request.view == "published" else "A"
 
 
 def _wants(request: ListRequest) -> list[Want]:
-    wants: list[Want] = [(v, None) for v in _visibilities(request)]
+    view = family(request)
+    wants: list[Want] = [(view, None)]
+    leaves = _root_leaves(request.filter) or []
     guesses = [
         leaf
-        for leaf in _root_leaves(request.filter) or []
+        for leaf in leaves
         if leaf.op == "eq"
         and leaf.field not in SYSTEM_FILTER_FIELDS
         and isinstance(leaf.value, str | int | float | bool)
     ]
     for leaf in guesses[:_EQ_GUESSES]:
-        wants.extend((v, (leaf.field, bucket(leaf.value))) for v in _visibilities(request))
+        wants.append((view, (leaf.field, bucket(leaf.value))))
+    if view == "A":
+        wants.extend(
+            (view, ("status", leaf.value))
+            for leaf in leaves
+            if leaf.field == "status" and leaf.op == "eq" and leaf.value in STATUSES
+        )
     return list(dict.fromkeys(wants))
 
 
@@ -269,10 +281,21 @@ def _bound_leaf(content_type: ContentType, sort: _Sort, leaf: FilterLeaf, scope:
 
 
 def _status_leaf(leaf: FilterLeaf, scope: _Scope) -> None:
+    """`eq` on the status: in the delivery view everything is published; in the preview, the
+    status's `eq` partitions."""
     if leaf.op != "eq":
         scope.reasons.append(f"filter: `{leaf.op}` on `status`")
         return
-    scope.visibilities &= {"P"} if leaf.value == "published" else {"D"}
+    if scope.visibilities == {"P"}:
+        if leaf.value != "published":
+            scope.visibilities = set()
+        return
+    if scope.eq is not None and scope.eq[1] != "status":
+        scope.reasons.append(f"filter: `eq` on `status` beside `eq` on `{scope.eq[1]}`")
+        return
+    if scope.eq is not None and scope.eq[2] != leaf.value:
+        scope.visibilities = set()  # two different states: nothing matches
+    scope.eq = (STATUS_KEY, "status", str(leaf.value))
 
 
 def _eq_leaf(content_type: ContentType, leaf: FilterLeaf, scope: _Scope) -> None:
@@ -314,24 +337,15 @@ def _leaf(content_type: ContentType, sort: _Sort, leaf: FilterLeaf, scope: _Scop
             scope.mark.append(leaf.field)
 
 
-def _families(
-    sort: _Sort, scope: _Scope
-) -> tuple[tuple[Visibility, tuple[str, str] | None], ...] | None:
+def _families(scope: _Scope) -> tuple[tuple[Visibility, tuple[str, str] | None], ...]:
     eq = (scope.eq[0], scope.eq[2]) if scope.eq is not None else None
-    visibilities = sorted(scope.visibilities)
-    if sort.name == "@c" and eq is None:
-        if visibilities == ["D", "P"]:
-            return (("A", None),)
-        if visibilities == ["D"]:
-            scope.reasons.append("filter: drafts alone, sorted by createdAt")
-            return None
-    return tuple((v, eq) for v in visibilities)
+    return tuple((v, eq) for v in sorted(scope.visibilities))
 
 
 def plan(content_type: ContentType, request: ListRequest) -> _Served | _Scope:
     """How the list is read: `_Served` by the index, or the `_Scope` whose reasons say why it
     is sorted and filtered in memory."""
-    scope = _Scope(visibilities=set(_visibilities(request)))
+    scope = _Scope(visibilities={family(request)})
     if content_type.audience_gated and isinstance(request.caller, TokenCaller):
         scope.reasons.append("the type is audience-gated: a token's entries are picked in memory")
     sort, servable = _sort_of(content_type, request.sort or DEFAULT_SORT, scope)
@@ -342,10 +356,7 @@ def plan(content_type: ContentType, request: ListRequest) -> _Served | _Scope:
         _leaf(content_type, sort, leaf, scope)
     if not servable or leaves is None or scope.reasons:
         return scope
-    families = _families(sort, scope)
-    if families is None or scope.reasons:
-        return scope
-    return _Served(sort=sort, scope=scope, families=families)
+    return _Served(sort=sort, scope=scope, families=_families(scope))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -534,7 +545,7 @@ def _merge(
 
 def _has_nulls(sort: _Sort, visibility: Visibility) -> bool:
     """Whether a partition can hold entries whose sort value is null (a draft's publishedAt
-    always is, a published entry's never)."""
+    always is, a published version's never)."""
     if sort.name in ("@c", "@u"):
         return False
     return not (sort.name == "@p" and visibility == "P")
@@ -569,10 +580,9 @@ def _streams(
                 )
 
             nulls = scope.nulls and _has_nulls(sort, visibility)
-            values = scope.values and not (sort.name == "@p" and visibility == "D")
             streams.append(
                 _Stream(
-                    value_pk=pk(False) if values else None,
+                    value_pk=pk(False) if scope.values else None,
                     null_pk=pk(True) if nulls else None,
                     lower=scope.lower,
                     upper=scope.upper,
@@ -611,10 +621,7 @@ def _total(counts: _Counts, served: _Served, streams: Sequence[_Stream]) -> int:
     wants: list[Want] = []
     for visibility, eq in served.families:
         named = (scope.eq[1], scope.eq[2]) if eq is not None and scope.eq is not None else None
-        if visibility == "A":
-            wants.extend([("P", None), ("D", None)])
-        else:
-            wants.append((visibility, named))
+        wants.append((visibility, named))
     return counts.total(wants)
 
 
@@ -663,14 +670,12 @@ def _over_budget(content_type: ContentType, readable: int, scope: _Scope) -> Bad
     return BadRequest(message, details=details)
 
 
-def _summaries(
-    content_type: ContentType, request: ListRequest, family: Visibility
-) -> list[Summary]:
+def _summaries(content_type: ContentType, request: ListRequest, view: Visibility) -> list[Summary]:
     summaries: list[Summary] = []
     shards = content_type.list_layout.shards
     for shard in range(shards):
         pk = partition(
-            request.workspace_id, content_type.name, request.locale, family, shard, shards, "@c"
+            request.workspace_id, content_type.name, request.locale, view, shard, shards, "@c"
         )
         for page in dynamo.query_pages(
             {
@@ -753,16 +758,15 @@ def _in_memory(
     content_type: ContentType, request: ListRequest, scope: _Scope, counts: _Counts
 ) -> tuple[list[str], int, str | None]:
     """Page ids, total and next cursor of a list sorted and filtered in memory."""
-    caller = request.caller
-    family: Visibility = "A" if caller.sees_drafts else "P"
-    readable = counts.total([("P", None), ("D", None)] if family == "A" else [("P", None)])
+    caller, view = request.caller, family(request)
+    readable = counts.total([(view, None)])
     if readable > READ_BUDGET:
         raise _over_budget(content_type, readable, scope)
     predicate = compile_filter(content_type, request.filter)
     matched = [
         s
-        for s in _summaries(content_type, request, family)
-        if summary_visible(caller, content_type, s) and predicate(s)
+        for s in _summaries(content_type, request, view)
+        if summary_visible(caller, content_type, s, request.view) and predicate(s)
     ]
     keys = request.sort or DEFAULT_SORT
     ordered = sort_summaries(content_type, matched, keys)
@@ -778,12 +782,11 @@ def _in_memory(
 
 
 def _addressed(
-    request: ListRequest,
-    content_type: ContentType,
-    address: tuple[str, str],
-    paths: list[list[str]],
+    request: ListRequest, content_type: ContentType, address: tuple[str, str], selection: Selection
 ) -> tuple[list[Summary], dict[str, StoredEntry]]:
-    """The one record an `id`/`localeGroupId` `eq` filter names: a key lookup, never a scan."""
+    """The one record an `id`/`localeGroupId` `eq` filter names: a key lookup, never a scan.
+    It reads the selection plus the scalar values the filter may test (never text, rich text
+    or json that is not selected)."""
     field_name, value = address
     entry_id: str | None = value
     if field_name == "localeGroupId":
@@ -795,30 +798,33 @@ def _addressed(
         entry_id = str(claim["entryId"]) if claim else None
     if entry_id is None:
         return [], {}
-    item = fetch_one(request.workspace_id, entry_id, [*paths, ["summary"]])
-    if not item or item.get("contentType") != content_type.name or "summary" not in item:
+    chosen = selection.value_keys
+    scalars = (f.key for f in content_type.scalar_fields)
+    value_keys = None if chosen is None else tuple(dict.fromkeys((*chosen, *scalars)))
+    paths = projection_paths(value_keys, selection.link_keys)
+    item = fetch_one(request.workspace_id, entry_id, paths, request.view)
+    if not item or item.get("contentType") != content_type.name:
         return [], {}
     stored = from_item(request.workspace_id, item)
-    return [summary_from(item["summary"])], {stored.id: stored}
+    return [summary_from(summary_of(content_type, stored))], {stored.id: stored}
 
 
 def _addressed_page(
     request: ListRequest, content_type: ContentType, address: tuple[str, str], selection: Selection
 ) -> EntryPage:
-    paths = projection_paths(selection.value_keys, selection.link_keys)
-    candidates, fetched = _addressed(request, content_type, address, paths)
+    candidates, fetched = _addressed(request, content_type, address, selection)
     predicate = compile_filter(content_type, request.filter)
     matched = [
         s
         for s in candidates
         if s.locale == request.locale
-        and summary_visible(request.caller, content_type, s)
+        and summary_visible(request.caller, content_type, s, request.view)
         and predicate(s)
     ]
     start = (request.page - 1) * request.page_size if request.cursor is None else len(matched)
     rows = [fetched[s.id] for s in matched[start : start + request.page_size] if s.id in fetched]
     return EntryPage(
-        items=views(request.caller, content_type, rows, selection),
+        items=views(request.caller, content_type, rows, selection, request.view),
         total=len(matched),
         page=request.page,
         page_size=request.page_size,
@@ -849,15 +855,15 @@ def list_entries(request: ListRequest) -> EntryPage:
     else:
         page_ids, total, next_cursor = _in_memory(content_type, request, chosen, counts)
     fetched = fetch_entries(
-        request.workspace_id, page_ids, selection.value_keys, selection.link_keys
+        request.workspace_id, page_ids, selection.value_keys, selection.link_keys, request.view
     )
     rows = [
         fetched[i]
         for i in page_ids
-        if i in fetched and stored_visible(caller, content_type, fetched[i])
+        if i in fetched and stored_visible(caller, content_type, fetched[i], request.view)
     ]
     return EntryPage(
-        items=views(caller, content_type, rows, selection),
+        items=views(caller, content_type, rows, selection, request.view),
         total=total,
         page=request.page,
         page_size=request.page_size,

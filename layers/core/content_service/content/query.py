@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from content_service.content import values as value_rules
-from content_service.content.items import Summary
+from content_service.content.items import STATUSES, Summary
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.names import ENTRY_SYSTEM_FIELDS
 from content_service.content.requests import (
@@ -98,8 +98,8 @@ def _check_value(operand: _Operand, value: Any) -> Any:
         if operand.kind in ("id", "string"):
             return value_rules.check_string(value, value_rules.STRING_MAX)
         if operand.kind == "status":
-            if value not in ("draft", "published"):
-                raise value_rules.InvalidValue("must be 'draft' or 'published'")
+            if value not in STATUSES:
+                raise value_rules.InvalidValue("must be 'draft', 'published' or 'changed'")
             return value
         if operand.kind in ("timestamp", "datetime"):
             return value_rules.normalise_datetime(value)

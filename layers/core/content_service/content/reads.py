@@ -13,9 +13,10 @@ from typing import Any
 from content_service.content.items import (
     StoredEntry,
     Summary,
-    entry_key,
+    View,
     from_item,
     projection_paths,
+    view_key,
 )
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.query import Selection, select
@@ -38,23 +39,29 @@ def _content_table() -> str:
     return dynamo.tables().content
 
 
-def stored_visible(caller: Caller, content_type: ContentType, stored: StoredEntry) -> bool:
+def stored_visible(
+    caller: Caller, content_type: ContentType, stored: StoredEntry, view: View = "latest"
+) -> bool:
     return stored.content_type == content_type.name and visible(
         caller,
         content_type,
         status=stored.status,
         deleted=stored.deleted,
         audiences=stored.audiences,
+        view=view,
     )
 
 
-def summary_visible(caller: Caller, content_type: ContentType, summary: Summary) -> bool:
+def summary_visible(
+    caller: Caller, content_type: ContentType, summary: Summary, view: View
+) -> bool:
     return visible(
         caller,
         content_type,
         status=summary.status,
         deleted=summary.deleted,
         audiences=summary.audiences,
+        view=view,
     )
 
 
@@ -63,23 +70,28 @@ def fetch_entries(
     ids: Iterable[str],
     value_keys: Iterable[str] | None,
     link_keys: Iterable[str] | None,
+    view: View = "latest",
 ) -> dict[str, StoredEntry]:
-    """Entries by id (any type, any state), BatchGetItem with a projection; misses are absent."""
+    """Entries by id (any type, any state), BatchGetItem with a projection; misses are absent.
+    `view` reads the latest versions (entry items) or the published ones (published items:
+    an entry never published is then a miss)."""
     wanted = [i for i in dict.fromkeys(ids) if is_entry_id(i)]
     if not wanted:
         return {}
     projection = dynamo.Projection.of(projection_paths(value_keys, link_keys))
     items = dynamo.batch_get(
-        _content_table(), [entry_key(workspace_id, i) for i in wanted], projection
+        _content_table(), [view_key(workspace_id, i, view) for i in wanted], projection
     )
     return {e.id: e for e in (from_item(workspace_id, i) for i in items)}
 
 
-def fetch_one(workspace_id: str, entry_id: str, paths: list[list[str]]) -> dict[str, Any] | None:
+def fetch_one(
+    workspace_id: str, entry_id: str, paths: list[list[str]], view: View
+) -> dict[str, Any] | None:
     if not is_entry_id(entry_id):
         return None
     return dynamo.get_item(
-        _content_table(), entry_key(workspace_id, entry_id), dynamo.Projection.of(paths)
+        _content_table(), view_key(workspace_id, entry_id, view), dynamo.Projection.of(paths)
     )
 
 
@@ -92,6 +104,7 @@ def expand_level(
     workspace_id: str,
     sources: Mapping[str, Mapping[str, Sequence[str]]],
     relations: Sequence[FieldDef],
+    view: View,
 ) -> dict[str, dict[str, list[Entry]]]:
     """The visible targets of `relations` for every source, as `relation_planner` picks them.
 
@@ -113,13 +126,15 @@ def expand_level(
             rows.append((types[relation.target or ""], targets))
             result[source_id][relation.name] = targets.found
     while asks := [(t, targets, chunk) for t, targets in rows if (chunk := targets.ask())]:
-        fetched = fetch_entries(workspace_id, (i for *_, c in asks for i in c), value_keys, ())
+        fetched = fetch_entries(
+            workspace_id, (i for *_, c in asks for i in c), value_keys, (), view
+        )
         for target_type, targets, chunk in asks:
             value_fields = selections[target_type.name].value_fields
             shown = (fetched.get(i) for i in chunk)
             targets.take(
-                entry_view(target_type, s, value_fields, link_fields=())
-                if s is not None and stored_visible(caller, target_type, s)
+                entry_view(target_type, s, value_fields, link_fields=(), view=view)
+                if s is not None and stored_visible(caller, target_type, s, view)
                 else None
                 for s in shown
             )
@@ -144,6 +159,7 @@ def views(
     content_type: ContentType,
     entries: Sequence[StoredEntry],
     selection: Selection,
+    view: View,
 ) -> list[Entry]:
     relations: dict[str, dict[str, list[Entry]]] = {}
     if selection.expand:
@@ -152,6 +168,7 @@ def views(
             content_type.workspace_id,
             {e.id: {f.name: e.links.get(f.key, ()) for f in selection.expand} for e in entries},
             selection.expand,
+            view,
         )
     return [
         entry_view(
@@ -160,6 +177,7 @@ def views(
             selection.value_fields,
             link_fields=selection.link_fields,
             relations=relations.get(e.id) if selection.expand else None,
+            view=view,
         )
         for e in entries
     ]
@@ -176,11 +194,12 @@ def get_entry(request: GetRequest) -> Entry:
         request.workspace_id,
         request.id,
         projection_paths(selection.value_keys, selection.link_keys),
+        request.view,
     )
     stored = from_item(request.workspace_id, item) if item else None
-    if stored is None or not stored_visible(request.caller, content_type, stored):
+    if stored is None or not stored_visible(request.caller, content_type, stored, request.view):
         raise NotFound(f"entry {request.id[:64]!r} not found")
-    return views(request.caller, content_type, [stored], selection)[0]
+    return views(request.caller, content_type, [stored], selection, request.view)[0]
 
 
 def list_related(request: RelationRequest) -> EntryPage:
@@ -196,32 +215,36 @@ def list_related(request: RelationRequest) -> EntryPage:
     if target_type is None:
         raise NotFound(f"content type {relation.target!r} not found")
     selection = select(caller, target_type, request.fields)
-    item = fetch_one(request.workspace_id, request.id, projection_paths((), (relation.key,)))
+    view = request.view
+    item = fetch_one(request.workspace_id, request.id, projection_paths((), (relation.key,)), view)
     source = from_item(request.workspace_id, item) if item else None
-    if source is None or not stored_visible(caller, content_type, source):
+    if source is None or not stored_visible(caller, content_type, source, view):
         raise NotFound(f"entry {request.id[:64]!r} not found")
     ids = source.links.get(relation.key, ())
     start = (request.page - 1) * request.page_size
     if start == 0 and len(ids) <= request.page_size:
         # Everything fits in the first page: read the targets once, with the selection.
-        fetched = fetch_entries(request.workspace_id, ids, selection.value_keys, ())
+        fetched = fetch_entries(request.workspace_id, ids, selection.value_keys, (), view)
         shown = [
             fetched[i]
             for i in ids
-            if i in fetched and stored_visible(caller, target_type, fetched[i])
+            if i in fetched and stored_visible(caller, target_type, fetched[i], view)
         ]
         total = len(shown)
     else:
-        states = fetch_entries(request.workspace_id, ids, (), ())
+        states = fetch_entries(request.workspace_id, ids, (), (), view)
         visible_ids = [
-            i for i in ids if i in states and stored_visible(caller, target_type, states[i])
+            i for i in ids if i in states and stored_visible(caller, target_type, states[i], view)
         ]
         total = len(visible_ids)
         page_ids = visible_ids[start : start + request.page_size]
-        fetched = fetch_entries(request.workspace_id, page_ids, selection.value_keys, ())
+        fetched = fetch_entries(request.workspace_id, page_ids, selection.value_keys, (), view)
         shown = [fetched[i] for i in page_ids if i in fetched]
     return EntryPage(
-        items=[entry_view(target_type, e, selection.value_fields, link_fields=()) for e in shown],
+        items=[
+            entry_view(target_type, e, selection.value_fields, link_fields=(), view=view)
+            for e in shown
+        ],
         total=total,
         page=request.page,
         page_size=request.page_size,
@@ -236,6 +259,7 @@ def load_entries_by_ids(
     *,
     fields: tuple[str, ...] | None = None,
     links: tuple[str, ...] = (),
+    view: View,
 ) -> dict[str, Entry]:
     """For the GraphQL adapter's DataLoader: the visible entries of `content_type` among `ids`.
 
@@ -246,11 +270,15 @@ def load_entries_by_ids(
     if not caller.grants(content_type.name) or not caller.can_read:
         return {}
     selection = select(caller, content_type, fields, (), links)
-    fetched = fetch_entries(workspace_id, ids, selection.value_keys, selection.link_keys)
+    fetched = fetch_entries(workspace_id, ids, selection.value_keys, selection.link_keys, view)
     return {
         entry_id: entry_view(
-            content_type, stored, selection.value_fields, link_fields=selection.link_fields
+            content_type,
+            stored,
+            selection.value_fields,
+            link_fields=selection.link_fields,
+            view=view,
         )
         for entry_id, stored in fetched.items()
-        if stored_visible(caller, content_type, stored)
+        if stored_visible(caller, content_type, stored, view)
     }

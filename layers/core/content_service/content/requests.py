@@ -17,8 +17,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_service import strict_json
+from content_service.content.items import View
 from content_service.content.list_cursor import Cursor, decode_cursor, query_digest
-from content_service.errors import BadRequest
+from content_service.errors import BadRequest, Forbidden
 from content_service.identity.principal import Caller
 
 ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
@@ -204,6 +205,27 @@ def _locale(locale: str | None) -> str:
     return locale
 
 
+VIEWS: tuple[View, ...] = ("latest", "published")
+
+
+def parse_view(caller: Caller, raw: str | None) -> View:
+    """Which version a read gets: `published` (delivery) or `latest` (preview: drafts too).
+    A read token always reads the published version; a full token or a signed-in user reads
+    the latest unless it asks for `published`."""
+    if raw is None or raw == "":
+        return "latest" if caller.sees_drafts else "published"
+    if raw == "published":
+        return "published"
+    if raw == "latest":
+        if not caller.sees_drafts:
+            raise Forbidden(
+                "version=latest (the preview, drafts included) needs a full token or a "
+                "sign-in; a read token reads published versions"
+            )
+        return "latest"
+    raise BadRequest(f"version must be one of {', '.join(VIEWS)}")
+
+
 def _node_json(node: FilterNode | None) -> Any:
     if node is None:
         return None
@@ -215,7 +237,9 @@ def _node_json(node: FilterNode | None) -> Any:
 def list_digest(
     content_type: str, locale: str, sort: tuple[SortKey, ...], node: FilterNode | None
 ) -> str:
-    """What names one list for its cursors: type, locale, sort and filter."""
+    """What names one list for its cursors: type, locale, sort and filter (the view does not:
+    a position, a sort value and an id, means the same in the latest and the published
+    versions)."""
     return query_digest(
         [content_type, locale, [[k.field, k.descending] for k in sort], _node_json(node)]
     )
@@ -253,6 +277,8 @@ class ListRequest:
     never needs it, a GraphQL resolver names the relation fields its selection contains."""
     cursor: Cursor | None = None
     """Where the page starts (the previous page's `nextCursor`), instead of `page`."""
+    view: View = "latest"
+    """The latest versions (preview) or the published ones (delivery): `parse_view`."""
 
     @property
     def digest(self) -> str:
@@ -274,6 +300,7 @@ class ListRequest:
         expand: str | Iterable[str] | None = None,
         links: str | Iterable[str] | None = None,
         cursor: str | None = None,
+        version: str | None = None,
     ) -> ListRequest:
         check_page(page, page_size)
         _depth(page, page_size, cursor)
@@ -289,6 +316,7 @@ class ListRequest:
             locale=_locale(locale),
             expand=_names(expand, "expand"),
             links=_names(links, "links"),
+            view=parse_view(caller, version),
         )
         if cursor is None:
             return request
@@ -306,6 +334,7 @@ class GetRequest:
     fields: tuple[str, ...] | None = None
     expand: tuple[str, ...] = ()
     links: tuple[str, ...] = ()
+    view: View = "latest"
 
     @classmethod
     def parse(
@@ -318,6 +347,7 @@ class GetRequest:
         fields: str | Iterable[str] | None = None,
         expand: str | Iterable[str] | None = None,
         links: str | Iterable[str] | None = None,
+        version: str | None = None,
     ) -> GetRequest:
         return cls(
             caller=caller,
@@ -327,6 +357,7 @@ class GetRequest:
             fields=None if fields is None else _names(fields, "fields"),
             expand=_names(expand, "expand"),
             links=_names(links, "links"),
+            view=parse_view(caller, version),
         )
 
 
@@ -342,6 +373,7 @@ class RelationRequest:
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
     fields: tuple[str, ...] | None = None
+    view: View = "latest"
 
     @classmethod
     def parse(
@@ -355,6 +387,7 @@ class RelationRequest:
         page: int = 1,
         page_size: int = DEFAULT_PAGE_SIZE,
         fields: str | Iterable[str] | None = None,
+        version: str | None = None,
     ) -> RelationRequest:
         check_page(page, page_size)
         return cls(
@@ -366,6 +399,7 @@ class RelationRequest:
             page=page,
             page_size=page_size,
             fields=None if fields is None else _names(fields, "fields"),
+            view=parse_view(caller, version),
         )
 
 
@@ -383,6 +417,8 @@ class WriteRequest:
     clears it. `relations`: field name -> links to add and remove. `locale` and
     `locale_group_id` place a new entry (a translation joins an existing group); `audiences`
     sets an audience-gated entry's audiences (None: unchanged on update, empty on create).
+    `expected_version`, when given, is the entry version the write was made from: an update
+    of an entry at another version is refused (409 `version_conflict`) and writes nothing.
     """
 
     caller: Caller
@@ -394,6 +430,7 @@ class WriteRequest:
     locale: str | None = None
     locale_group_id: str | None = None
     audiences: tuple[str, ...] | None = None
+    expected_version: int | None = None
 
 
 # The body of a write (REST's, and what GraphQL's mutation input maps to): both protocols
@@ -410,7 +447,8 @@ class RelationChangeBody(BaseModel):
 class EntryWriteBody(BaseModel):
     """`values` by field name (on PATCH: omitted unchanged, null clears); `relations` links
     and unlinks target ids. `locale` and `localeGroupId` (join an existing entry's locale group
-    as a translation) apply on create; `audiences` to audience-gated types."""
+    as a translation) apply on create; `audiences` to audience-gated types. `version` (PATCH)
+    is the entry version the edit was made from: another version is 409 `version_conflict`."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -419,6 +457,7 @@ class EntryWriteBody(BaseModel):
     locale: str | None = Field(default=None, max_length=16)
     localeGroupId: str | None = Field(default=None, max_length=64)
     audiences: list[str] | None = Field(default=None, max_length=50)
+    version: int | None = Field(default=None, ge=1, le=2**53)
 
     def request(
         self, caller: Caller, workspace_id: str, content_type: str, entry_id: str | None
@@ -436,6 +475,7 @@ class EntryWriteBody(BaseModel):
             locale=self.locale,
             locale_group_id=self.localeGroupId,
             audiences=tuple(self.audiences) if self.audiences is not None else None,
+            expected_version=self.version,
         )
 
 
@@ -447,3 +487,63 @@ class EntryAction:
     workspace_id: str
     content_type: str
     id: str
+
+
+@dataclass(frozen=True)
+class VersionsRequest:
+    """The published versions of one entry, newest first, paged."""
+
+    caller: Caller
+    workspace_id: str
+    content_type: str
+    id: str
+    page: int = 1
+    page_size: int = DEFAULT_PAGE_SIZE
+
+    @classmethod
+    def parse(
+        cls,
+        caller: Caller,
+        workspace_id: str,
+        content_type: str,
+        entry_id: str,
+        *,
+        page: int = 1,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> VersionsRequest:
+        check_page(page, page_size)
+        return cls(caller, workspace_id, content_type, entry_id, page, page_size)
+
+
+@dataclass(frozen=True)
+class VersionRequest:
+    """One published version (snapshot `number`) of one entry: read it, or restore it."""
+
+    caller: Caller
+    workspace_id: str
+    content_type: str
+    id: str
+    number: int
+
+
+@dataclass(frozen=True)
+class ScheduleRequest:
+    """Publish or unpublish one entry at a time (`at`, ISO 8601 with a timezone)."""
+
+    caller: Caller
+    workspace_id: str
+    content_type: str
+    id: str
+    action: str
+    at: str
+
+
+@dataclass(frozen=True)
+class ScheduleAction:
+    """Cancel one schedule of one entry."""
+
+    caller: Caller
+    workspace_id: str
+    content_type: str
+    id: str
+    schedule_id: str

@@ -6,17 +6,23 @@ protocols render (REST as its status, GraphQL in `errors[].extensions`). Nothing
 protocol adapter touches storage.
 
 Reads: `list_entries`, `get_entry`, `list_related`, and for batched GraphQL resolution
-`load_entries_by_ids`. Writes (one transaction and one event each):
-`create_entry`, `update_entry`, `publish_entry`, `unpublish_entry`, `delete_entry`,
-`restore_entry`, `purge_entry`. Content types: `list_types`, `require_type`, `create_type`,
+`load_entries_by_ids`; each reads the latest versions or the published ones (`view`). For
+the admin pages, `count_by_state` (every type's entries by state) and `locale_group` (an
+entry's translations). Writes (one transaction and one event each): `create_entry`,
+`update_entry`, `publish_entry`, `unpublish_entry`, `discard_changes`, `delete_entry`,
+`restore_entry`, `purge_entry`, `restore_version`. History: `list_versions`, `get_version`.
+Scheduled publishing: `create_schedule`, `list_schedules`, `cancel_schedule` (the scheduler runs
+them when due). Content types: `list_types`, `require_type`, `create_type`,
 `replace_type`, `delete_type`, and `visible_schema` / `schema_version` for the GraphQL
 schema cache.
 """
 
 from __future__ import annotations
 
+from content_service.content.counts import StateCounts, count_by_state
 from content_service.content.listing import list_entries
 from content_service.content.reads import get_entry, list_related, load_entries_by_ids
+from content_service.content.schedules import cancel_schedule, create_schedule, list_schedules
 from content_service.content.schema import (
     create_type,
     delete_type,
@@ -27,32 +33,45 @@ from content_service.content.schema import (
     schema_version,
     visible_schema,
 )
-from content_service.content.writes import (
-    create_entry,
+from content_service.content.transitions import (
     delete_entry,
+    discard_changes,
     publish_entry,
     purge_entry,
     restore_entry,
     unpublish_entry,
-    update_entry,
 )
+from content_service.content.translations import Translation, locale_group
+from content_service.content.versions import get_version, list_versions
+from content_service.content.writes import create_entry, restore_version, update_entry
 
 __all__ = [
+    "StateCounts",
+    "Translation",
+    "cancel_schedule",
+    "count_by_state",
     "create_entry",
+    "create_schedule",
     "create_type",
     "delete_entry",
     "delete_type",
+    "discard_changes",
     "get_entry",
     "get_schema",
+    "get_version",
     "list_entries",
     "list_related",
+    "list_schedules",
     "list_types",
+    "list_versions",
     "load_entries_by_ids",
+    "locale_group",
     "publish_entry",
     "purge_entry",
     "replace_type",
     "require_type",
     "restore_entry",
+    "restore_version",
     "schema_version",
     "unpublish_entry",
     "update_entry",

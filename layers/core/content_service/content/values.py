@@ -4,7 +4,7 @@
 |----------|-------------------------------------------|-------------------------------|
 | string   | a string of at most 256 characters        | S                             |
 | text     | a string of at most 50,000 characters     | S                             |
-| richtext | a string of at most 200,000 characters    | S                             |
+| richtext | HTML of at most 200,000 characters        | S, sanitised (`rich_text`)    |
 | integer  | an integer in the signed 64-bit range     | N (read back as int)          |
 | float    | a finite number DynamoDB can hold         | N (read back as float)        |
 | boolean  | true or false                             | BOOL                          |
@@ -26,6 +26,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
+from content_service.content import rich_text
 from content_service.content.model import FieldDef
 from content_service.storage.dynamo import is_storable_number
 
@@ -35,7 +36,7 @@ RICHTEXT_MAX = 200_000
 JSON_MAX_BYTES = 100 * 1024
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_MAX_LENGTHS = {"string": STRING_MAX, "text": TEXT_MAX, "richtext": RICHTEXT_MAX}
+_MAX_LENGTHS = {"string": STRING_MAX, "text": TEXT_MAX}
 
 
 class InvalidValue(ValueError):
@@ -109,9 +110,33 @@ def check_string(raw: Any, max_length: int) -> str:
     return raw
 
 
+def check_rich_text(raw: Any) -> str:
+    """The allow-listed HTML of a rich text value (`content.rich_text`): what every write
+    stores, REST and GraphQL alike. Its length is checked before (the work) and after (the
+    stored size: escaping a bare `<` makes it four characters)."""
+    sanitised = rich_text.sanitise(check_string(raw, RICHTEXT_MAX))
+    if len(sanitised) > RICHTEXT_MAX:
+        raise InvalidValue(f"must be at most {RICHTEXT_MAX:,} characters once sanitised")
+    return sanitised
+
+
+def check_json(raw: Any) -> str:
+    """The compact serialization of a JSON value."""
+    try:
+        serialized = json.dumps(raw, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        size = len(serialized.encode("utf-8"))
+    except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
+        raise InvalidValue("must be JSON (finite numbers, valid Unicode)") from None
+    if size > JSON_MAX_BYTES:
+        raise InvalidValue(f"must be at most {JSON_MAX_BYTES:,} bytes serialized")
+    return serialized
+
+
 def to_storage(field: FieldDef, raw: Any) -> Any:
     """The stored form of `raw` for `field` (never None: a null clears the field instead)."""
     kind = field.type
+    if kind == "richtext":
+        return check_rich_text(raw)
     if kind in _MAX_LENGTHS:
         return check_string(raw, _MAX_LENGTHS[kind])
     if kind == "integer":
@@ -131,14 +156,7 @@ def to_storage(field: FieldDef, raw: Any) -> Any:
             raise InvalidValue(f"must be one of {', '.join(field.values)}")
         return raw
     if kind == "json":
-        try:
-            serialized = json.dumps(raw, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-            size = len(serialized.encode("utf-8"))
-        except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
-            raise InvalidValue("must be JSON (finite numbers, valid Unicode)") from None
-        if size > JSON_MAX_BYTES:
-            raise InvalidValue(f"must be at most {JSON_MAX_BYTES:,} bytes serialized")
-        return serialized
+        return check_json(raw)
     raise InvalidValue(f"a {kind} field holds no value")
 
 

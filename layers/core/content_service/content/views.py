@@ -8,7 +8,7 @@ from typing import Any
 
 from content_service.camel import camel
 from content_service.content import values as value_rules
-from content_service.content.items import Status, StoredEntry
+from content_service.content.items import Status, StoredEntry, View
 from content_service.content.model import ContentType, FieldDef
 
 SYSTEM_FIELDS = (
@@ -41,9 +41,21 @@ class Entry:
     values: Mapping[str, Any]
     links: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     relations: Mapping[str, list[Entry]] | None = None
+    version: int = 0
+    """Bumped by every write: what a write names to be refused if someone saved first."""
+    published_version: int | None = None
+    """The number of the live snapshot; None while not published."""
+    updated_by: Mapping[str, str] | None = None
+    """`{id, email}` of the user who wrote this version last (None for a token, and always in
+    the delivery view: a site's read token never learns an editor's address)."""
+    view: View = "latest"
+    """The view it was read in; its relations are read in the same one."""
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {key: getattr(self, name) for name, key in _SYSTEM_JSON}
+        body["version"] = self.version
+        body["publishedVersion"] = self.published_version
+        body["updatedBy"] = dict(self.updated_by) if self.updated_by else None
         if self.audiences is not None:
             body["audiences"] = list(self.audiences)
         body["values"] = dict(self.values)
@@ -84,6 +96,7 @@ def entry_view(
     value_fields: Iterable[FieldDef] | None = None,
     link_fields: Iterable[FieldDef] | None = None,
     relations: Mapping[str, list[Entry]] | None = None,
+    view: View = "latest",
 ) -> Entry:
     """`stored` by field name; `value_fields` (`link_fields`) None means all of the type's."""
     chosen = content_type.value_fields if value_fields is None else tuple(value_fields)
@@ -95,4 +108,8 @@ def entry_view(
         values={f.name: value_rules.from_storage(f, stored.values.get(f.key)) for f in chosen},
         links=links,
         relations=relations,
+        version=stored.version,
+        published_version=stored.published_version,
+        updated_by=stored.updated_by if view == "latest" else None,
+        view=view,
     )

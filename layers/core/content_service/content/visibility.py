@@ -3,8 +3,10 @@
 - The workspace bucket: entries are keyed by workspace, so another workspace's entry is simply
   not found (and every miss is a 404, never data).
 - The grant set: a type the token is not granted is unknown to it (404 everywhere).
-- Status: a `read` token sees published entries only; a `full` token and a signed-in user see
-  drafts too.
+- Versions: a `read` token reads the published version of each entry (the delivery view),
+  never a draft, not even a newer draft of a live entry; a `full` token and a signed-in user
+  read the latest versions (the preview) unless they ask for the published ones
+  (`requests.parse_view`).
 - Trash: a trashed entry is seen by no read (only restore and purge reach it).
 - Audiences: an entry of an audience-gated type is seen by a token (read or full) only when the
   token's audiences intersect the entry's; a signed-in user sees every entry.
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from content_service.content.items import Status
+from content_service.content.items import Status, View
 from content_service.content.model import ContentType
 from content_service.identity.principal import Caller, TokenCaller
 
@@ -32,9 +34,14 @@ def visible(
     status: Status,
     deleted: bool,
     audiences: Iterable[str],
+    view: View,
 ) -> bool:
+    """Whether a version read in `view` is shown: in the delivery view only published
+    versions (what the published items hold), in the preview only to who may preview."""
     if deleted or not caller.grants(content_type.name):
         return False
-    if status != "published" and not caller.sees_drafts:
+    if view == "published" and status != "published":
+        return False
+    if view == "latest" and not caller.sees_drafts:
         return False
     return audiences_allow(caller, content_type, audiences)

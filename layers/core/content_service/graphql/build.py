@@ -129,6 +129,15 @@ def _attribute(name: str) -> Callable[[Any, Any], Any]:
     return resolve
 
 
+def _key(name: str) -> Callable[[Any, Any], Any]:
+    """A field of a plain JSON object (a schedule, a user) by its key."""
+
+    def resolve(source: Mapping[str, Any], _info: Any) -> Any:
+        return source.get(name)
+
+    return resolve
+
+
 def _value(name: str) -> Callable[[Any, Any], Any]:
     def leaf(entry: Any) -> Any:
         return entry.values.get(name)
@@ -163,8 +172,52 @@ class _Builder:
         )
         self.status = self._enum(
             shared["EntryStatus"],
-            "An entry's status; REST's `draft` and `published` in upper case.",
-            [("DRAFT", "draft"), ("PUBLISHED", "published")],
+            "An entry's status; REST's `draft`, `published` and `changed` (published, with a "
+            "newer draft) in upper case.",
+            [("DRAFT", "draft"), ("PUBLISHED", "published"), ("CHANGED", "changed")],
+        )
+        self.version_view = self._enum(
+            shared["EntryVersion"],
+            "Which version of entries a read gets: LATEST (the preview, drafts included: a "
+            "full token's default) or PUBLISHED (what a read token always gets), as REST's "
+            "`version` query parameter.",
+            [("LATEST", "latest"), ("PUBLISHED", "published")],
+        )
+        self.user = self._object(
+            shared["EntryUser"],
+            "The signed-in user who wrote a version.",
+            {
+                "id": graphene.Field(graphene.NonNull(graphene.ID), resolver=_key("id")),
+                "email": graphene.Field(graphene.NonNull(graphene.String), resolver=_key("email")),
+            },
+        )
+        self.schedule_action = self._enum(
+            shared["ScheduleAction"],
+            "What a schedule does when due.",
+            [("PUBLISH", "publish"), ("UNPUBLISH", "unpublish")],
+        )
+        self.schedule_status = self._enum(
+            shared["ScheduleStatus"],
+            "Where a schedule stands.",
+            [(s.upper(), s) for s in ("scheduled", "done", "failed", "cancelled")],
+        )
+        self.schedule = self._object(
+            shared["EntrySchedule"],
+            "A scheduled publish or unpublish (REST's POST .../schedules answer).",
+            {
+                "id": graphene.Field(graphene.NonNull(graphene.ID), resolver=_key("id")),
+                "action": graphene.Field(
+                    graphene.NonNull(self.schedule_action), resolver=_key("action")
+                ),
+                "at": graphene.Field(graphene.NonNull(graphene.String), resolver=_key("at")),
+                "status": graphene.Field(
+                    graphene.NonNull(self.schedule_status), resolver=_key("status")
+                ),
+                "reason": graphene.Field(graphene.String, resolver=_key("reason")),
+                "createdAt": graphene.Field(
+                    graphene.NonNull(graphene.String), resolver=_key("createdAt")
+                ),
+            },
         )
         self.filter_op = self._enum(
             shared["FilterOp"],
@@ -287,6 +340,23 @@ class _Builder:
                 non_null(graphene.String), resolver=_attribute("updated_at")
             ),
             "publishedAt": graphene.Field(graphene.String, resolver=_attribute("published_at")),
+            "entryVersion": graphene.Field(
+                non_null(graphene.Int),
+                resolver=_attribute("version"),
+                description="Bumped by every write: pass it as `version` to updateX to be "
+                "refused when someone saved first (REST's `version`).",
+            ),
+            "publishedVersion": graphene.Field(
+                graphene.Int,
+                resolver=_attribute("published_version"),
+                description="The number of the live snapshot; null while not published.",
+            ),
+            "updatedBy": graphene.Field(
+                self.user,
+                resolver=_attribute("updated_by"),
+                description="Who wrote this version last (null for a token, and when read "
+                "as PUBLISHED).",
+            ),
         }
         if content_type.audience_gated:
             fields["audiences"] = graphene.Field(
@@ -430,10 +500,11 @@ class _Builder:
         own = self.names.types[type_name]
         obj = self.objects[type_name]
         id_argument = {"id": graphene.Argument(graphene.NonNull(graphene.ID))}
+        version = {"version": graphene.Argument(self.version_view)}
         if content_type.is_single:
             query[own.single_field] = graphene.Field(
                 obj,
-                args={"locale": graphene.Argument(graphene.String)},
+                args={"locale": graphene.Argument(graphene.String), **version},
                 resolver=resolvers.single_type_field(type_name),
                 description=f"The `{type_name}` record in `locale` (default `en`), or null.",
             )
@@ -458,7 +529,7 @@ class _Builder:
             )
             query[own.single_field] = graphene.Field(
                 obj,
-                args=id_argument,
+                args={**id_argument, **version},
                 resolver=resolvers.single_entry_field(type_name),
                 description=f"One `{type_name}` entry by id.",
             )
@@ -471,6 +542,7 @@ class _Builder:
                     "filter": graphene.Argument(self.filter),
                     "locale": graphene.Argument(graphene.String),
                     "cursor": graphene.Argument(graphene.String),
+                    **version,
                 },
                 resolver=resolvers.list_field(type_name),
                 description=(
@@ -490,22 +562,59 @@ class _Builder:
         if update is not None:
             mutation[own.mutation("update")] = graphene.Field(
                 obj,
-                args={**id_argument, "input": graphene.Argument(graphene.NonNull(update))},
+                args={
+                    **id_argument,
+                    "input": graphene.Argument(graphene.NonNull(update)),
+                    "version": graphene.Argument(graphene.Int),
+                },
                 resolver=resolvers.update_mutation(type_name),
-                description="Omitted fields are left unchanged; an explicit null clears.",
+                description="Writes the draft: omitted fields are left unchanged, an explicit "
+                "null clears; a published entry stays live and turns CHANGED. With `version` "
+                "(the entryVersion edited), refused when someone saved first.",
             )
         for verb, change in (
             ("publish", service.publish_entry),
             ("unpublish", service.unpublish_entry),
+            ("discard", service.discard_changes),
         ):
             resolver = resolvers.state_mutation(type_name, change)
             mutation[own.mutation(verb)] = graphene.Field(obj, args=id_argument, resolver=resolver)
+        self._workflow_mutations(type_name, own, obj, mutation)
         mutation[own.mutation("delete")] = graphene.Field(
             graphene.Boolean,
             args=id_argument,
             resolver=resolvers.delete_mutation(type_name),
             description="Moves the entry to the trash; returns true (null with an error when "
             "refused, leaving the other mutations' results in place).",
+        )
+
+    def _workflow_mutations(
+        self, type_name: str, own: TypeNames, obj: Any, mutation: dict[str, Any]
+    ) -> None:
+        """Version restore and schedules: REST's .../versions/{n}/restore and .../schedules."""
+        entry_id = graphene.Argument(graphene.NonNull(graphene.ID))
+        mutation[f"restore{own.object}Version"] = graphene.Field(
+            obj,
+            args={"id": entry_id, "version": graphene.Argument(graphene.NonNull(graphene.Int))},
+            resolver=resolvers.restore_version_mutation(type_name),
+            description="Copies published version `version` into the draft.",
+        )
+        mutation[own.mutation("schedule")] = graphene.Field(
+            self.schedule,
+            args={
+                "id": entry_id,
+                "action": graphene.Argument(graphene.NonNull(self.schedule_action)),
+                "at": graphene.Argument(graphene.NonNull(graphene.String)),
+            },
+            resolver=resolvers.schedule_mutation(type_name),
+            description="Publishes or unpublishes the entry at `at` (ISO 8601 with a "
+            "timezone, within a year).",
+        )
+        mutation[f"cancel{own.object}Schedule"] = graphene.Field(
+            graphene.Boolean,
+            args={"id": entry_id, "scheduleId": graphene.Argument(graphene.NonNull(graphene.ID))},
+            resolver=resolvers.cancel_schedule_mutation(type_name),
+            description="Cancels a pending schedule; returns true.",
         )
 
 

@@ -22,6 +22,7 @@ would have answered, spec 7.1) and a stable `extensions.code`.
 |                                 |        | from a caller who cannot write; the origin guard      |
 | NOT_FOUND                       | 404    | an entry (or a type revoked since) hidden from caller |
 | CONFLICT                        | 409    | the write collides with the current state             |
+| VERSION_CONFLICT                | 409    | `updateX(version:)` names a version someone saved over|
 | PAYLOAD_TOO_LARGE               | 413    | the body is over 1 MiB; the entry exceeds item size   |
 | URI_TOO_LONG                    | 414    | the URL is over 64 KiB                                |
 | UNSUPPORTED_MEDIA_TYPE          | 415    | the body is not sent as `application/json`            |
@@ -48,6 +49,7 @@ SERVICE_CODES = {
     409: "CONFLICT",
     413: "PAYLOAD_TOO_LARGE",
     422: "BAD_USER_INPUT",
+    429: "RATE_LIMITED",
 }
 INTERNAL_MESSAGE = "internal error; the field was not resolved"
 
@@ -87,10 +89,16 @@ def service_error_json(error: ServiceError) -> dict[str, Any]:
     return {"message": error.message, "extensions": _service_extensions(error)}
 
 
+# Service refusals whose own code says more than their status does.
+SPECIFIC_CODES = {"version_conflict": "VERSION_CONFLICT"}
+
+
 def _service_extensions(error: ServiceError) -> dict[str, Any]:
     extensions: dict[str, Any] = {
         "status": error.status,
-        "code": SERVICE_CODES.get(error.status, "INTERNAL_SERVER_ERROR"),
+        "code": SPECIFIC_CODES.get(
+            error.code, SERVICE_CODES.get(error.status, "INTERNAL_SERVER_ERROR")
+        ),
     }
     if error.details is not None:
         extensions["details"] = error.details

@@ -1,10 +1,10 @@
 """The request pipeline, in this order; a refusal at any step runs no resolver:
 
-1. the HTTP body: a JSON object (`content_service.strict_json`: UTF-8, no key twice, no lone
-   surrogate) with a string `query`, an object (or null) `variables` no deeper than
-   MAX_VARIABLE_DEPTH and with at most MAX_VARIABLE_NODES values, and an optional string
-   `operationName`;
-2. (the route authenticates and picks the cached schema of the caller's grant set);
+1. the request (`graphql.transport`): the POST body or the GET parameters, with a string
+   `query` or a persisted document's hash, an object (or null) `variables` within bounds, and
+   an optional string `operationName`;
+2. (the route authenticates, picks the cached schema of the caller's grant set, and turns a
+   persisted document's hash into its text: `graphql.persisted`);
 3. the length limit, before parsing (`cost_limits.check_length`);
 4. parsing (successful parses are kept in a small LRU keyed by the document text); a syntax
    error carries its `locations`;
@@ -14,14 +14,17 @@
    overlapping-fields rule is slow on alias bombs; then the exempt introspection subtrees on
    their own terms: the document (`cost_limits.check_introspection`), then the size of their
    answer on this schema (`introspection_bound`);
-6. `operationName`, when given, must name the document's operation; a mutation needs a schema
-   with mutations (a caller who cannot write gets none: FORBIDDEN);
+6. `operationName`, when given, must name the document's operation; a mutation is refused over
+   GET (405, GraphQL over HTTP) and needs a schema with mutations (a caller who cannot write
+   gets none: FORBIDDEN);
 7. graphql-core's validation with all of its specified rules (`rules=` replaces the defaults,
    so they are passed explicitly). A document that passed steps 4 to 7 is
    remembered per (schema, text) with the inputs its cost passed with (`graphql.prepared`), so
    a repeated query skips them;
+   A document sent with its hash to persist is stored now that it passed (`graphql.persisted`);
 8. execution (async: resolvers await the service in worker threads, with DataLoaders made for
-   this request alone, since Mangum reuses one event loop across invocations).
+   this request alone, since Mangum reuses one event loop across invocations). The answer's
+   `extensions.cost` reports the complexity the cost pass counted and its limit.
 
 The route runs all of it off the server's event loop (`graphql.worker`).
 """
@@ -32,7 +35,6 @@ import asyncio
 import inspect
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import CoroutineType
 from typing import Any
 
@@ -57,9 +59,10 @@ from graphql import (
 )
 from graphql.pyutils import Path
 
-from content_service import strict_json
+from content_service.graphql import persisted
 from content_service.graphql.build import BuiltSchema
 from content_service.graphql.cost_limits import (
+    Cost,
     CostLimitExceeded,
     check_introspection,
     check_length,
@@ -70,68 +73,15 @@ from content_service.graphql.errors import RequestError, format_error
 from content_service.graphql.introspection_bound import check_answer_size
 from content_service.graphql.prepared import prepared, prepared_entry
 from content_service.graphql.resolvers import NOT_READY, Context
+from content_service.graphql.transport import GraphQLRequest
 from content_service.identity.principal import Caller
 from content_service.settings import GraphQLLimits
 
-MAX_VARIABLE_DEPTH = 64
-MAX_VARIABLE_NODES = 100_000
 PARSED_DOCUMENTS = 256
 MAX_VALIDATION_ERRORS = 20
 MAX_COERCION_ERRORS = 20
 VALIDATION_RULES = (*specified_rules,)
 """All of graphql-core's rules: `validate(rules=...)` replaces the defaults, never extends them."""
-
-
-@dataclass(frozen=True)
-class GraphQLRequest:
-    query: str
-    variables: dict[str, Any] | None
-    operation_name: str | None
-
-
-def parse_body(raw: bytes) -> GraphQLRequest:
-    """The POST body (GraphQL over HTTP); refusals are BAD_REQUEST errors."""
-    try:
-        body = strict_json.loads(raw)
-    except strict_json.JsonRefused as refused:
-        raise RequestError(
-            "BAD_REQUEST", f"the request body is refused: {refused}", details=refused.details()
-        ) from None
-    if not isinstance(body, dict):
-        raise RequestError("BAD_REQUEST", "the request body must be a JSON object")
-    query = body.get("query")
-    if not isinstance(query, str):
-        raise RequestError("BAD_REQUEST", "the request body needs `query`, a string")
-    variables = body.get("variables")
-    if variables is not None and not isinstance(variables, dict):
-        raise RequestError("BAD_REQUEST", "`variables` must be a JSON object")
-    if variables is not None:
-        check_variables(variables)
-    operation_name = body.get("operationName")
-    if operation_name is not None and not isinstance(operation_name, str):
-        raise RequestError("BAD_REQUEST", "`operationName` must be a string")
-    return GraphQLRequest(query, variables, operation_name or None)
-
-
-def check_variables(variables: Mapping[str, Any]) -> None:
-    """Refuses variables nested deeper than MAX_VARIABLE_DEPTH or with more than
-    MAX_VARIABLE_NODES values (an iterative walk: hostile nesting cannot exhaust the stack)."""
-    stack: list[tuple[Any, int]] = [(variables, 1)]
-    nodes = 0
-    while stack:
-        value, depth = stack.pop()
-        nodes += 1
-        if nodes > MAX_VARIABLE_NODES:
-            raise RequestError(
-                "BAD_REQUEST", f"`variables` holds more than {MAX_VARIABLE_NODES} values"
-            )
-        if isinstance(value, dict | list):
-            if depth > MAX_VARIABLE_DEPTH:
-                raise RequestError(
-                    "BAD_REQUEST", f"`variables` nests deeper than {MAX_VARIABLE_DEPTH} levels"
-                )
-            children = value.values() if isinstance(value, dict) else value
-            stack.extend((child, depth + 1) for child in children)
 
 
 class _Documents:
@@ -162,11 +112,13 @@ class _Documents:
 documents = _Documents()
 
 
-def prepare(built: BuiltSchema, request: GraphQLRequest, limits: GraphQLLimits) -> DocumentNode:
-    """Steps 3 to 7: the document, parsed, measured and validated, or a RequestError. A
-    document that passed on this schema, with the same limits and the same values of the
-    variables its cost reads, is taken from `prepared` (only the operation name is checked
-    again)."""
+def prepare(
+    built: BuiltSchema, request: GraphQLRequest, limits: GraphQLLimits
+) -> tuple[DocumentNode, Cost]:
+    """Steps 3 to 7: the document, parsed, measured and validated, with its cost, or a
+    RequestError. A document that passed on this schema, with the same limits and the same
+    values of the variables its cost reads, is taken from `prepared` (only the operation is
+    checked again)."""
     try:
         check_length(request.query, limits)
     except CostLimitExceeded as error:
@@ -174,12 +126,13 @@ def prepare(built: BuiltSchema, request: GraphQLRequest, limits: GraphQLLimits) 
     entry = prepared.get(built.key, request.query)
     if entry is not None:
         inputs = entry.cost_inputs(limits, request.variables)
-        if prepared.measured(entry, inputs):
-            _check_operation(built, entry.operation, request.operation_name)
-            return entry.document
+        known = prepared.measured(entry, inputs)
+        if known is not None:
+            _check_operation(built, entry.operation, request)
+            return entry.document, known
     try:
         document = documents.parse(request.query)
-        measure(document, built.cost_model, limits, request.variables)
+        cost = measure(document, built.cost_model, limits, request.variables)
         check_introspection(document)
         check_answer_size(
             document, built.schema, request.variables or {}, lambda: built.introspection_limit
@@ -189,7 +142,7 @@ def prepare(built: BuiltSchema, request: GraphQLRequest, limits: GraphQLLimits) 
         raise RequestError(error.code, error.message) from None
     except RecursionError:
         raise RequestError("TOO_DEEP", "the document nests too deeply") from None
-    _check_operation(built, operation, request.operation_name)
+    _check_operation(built, operation, request)
     if entry is None:
         try:
             errors = validate(
@@ -200,14 +153,18 @@ def prepare(built: BuiltSchema, request: GraphQLRequest, limits: GraphQLLimits) 
         if errors:
             raise _ValidationFailed(errors)
         entry = prepared_entry(document, operation)
-    prepared.passed(built.key, request.query, entry, entry.cost_inputs(limits, request.variables))
-    return document
+    prepared.passed(
+        built.key, request.query, entry, entry.cost_inputs(limits, request.variables), cost
+    )
+    return document, cost
 
 
 def _check_operation(
-    built: BuiltSchema, operation: OperationDefinitionNode, operation_name: str | None
+    built: BuiltSchema, operation: OperationDefinitionNode, request: GraphQLRequest
 ) -> None:
-    """Step 6: `operationName` names the document's operation, and the schema has its root."""
+    """Step 6: `operationName` names the document's operation, the method allows it, and the
+    schema has its root."""
+    operation_name = request.operation_name
     if operation_name is not None:
         name = operation.name.value if operation.name is not None else None
         if name != operation_name:
@@ -215,6 +172,12 @@ def _check_operation(
                 "OPERATION_RESOLUTION_FAILURE",
                 f"unknown operation named {operation_name[:100]!r}",
             )
+    if request.read_only and operation.operation is not OperationType.QUERY:
+        raise RequestError(
+            "METHOD_NOT_ALLOWED",
+            f"a {operation.operation.value} cannot be sent with GET: use POST",
+            405,
+        )
     if built.schema.get_root_type(operation.operation) is None:
         if operation.operation is OperationType.MUTATION and not built.writable:
             raise RequestError(
@@ -500,13 +463,15 @@ async def run(
     request: GraphQLRequest,
     limits: GraphQLLimits,
 ) -> dict[str, Any]:
-    """The response body for one request: `{data?, errors?}`."""
+    """The response body for one request: `{data?, errors?, extensions?}`."""
     try:
-        document = prepare(built, request, limits)
+        document, cost = prepare(built, request, limits)
     except RequestError as error:
         return {"errors": [error.to_json()]}
     except _ValidationFailed as failed:
         return {"errors": [format_error(e, "GRAPHQL_VALIDATION_FAILED") for e in failed.errors]}
+    if request.persist_as is not None:
+        persisted.register(caller, workspace_id, request.persist_as, request.query)
     context = Context(
         caller=caller,
         workspace_id=workspace_id,
@@ -535,4 +500,8 @@ async def run(
         body["data"] = result.data
     if errors:
         body["errors"] = [format_error(e) for e in errors]
+    if started:
+        body["extensions"] = {
+            "cost": {"requested": cost.complexity, "limit": limits.max_complexity}
+        }
     return body

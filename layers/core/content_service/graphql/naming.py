@@ -4,7 +4,8 @@ Content types keep the names spec 2.1 derives (`blog_post` -> `BlogPost`, `blogP
 `blogPosts`, `createBlogPost`...: `content_service.content.names.graphql_names`, the same function
 the content-type validation uses, so a name the validation accepted is the name served). The
 adapter's own types yield to them: shared types (`EntryStatus`, `Filter`, `FilterOp`,
-`RelationLinkInput`, `Long`, `JSON`) and per-type helpers (`BlogPostList`,
+`RelationLinkInput`, `Long`, `JSON`, `EntryVersion`, `EntryUser`, `EntrySchedule`,
+`ScheduleAction`, `ScheduleStatus`) and per-type helpers (`BlogPostList`,
 `BlogPostCreateInput`, `BlogPostUpdateInput`, `BlogPostValuesInput`, `BlogPostRelationsInput`,
 and `BlogPostColor` for an enum field `color`) take their plain name unless a visible content type
 (or an earlier helper) already has it, and otherwise the plain name followed by `_` (repeated
@@ -23,7 +24,19 @@ from content_service.content.names import graphql_names
 BUILTIN_NAMES = frozenset(
     {"String", "Int", "Float", "Boolean", "ID", "Query", "Mutation", "Subscription"}
 )
-SHARED = ("EntryStatus", "FilterOp", "Filter", "RelationLinkInput", "Long", "JSON")
+SHARED = (
+    "EntryStatus",
+    "FilterOp",
+    "Filter",
+    "RelationLinkInput",
+    "Long",
+    "JSON",
+    "EntryVersion",
+    "EntryUser",
+    "EntrySchedule",
+    "ScheduleAction",
+    "ScheduleStatus",
+)
 # GraphQL forbids these as enum values; Python's Enum forbids `mro`. An enum field holding one
 # is served as a String instead.
 FORBIDDEN_ENUM_VALUES = frozenset({"true", "false", "null", "mro"})

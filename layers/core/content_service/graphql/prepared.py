@@ -6,7 +6,9 @@ values of the variables that the cost pass reads: those given to `page`, `pageSi
 `localeGroupId` and `filter` (or every variable, when the document introspects: the answer
 bound reads them all). So an entry remembers which of those values (and limits) passed, and a
 request with other values is measured again. Only what passed is kept: a refused document is
-refused again the long way, with the same error. The cache is one LRU of PREPARED_DOCUMENTS
+refused again the long way, with the same error. Each set of inputs keeps the cost it was
+measured at, so an answer reports the same `extensions.cost` whether or not the pass ran
+again. The cache is one LRU of PREPARED_DOCUMENTS
 entries for the process, keyed by the built schema's cache key (workspace, schema version,
 visible types, writability) and the text.
 """
@@ -31,6 +33,7 @@ from graphql import (
     VariableNode,
 )
 
+from content_service.graphql.cost_limits import Cost
 from content_service.graphql.introspection_bound import mentions_introspection
 from content_service.settings import GraphQLLimits
 
@@ -48,7 +51,7 @@ class Prepared:
     operation: OperationDefinitionNode
     cost_variables: tuple[str, ...] | None
     """The variables the cost depends on; None: all of them."""
-    measured: OrderedDict[tuple[GraphQLLimits, str], None] = field(default_factory=OrderedDict)
+    measured: OrderedDict[tuple[GraphQLLimits, str], Cost] = field(default_factory=OrderedDict)
 
     def cost_inputs(
         self, limits: GraphQLLimits, variables: Mapping[str, Any] | None
@@ -79,10 +82,11 @@ class PreparedDocuments:
         query: str,
         entry: Prepared,
         cost_inputs: tuple[GraphQLLimits, str],
+        cost: Cost,
     ) -> None:
-        """Remembers that `entry`'s document passed with these cost inputs."""
+        """Remembers that `entry`'s document passed with these cost inputs, at `cost`."""
         with self._lock:
-            entry.measured[cost_inputs] = None
+            entry.measured[cost_inputs] = cost
             while len(entry.measured) > MEASURED_PER_DOCUMENT:
                 entry.measured.popitem(last=False)
             self._entries[(schema_key, query)] = entry
@@ -90,9 +94,10 @@ class PreparedDocuments:
             while len(self._entries) > self._size:
                 self._entries.popitem(last=False)
 
-    def measured(self, entry: Prepared, cost_inputs: tuple[GraphQLLimits, str]) -> bool:
+    def measured(self, entry: Prepared, cost_inputs: tuple[GraphQLLimits, str]) -> Cost | None:
+        """The cost `entry` passed with for these inputs; None when not measured with them."""
         with self._lock:
-            return cost_inputs in entry.measured
+            return entry.measured.get(cost_inputs)
 
     def clear(self) -> None:
         with self._lock:

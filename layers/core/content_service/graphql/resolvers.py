@@ -53,6 +53,7 @@ from graphql.execution.values import get_argument_values
 from pydantic import ValidationError
 
 from content_service.content import service
+from content_service.content.items import View
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.relation_planner import Targets, from_known
 from content_service.content.requests import (
@@ -63,6 +64,9 @@ from content_service.content.requests import (
     GetRequest,
     ListRequest,
     RelationRequest,
+    ScheduleAction,
+    ScheduleRequest,
+    VersionRequest,
     WriteRequest,
     check_page,
 )
@@ -71,8 +75,8 @@ from content_service.errors import ValidationFailed
 from content_service.identity.principal import Caller
 
 Resolver = Callable[..., Any]
-LoaderKey = tuple[str, tuple[str, ...], tuple[str, ...]]
-"""(target type, value fields, links): one DataLoader, and one service call per round."""
+LoaderKey = tuple[View, str, tuple[str, ...], tuple[str, ...]]
+"""(view, target type, value fields, links): one DataLoader, and one service call per round."""
 NOT_READY: Any = object()
 """What a field's ready function answers when the value is not loaded yet."""
 
@@ -120,10 +124,10 @@ class Context:
     picks: dict[tuple[Any, ...], Picked] = field(default_factory=dict)
     aheads: dict[tuple[Any, ...], tuple[Ahead, ...]] = field(default_factory=dict)
 
-    def loader(self, type_name: str, picked: Picked) -> DataLoader:
-        """The request's DataLoader for (target type, selection): what a resolver awaits when
-        its targets were not read ahead; ids already loaded are answered from `loaded`."""
-        key = (type_name, picked.fields, picked.links)
+    def loader(self, view: View, type_name: str, picked: Picked) -> DataLoader:
+        """The request's DataLoader for (view, target type, selection): what a resolver awaits
+        when its targets were not read ahead; ids already loaded are answered from `loaded`."""
+        key = (view, type_name, picked.fields, picked.links)
         found = self.loaders.get(key)
         if found is None:
             found = DataLoader(batch_load_fn=self._batch(key), loop=asyncio.get_running_loop())
@@ -145,10 +149,10 @@ class Context:
     def load(self, key: LoaderKey, ids: list[str]) -> dict[str, Entry]:
         """One service call (runs in a worker thread): the live type, through the live caller,
         so a revoked or deleted type is an error."""
-        type_name, fields, links = key
+        view, type_name, fields, links = key
         content_type = service.require_type(self.caller, self.workspace_id, type_name)
         return service.load_entries_by_ids(
-            self.caller, self.workspace_id, content_type, ids, fields=fields, links=links
+            self.caller, self.workspace_id, content_type, ids, fields=fields, links=links, view=view
         )
 
     def pick(self, info: GraphQLResolveInfo, type_name: str, through_items: bool) -> Picked:
@@ -197,11 +201,12 @@ class Context:
         type_name: str,
         object_type: GraphQLObjectType,
         nodes: list[FieldNode],
+        view: View,
     ) -> tuple[Ahead, ...]:
         """The relation fields below a selection of `type_name` that are read ahead: page 1 of
         each (another page is the relations route's, one call per row; a bad page size is the
-        resolver's error), with the fields selected below them in turn."""
-        key = (type_name, *map(id, nodes))
+        resolver's error), with the fields selected below them in turn, all in `view`."""
+        key = (view, type_name, *map(id, nodes))
         found = self.aheads.get(key)
         if found is not None:
             return found
@@ -227,10 +232,10 @@ class Context:
             aheads.append(
                 Ahead(
                     relation=definition.name,
-                    key=(target, picked.fields, picked.links),
+                    key=(view, target, picked.fields, picked.links),
                     picked=picked,
                     wanted=1 if definition.to_one else page_size,
-                    below=self.ahead(info, target, target_object, field_nodes),
+                    below=self.ahead(info, target, target_object, field_nodes, view),
                 )
             )
         self.aheads[key] = found = tuple(aheads)
@@ -257,9 +262,11 @@ class Context:
         one worker thread hop (`_ReadAhead`); the relation fields then complete without
         awaiting. Nothing here reports an error: what failed is not loaded, and the field's
         resolver asks again and raises it."""
+        if not entries:
+            return
         object_type, nodes = _entry_nodes(info, through_items)
-        aheads = self.ahead(info, type_name, object_type, nodes)
-        if aheads and entries:
+        aheads = self.ahead(info, type_name, object_type, nodes, entries[0].view)
+        if aheads:
             self.remember(await asyncio.to_thread(self.reader(aheads), list(entries)))
 
 
@@ -432,6 +439,7 @@ def list_field(type_name: str) -> Resolver:
         filter: Mapping[str, Any] | None = None,
         locale: str | None = None,
         cursor: str | None = None,
+        version: Any = None,
     ) -> Any:
         context = _context(info)
         picked = context.pick(info, type_name, through_items=True)
@@ -447,8 +455,11 @@ def list_field(type_name: str) -> Resolver:
             locale=locale,
             links=picked.links,
             cursor=cursor,
+            version=plain(version),
         )
-        return _read(context, info, type_name, True, lambda: service.list_entries(request))
+        return _read(
+            context, info, type_name, True, request.view, lambda: service.list_entries(request)
+        )
 
     return resolve
 
@@ -458,12 +469,13 @@ def _read(
     info: GraphQLResolveInfo,
     type_name: str,
     through_items: bool,
+    view: View,
     read: Callable[[], Any],
 ) -> Any:
     """`read()` (an EntryPage, or an Entry) and the relation levels below what it read: in one
     worker thread hop (an awaitable), or right here when the operation has one root field."""
     object_type, nodes = _entry_nodes(info, through_items)
-    aheads = context.ahead(info, type_name, object_type, nodes)
+    aheads = context.ahead(info, type_name, object_type, nodes, view)
     read_ahead = context.reader(aheads) if aheads else None
 
     def both() -> tuple[Any, _ReadAhead | None]:
@@ -497,13 +509,19 @@ async def _read_back(
 
 
 def single_entry_field(type_name: str) -> Resolver:
-    def resolve(_root: Any, info: GraphQLResolveInfo, id: str) -> Any:
-        return _get(_context(info), info, type_name, id)
+    def resolve(_root: Any, info: GraphQLResolveInfo, id: str, version: Any = None) -> Any:
+        return _get(_context(info), info, type_name, id, plain(version))
 
     return resolve
 
 
-def _get(context: Context, info: GraphQLResolveInfo, type_name: str, entry_id: str) -> Any:
+def _get(
+    context: Context,
+    info: GraphQLResolveInfo,
+    type_name: str,
+    entry_id: str,
+    version: str | None = None,
+) -> Any:
     """The entry read back (an Entry, or an awaitable of one: see `_read`)."""
     picked = context.pick(info, type_name, through_items=False)
     request = GetRequest.parse(
@@ -513,14 +531,17 @@ def _get(context: Context, info: GraphQLResolveInfo, type_name: str, entry_id: s
         entry_id,
         fields=picked.fields,
         links=picked.links,
+        version=version,
     )
-    return _read(context, info, type_name, False, lambda: service.get_entry(request))
+    return _read(context, info, type_name, False, request.view, lambda: service.get_entry(request))
 
 
 def single_type_field(type_name: str) -> Resolver:
     """A single type: the list route's first item (REST's client takes the first item)."""
 
-    def resolve(_root: Any, info: GraphQLResolveInfo, locale: str | None = None) -> Any:
+    def resolve(
+        _root: Any, info: GraphQLResolveInfo, locale: str | None = None, version: Any = None
+    ) -> Any:
         context = _context(info)
         picked = context.pick(info, type_name, through_items=False)
         request = ListRequest.parse(
@@ -532,13 +553,14 @@ def single_type_field(type_name: str) -> Resolver:
             fields=picked.fields,
             locale=locale,
             links=picked.links,
+            version=plain(version),
         )
 
         def first() -> Any:
             page = service.list_entries(request)
             return page.items[0] if page.items else None
 
-        return _read(context, info, type_name, False, first)
+        return _read(context, info, type_name, False, request.view, first)
 
     return resolve
 
@@ -586,21 +608,27 @@ async def _links(context: Context, entry: Entry, relation: str) -> tuple[str, ..
     ids = entry.links.get(relation)
     if ids is not None:
         return ids
-    loader = context.loader(entry.content_type, Picked((), (relation,)))
+    loader = context.loader(entry.view, entry.content_type, Picked((), (relation,)))
     with_links = await loader.load(entry.id)
     return with_links.links.get(relation, ()) if with_links is not None else ()
 
 
 def _targets_ready(
-    context: Context, key: LoaderKey, relation: str, wanted: int
+    context: Context,
+    picked: tuple[str, tuple[str, ...], tuple[str, ...]],
+    relation: str,
+    wanted: int,
 ) -> Callable[[Entry], Any]:
-    """An entry's first `wanted` visible targets through `relation` when they are loaded;
-    NOT_READY otherwise (the resolver then loads them)."""
-    known = context.loaded.setdefault(key, {})
+    """An entry's first `wanted` visible targets through `relation` when they are loaded (in
+    the entry's view, with the selection `picked`: target type, fields, links); NOT_READY
+    otherwise (the resolver then loads them)."""
 
     def ready(entry: Entry) -> Any:
         ids = entry.links.get(relation)
-        found = None if ids is None else from_known(known, ids, wanted)
+        if ids is None:
+            return NOT_READY
+        known = context.loaded.setdefault((entry.view, *picked), {})
+        found = from_known(known, ids, wanted)
         return NOT_READY if found is None else found
 
     return ready
@@ -610,11 +638,11 @@ def to_one_relation(source_type: str, relation: str, target_type: str) -> Resolv
     def resolve(entry: Entry, info: GraphQLResolveInfo) -> Any:
         context = _context(info)
         picked = context.pick(info, target_type, through_items=False)
-        key = (target_type, picked.fields, picked.links)
-        found = _targets_ready(context, key, relation, 1)(entry)
+        selection = (target_type, picked.fields, picked.links)
+        found = _targets_ready(context, selection, relation, 1)(entry)
         if found is not NOT_READY:
             return found[0] if found else None
-        return _to_one(context, info, context.loader(target_type, picked), entry)
+        return _to_one(context, info, context.loader(entry.view, target_type, picked), entry)
 
     async def _to_one(
         context: Context, info: GraphQLResolveInfo, loader: DataLoader, entry: Entry
@@ -633,7 +661,8 @@ def to_one_relation(source_type: str, relation: str, target_type: str) -> Resolv
         target_object = get_named_type(graphql_field.type)
         assert isinstance(target_object, GraphQLObjectType)
         picked = context.pick_nodes(execution, target_type, target_object, nodes)
-        targets = _targets_ready(context, (target_type, picked.fields, picked.links), relation, 1)
+        selection = (target_type, picked.fields, picked.links)
+        targets = _targets_ready(context, selection, relation, 1)
 
         def one(entry: Entry) -> Any:
             found = targets(entry)
@@ -665,13 +694,15 @@ def to_many_relation(source_type: str, relation: str, target_type: str) -> Resol
             page=_or(page, 1),
             page_size=_or(pageSize, DEFAULT_PAGE_SIZE),
             fields=picked.fields,
+            version=entry.view,
         )
         if request.page == 1:
-            key = (target_type, picked.fields, picked.links)
-            found = _targets_ready(context, key, relation, request.page_size)(entry)
+            selection = (target_type, picked.fields, picked.links)
+            found = _targets_ready(context, selection, relation, request.page_size)(entry)
             if found is not NOT_READY:
                 return found
-        return _to_many(context, info, context.loader(target_type, picked), entry, request)
+        loader = context.loader(entry.view, target_type, picked)
+        return _to_many(context, info, loader, entry, request)
 
     async def _to_many(
         context: Context,
@@ -709,8 +740,9 @@ def to_many_relation(source_type: str, relation: str, target_type: str) -> Resol
         if page != 1:
             return None
         picked = context.pick_nodes(execution, target_type, target_object, nodes)
-        key = (target_type, picked.fields, picked.links)
-        return _targets_ready(context, key, relation, page_size)
+        return _targets_ready(
+            context, (target_type, picked.fields, picked.links), relation, page_size
+        )
 
     resolve.ready = ready  # type: ignore[attr-defined]
     return resolve
@@ -721,9 +753,13 @@ def to_many_relation(source_type: str, relation: str, target_type: str) -> Resol
 
 
 def _write_request(
-    context: Context, type_name: str, entry_id: str | None, raw_input: Mapping[str, Any]
+    context: Context,
+    type_name: str,
+    entry_id: str | None,
+    raw_input: Mapping[str, Any],
+    version: int | None = None,
 ) -> WriteRequest:
-    body: dict[str, Any] = {}
+    body: dict[str, Any] = {} if version is None else {"version": version}
     for key, value in plain(raw_input).items():
         if value is None and key in ("values", "relations"):
             continue  # an explicit null object: nothing to change
@@ -763,9 +799,10 @@ def update_mutation(type_name: str) -> Resolver:
         info: GraphQLResolveInfo,
         id: str,
         input: Mapping[str, Any],
+        version: int | None = None,
     ) -> Entry:
         context = _context(info)
-        request = _write_request(context, type_name, id, input)
+        request = _write_request(context, type_name, id, input, version)
         updated = await asyncio.to_thread(service.update_entry, request)
         return await _read_back(context, info, type_name, updated.id)
 
@@ -796,6 +833,44 @@ def delete_mutation(type_name: str) -> Resolver:
     async def resolve(_root: Any, info: GraphQLResolveInfo, id: str) -> bool:
         context = _context(info)
         await asyncio.to_thread(service.delete_entry, _action(context, type_name, id))
+        return True
+
+    return resolve
+
+
+def restore_version_mutation(type_name: str) -> Resolver:
+    """`restoreXVersion(id, version)`: snapshot `version` copied into the draft, read back."""
+
+    async def resolve(_root: Any, info: GraphQLResolveInfo, id: str, version: int) -> Entry:
+        context = _context(info)
+        request = VersionRequest(context.caller, context.workspace_id, type_name, id, version)
+        restored = await asyncio.to_thread(service.restore_version, request)
+        return await _read_back(context, info, type_name, restored.id)
+
+    return resolve
+
+
+def schedule_mutation(type_name: str) -> Resolver:
+    """`scheduleX(id, action, at)`: the schedule, as REST's POST .../schedules answers it."""
+
+    async def resolve(
+        _root: Any, info: GraphQLResolveInfo, id: str, action: Any, at: str
+    ) -> dict[str, Any]:
+        context = _context(info)
+        request = ScheduleRequest(
+            context.caller, context.workspace_id, type_name, id, str(plain(action)), at
+        )
+        schedule = await asyncio.to_thread(service.create_schedule, request)
+        return schedule.to_json()
+
+    return resolve
+
+
+def cancel_schedule_mutation(type_name: str) -> Resolver:
+    async def resolve(_root: Any, info: GraphQLResolveInfo, id: str, scheduleId: str) -> bool:  # noqa: N803
+        context = _context(info)
+        request = ScheduleAction(context.caller, context.workspace_id, type_name, id, scheduleId)
+        await asyncio.to_thread(service.cancel_schedule, request)
         return True
 
     return resolve

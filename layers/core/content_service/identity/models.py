@@ -18,6 +18,7 @@ import functools
 from typing import Any
 
 from pynamodb.attributes import (
+    BooleanAttribute,
     NumberAttribute,
     UnicodeAttribute,
     UnicodeSetAttribute,
@@ -100,6 +101,8 @@ class TokenRecord(Model):
     contentTypes = UnicodeSetAttribute(default=set)
     scopes = UnicodeSetAttribute(default=set)
     audiences = UnicodeSetAttribute(default=set)
+    rateLimit = NumberAttribute(null=True)
+    persistedOnly = BooleanAttribute(null=True)
     hint = UnicodeAttribute()
     createdAt = UnicodeAttribute()
     revokedAt = UnicodeAttribute(null=True)

@@ -1,7 +1,10 @@
 """Password hashing with scrypt (stdlib), a deliberately slow, memory-hard hash.
 
 Stored as `scrypt$<n>$<r>$<p>$<salt b64>$<hash b64>` so parameters can be raised later without
-invalidating existing hashes. The clear password is never stored or logged.
+invalidating existing hashes: a hash made with other parameters still verifies with its own, and
+`needs_rehash` tells the sign-in to store a new one while it holds the clear password. The cost is
+N = 2^17, r = 8, p = 1 (OWASP's password storage guidance for scrypt): about 128 MiB and a few
+hundred milliseconds per check. The clear password is never stored or logged.
 """
 
 from __future__ import annotations
@@ -12,13 +15,26 @@ import hashlib
 import hmac
 import secrets
 
-_N, _R, _P, _LEN = 2**14, 8, 1, 32
+_N, _R, _P, _LEN = 2**17, 8, 1, 32
+# The largest cost a stored hash may ask for (a damaged or planted hash cannot exhaust memory).
+_MAX_N = 2**20
 MIN_PASSWORD_LENGTH = 10
+
+
+def _memory(n: int, r: int, p: int) -> int:
+    """What OpenSSL's scrypt needs (128 * r * (n + p) bytes), with room to spare."""
+    return 128 * r * (n + p) + 2**20
+
+
+def _scrypt(password: str, salt: bytes, n: int, r: int, p: int, length: int) -> bytes:
+    return hashlib.scrypt(
+        password.encode(), salt=salt, n=n, r=r, p=p, dklen=length, maxmem=_memory(n, r, p)
+    )
 
 
 def hash_password(password: str) -> str:
     salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=_LEN)
+    digest = _scrypt(password, salt, _N, _R, _P, _LEN)
     return "$".join(
         ["scrypt", str(_N), str(_R), str(_P), _b64(salt), _b64(digest)],
     )
@@ -28,22 +44,27 @@ def verify_password(password: str, stored: str) -> bool:
     """Constant-time check; a malformed stored hash verifies nothing."""
     try:
         scheme, n, r, p, salt, digest = stored.split("$")
-        if scheme != "scrypt":
+        if scheme != "scrypt" or not 1 < int(n) <= _MAX_N or not 0 < int(r) * int(p) <= 64:
             return False
         expected = base64.urlsafe_b64decode(digest + "==")
         if len(expected) < _LEN:
             return False
-        actual = hashlib.scrypt(
-            password.encode(),
-            salt=base64.urlsafe_b64decode(salt + "=="),
-            n=int(n),
-            r=int(r),
-            p=int(p),
-            dklen=len(expected),
+        actual = _scrypt(
+            password,
+            base64.urlsafe_b64decode(salt + "=="),
+            int(n),
+            int(r),
+            int(p),
+            len(expected),
         )
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(actual, expected)
+
+
+def needs_rehash(stored: str) -> bool:
+    """A hash made with other parameters than today's (an older, cheaper N)."""
+    return stored.split("$")[:4] != ["scrypt", str(_N), str(_R), str(_P)]
 
 
 @functools.cache

@@ -30,6 +30,10 @@ class TokenCaller:
     content_types: frozenset[str]
     scopes: frozenset[str]
     audiences: frozenset[str]
+    rate_limit: int | None = None
+    """Requests per second; None: the service's default; 0: no limit."""
+    persisted_only: bool = False
+    """Runs only GraphQL documents a full token registered (trusted documents)."""
 
     kind: Literal["token"] = "token"
 

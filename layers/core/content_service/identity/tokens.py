@@ -2,7 +2,9 @@
 
 The digest is the record's key, so authenticating is one strongly consistent GetItem and a
 revocation is seen by the very next request. Tokens hold a workspace bucket, an access level,
-a grant set of content types (`*` for all, including types added later), scopes and audiences.
+a grant set of content types (`*` for all, including types added later), scopes and audiences,
+and how they may be used: a request rate of their own (`rateLimit`, else the service's default)
+and `persistedOnly` (the token runs registered GraphQL documents only).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import secrets
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from content_service.clock import Clock, SystemClock, iso_utc
 from content_service.errors import NotFound, Unauthorized, ValidationFailed
@@ -27,6 +29,7 @@ from content_service.identity.principal import (
     TokenCaller,
 )
 from content_service.identity.workspaces import get_workspace
+from content_service.settings import MAX_RATE_LIMIT
 
 if TYPE_CHECKING:
     from content_service.identity.models import TokenRecord
@@ -47,6 +50,9 @@ class TokenSpec:
     content_types: tuple[str, ...] = (ALL_TYPES,)
     scopes: tuple[str, ...] | None = None
     audiences: tuple[str, ...] = ()
+    rate_limit: int | None = None
+    """Requests per second; None: the service's default (`CONTENT_RATE_LIMIT`); 0: no limit."""
+    persisted_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,8 @@ class TokenInfo:
     hint: str
     created_at: str
     revoked_at: str | None
+    rate_limit: int | None
+    persisted_only: bool
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -71,6 +79,8 @@ class TokenInfo:
             "contentTypes": sorted(self.content_types),
             "scopes": sorted(self.scopes),
             "audiences": sorted(self.audiences),
+            "rateLimit": self.rate_limit,
+            "persistedOnly": self.persisted_only,
             "tokenHint": self.hint,
             "createdAt": self.created_at,
             "revokedAt": self.revoked_at,
@@ -110,8 +120,17 @@ def _validated(spec: TokenSpec) -> tuple[str, Access, set[str], set[str], set[st
     audiences = {a.strip() for a in spec.audiences}
     if len(audiences) > _MAX_AUDIENCES or any(not a or len(a) > 64 for a in audiences):
         raise ValidationFailed(f"audiences must be at most {_MAX_AUDIENCES} names of 1-64 chars")
+    check_rate_limit(spec.rate_limit)
     get_workspace(spec.workspace_id)
     return name, access, types, scopes, audiences
+
+
+def check_rate_limit(rate_limit: int | None) -> None:
+    if rate_limit is not None and not 0 <= rate_limit <= MAX_RATE_LIMIT:
+        raise ValidationFailed(
+            f"rateLimit must be 0 (no limit) to {MAX_RATE_LIMIT} requests per second, or null "
+            "for the service's default"
+        )
 
 
 def _info(record: TokenRecord) -> TokenInfo:
@@ -127,6 +146,8 @@ def _info(record: TokenRecord) -> TokenInfo:
         hint=record.hint,
         created_at=record.createdAt,
         revoked_at=record.revokedAt,
+        rate_limit=int(record.rateLimit) if record.rateLimit is not None else None,
+        persisted_only=bool(record.persistedOnly),
     )
 
 
@@ -145,6 +166,8 @@ def create_token(spec: TokenSpec, clock: Clock | None = None) -> tuple[str, Toke
         contentTypes=types,
         scopes=scopes,
         audiences=audiences or None,
+        rateLimit=spec.rate_limit,
+        persistedOnly=spec.persisted_only or None,
         hint=token[-4:],
         createdAt=iso_utc((clock or SystemClock()).now()),
     )
@@ -170,13 +193,20 @@ def revoke_token(token_id: str, clock: Clock | None = None) -> TokenInfo:
     return _info(record)
 
 
-def update_token_grants(
+KEEP: Any = object()
+"""`update_token`'s default for `rate_limit`: unchanged (None means "the service's default")."""
+
+
+def update_token(
     token_id: str,
     *,
     content_types: Iterable[str] | None = None,
     audiences: Iterable[str] | None = None,
+    rate_limit: Any = KEEP,
+    persisted_only: bool | None = None,
 ) -> TokenInfo:
-    """Changes what a token may read; the next request sees the change."""
+    """Changes what a token may read and how it may be used; the next request sees the change.
+    An argument left out (None; KEEP for `rate_limit`) keeps its value."""
     from content_service.identity.models import TokenRecord
 
     record = _record_by_id(token_id)
@@ -188,14 +218,23 @@ def update_token_grants(
         content_types=tuple(content_types if content_types is not None else current.content_types),
         scopes=tuple(current.scopes),
         audiences=tuple(audiences if audiences is not None else current.audiences),
+        rate_limit=current.rate_limit if rate_limit is KEEP else rate_limit,
+        persisted_only=current.persisted_only if persisted_only is None else persisted_only,
     )
     _, _, types, _, new_audiences = _validated(spec)
-    audience_action = (
+    actions: list[Any] = [
+        TokenRecord.contentTypes.set(types),
         TokenRecord.audiences.set(new_audiences)
         if new_audiences
-        else TokenRecord.audiences.remove()
-    )
-    record.update(actions=[TokenRecord.contentTypes.set(types), audience_action])
+        else TokenRecord.audiences.remove(),
+        TokenRecord.rateLimit.set(spec.rate_limit)
+        if spec.rate_limit is not None
+        else TokenRecord.rateLimit.remove(),
+        TokenRecord.persistedOnly.set(True)
+        if spec.persisted_only
+        else TokenRecord.persistedOnly.remove(),
+    ]
+    record.update(actions=actions)
     return _info(record)
 
 
@@ -203,6 +242,29 @@ def list_tokens() -> list[TokenInfo]:
     from content_service.identity.models import TokenRecord
 
     return [_info(r) for r in TokenRecord.by_kind.query("TOKENS")]
+
+
+def _caller(info: TokenInfo) -> TokenCaller:
+    return TokenCaller(
+        token_id=info.id,
+        name=info.name,
+        workspace_id=info.workspace_id,
+        access=info.access,
+        content_types=info.content_types,
+        scopes=info.scopes,
+        audiences=info.audiences,
+        rate_limit=info.rate_limit,
+        persisted_only=info.persisted_only,
+    )
+
+
+def caller_by_token_id(token_id: str) -> TokenCaller:
+    """The token as a caller now, by id (what a schedule made with it runs as); a revoked
+    token is refused as its bearer would be."""
+    record = _record_by_id(token_id)
+    if record.revokedAt is not None:
+        raise Unauthorized("token revoked")
+    return _caller(_info(record))
 
 
 def authenticate_token(token: str) -> TokenCaller:
@@ -218,13 +280,4 @@ def authenticate_token(token: str) -> TokenCaller:
         raise Unauthorized("invalid token") from None
     if record.revokedAt is not None:
         raise Unauthorized("token revoked")
-    info = _info(record)
-    return TokenCaller(
-        token_id=info.id,
-        name=info.name,
-        workspace_id=info.workspace_id,
-        access=info.access,
-        content_types=info.content_types,
-        scopes=info.scopes,
-        audiences=info.audiences,
-    )
+    return _caller(_info(record))

@@ -13,6 +13,7 @@ from content_service.identity.passwords import (
     MIN_PASSWORD_LENGTH,
     dummy_hash,
     hash_password,
+    needs_rehash,
     verify_password,
 )
 from content_service.identity.principal import Role, UserCaller
@@ -95,7 +96,7 @@ def list_users() -> list[User]:
 
 def authenticate_user(email: str, password: str) -> User | None:
     """The same work whether the e-mail or the password is wrong: never says which."""
-    from pynamodb.exceptions import DoesNotExist
+    from pynamodb.exceptions import DoesNotExist, UpdateError
 
     from content_service.identity.models import UniqueRecord, UserRecord
 
@@ -109,4 +110,15 @@ def authenticate_user(email: str, password: str) -> User | None:
     matches = verify_password(password, stored)
     if record is None or not matches:
         return None
+    if needs_rehash(stored):
+        # The clear password is at hand only now: store it at today's cost, on the condition
+        # that the hash is still the one checked (a password change meanwhile wins).
+        try:
+            record.update(
+                actions=[UserRecord.passwordHash.set(hash_password(password))],
+                condition=UserRecord.passwordHash == stored,
+            )
+        except UpdateError as error:
+            if error.cause_response_code != "ConditionalCheckFailedException":
+                raise
     return _from_record(record)

@@ -6,10 +6,14 @@ session: every session loads and parses botocore's endpoint and service data aga
 session per client (boto3's default) or per connection (PynamoDB's) pays that more than once.
 PynamoDB's identity models send through this module's DynamoDB client too
 (`storage.binding`), and the session key is read with this module's SSM client.
+
+With `AWS_REQUEST_CHECK=on` (the local stack and the tests, never Lambda) each DynamoDB and SQS
+client holds its requests to AWS's own rules before sending them (`storage.request_check`).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -21,12 +25,13 @@ from content_service.settings import Settings
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
+    from mypy_boto3_kms import KMSClient
     from mypy_boto3_sqs import SQSClient
     from mypy_boto3_ssm import SSMClient
 
 _lock = threading.Lock()
 _session: boto3.session.Session | None = None
-_clients: dict[tuple[str, str | None, str], Any] = {}
+_clients: dict[tuple[str, str | None, str, bool, float | None], Any] = {}
 
 _CONFIG = Config(retries={"max_attempts": 5, "mode": "standard"}, max_pool_connections=32)
 
@@ -40,20 +45,22 @@ def session() -> boto3.session.Session:
         return _session
 
 
+def _checked() -> bool:
+    """`AWS_REQUEST_CHECK=on`; the check's module is imported only when the variable is set."""
+    if not os.environ.get("AWS_REQUEST_CHECK"):
+        return False
+    from content_service.storage import request_check
+
+    return request_check.enabled()
+
+
 def client_at(
     service: str, region: str, endpoint_url: str | None, timeout_s: float | None = None
 ) -> Any:
     """The shared client; with `timeout_s`, one whose connect and read are bounded by it (a
     delivery's send must end within the endpoint's timeout, as an HTTP send does)."""
-    key = (
-        (service, endpoint_url, region)
-        if timeout_s is None
-        else (
-            f"{service}@{timeout_s}",
-            endpoint_url,
-            region,
-        )
-    )
+    checked = _checked()
+    key = (service, endpoint_url, region, checked, timeout_s)
     config = _CONFIG
     if timeout_s is not None:
         config = _CONFIG.merge(Config(connect_timeout=timeout_s, read_timeout=timeout_s))
@@ -68,6 +75,10 @@ def client_at(
                 endpoint_url=endpoint_url,
                 config=config,
             )
+            if checked:
+                from content_service.storage import request_check
+
+                request_check.install(client)
             _clients[key] = client
         return client
 
@@ -84,6 +95,11 @@ def sqs(settings: Settings) -> SQSClient:
 
 def ssm(settings: Settings) -> SSMClient:
     client: SSMClient = client_at("ssm", settings.region, settings.aws_endpoint_url)
+    return client
+
+
+def kms(settings: Settings) -> KMSClient:
+    client: KMSClient = client_at("kms", settings.region, settings.aws_endpoint_url)
     return client
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import hashlib
 import json
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -293,23 +294,37 @@ class LogSearch:
         return {name: value for name, value in found.items() if value is not None}
 
 
-def _cursor_after(item: Mapping[str, Any]) -> str:
-    return encode_cursor({k: item[k] for k in ("id", "endpointId", "createdKey")})
+def log_filters(status: str | None, event: str | None, search: LogSearch) -> str:
+    """A digest of the filters a log page was asked with; its cursor carries it."""
+    chosen = [status, event, search.event_id, search.entry_id, search.since_iso, search.until_iso]
+    text = json.dumps(chosen, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def encode_cursor(key: Mapping[str, Any]) -> str:
-    plain = {name: value["S"] for name, value in key.items()}
+def _cursor_after(item: Mapping[str, Any], filters: str) -> str:
+    return encode_cursor({k: item[k] for k in ("id", "endpointId", "createdKey")}, filters)
+
+
+def encode_cursor(key: Mapping[str, Any], filters: str) -> str:
+    """The log's cursor: the last row's key in the index, and the filters that made the page.
+
+    A key found under one set of filters may lie outside another's key range (a `since` after
+    it): DynamoDB refuses such an ExclusiveStartKey, so the cursor is bound to its filters."""
+    plain: dict[str, str] = {name: value["S"] for name, value in key.items()}
+    plain["filters"] = filters
     raw = json.dumps(plain, separators=(",", ":"), sort_keys=True).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str, endpoint_id: str) -> dict[str, Any]:
+def decode_cursor(cursor: str, endpoint_id: str, filters: str) -> dict[str, Any]:
+    """The ExclusiveStartKey in `cursor`, which must come from this endpoint's log asked with
+    the same filters (400 otherwise)."""
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         plain = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
     except (ValueError, binascii.Error, UnicodeError):
         raise BadRequest("cursor is not one this service issued") from None
-    expected = {"id", "endpointId", "createdKey"}
+    expected = {"id", "endpointId", "createdKey", "filters"}
     if (
         not isinstance(plain, dict)
         or set(plain) != expected
@@ -317,7 +332,12 @@ def decode_cursor(cursor: str, endpoint_id: str) -> dict[str, Any]:
         or plain["endpointId"] != endpoint_id
     ):
         raise BadRequest("cursor is not one this service issued for this endpoint")
-    return {name: {"S": value} for name, value in plain.items()}
+    if plain["filters"] != filters:
+        raise BadRequest(
+            "cursor belongs to the log with other filters; keep the status, event, eventId, "
+            "entryId, since and until of the page that returned it"
+        )
+    return {name: {"S": plain[name]} for name in ("id", "endpointId", "createdKey")}
 
 
 class DeliveryStore:
@@ -463,8 +483,9 @@ class DeliveryStore:
         if names:
             kwargs["ExpressionAttributeNames"] = names
         kwargs["ExpressionAttributeValues"] = expression_values
+        filters_digest = log_filters(status, event, search)
         if cursor is not None:
-            kwargs["ExclusiveStartKey"] = decode_cursor(cursor, endpoint_id)
+            kwargs["ExclusiveStartKey"] = decode_cursor(cursor, endpoint_id, filters_digest)
         kwargs["Limit"] = max(FILTERED_SCAN, limit) if filters else limit
         items: list[DeliveryRow] = []
         last: Mapping[str, Any] | None = None
@@ -478,8 +499,9 @@ class DeliveryStore:
                 items.append(row)
                 if len(items) == limit:
                     more = index < len(found) - 1 or bool(last)
-                    return Page(items, _cursor_after(item) if more else None)
-        return Page(items, _cursor_after(last) if last else None)
+                    next_cursor = _cursor_after(item, filters_digest) if more else None
+                    return Page(items, next_cursor)
+        return Page(items, _cursor_after(last, filters_digest) if last else None)
 
     def latest_for_endpoint(self, endpoint_id: str) -> DeliveryRow | None:
         page = self.page_for_endpoint(endpoint_id, limit=1, max_requests=1)

@@ -426,7 +426,7 @@ class DeliveryWorker:
                 secret=endpoint.signing_secrets(now),
                 body=body,
                 timestamp=int(now),
-                custom=endpoint.headers,
+                custom=endpoint.header_values(),
                 scheme=endpoint.signature_scheme,
             )
             return self.sender.post(endpoint.url, body, headers)

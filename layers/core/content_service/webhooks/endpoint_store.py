@@ -8,6 +8,11 @@ Every write but `reset_dead` adds one to the item's `version`, so a delivery wor
 row on the condition that the endpoint it read is still exactly as read (`unchanged`) instead of
 reading it again before every send; resetting the counter changes nothing a send or a verdict
 depends on (a worker that still sees a count above 0 resets it again, a conditional no-op).
+
+The secret and the custom header values are stored sealed (`storage.sealing`, docs/webhooks.md,
+"Secrets at rest"): every write seals them, and an `Endpoint` read back holds them as stored,
+opened only by `signing_secret()` and `header_values()`, so reading endpoints to match events
+never needs the key.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from content_service import camel
+from content_service.storage import sealing
 from content_service.storage.dynamo import (
     batch_get,
     conditional,
@@ -76,11 +82,17 @@ class Endpoint:
 
     @property
     def secret_hint(self) -> str:
-        return secret_hint(self.secret)
+        return secret_hint(self.signing_secret())
 
     @property
     def secrets(self) -> SecretRing:
-        return SecretRing(self.secret, self.older_secrets)
+        """The current and older secrets in clear (each opened when it is stored sealed)."""
+        context = sealing_context(self.id)
+        older = tuple(
+            OlderSecret(sealing.open_value(o.secret, _older(o.expires_at), context), o.expires_at)
+            for o in self.older_secrets
+        )
+        return SecretRing(self.signing_secret(), older)
 
     def signing_secrets(self, now: float) -> tuple[str, ...]:
         """The secrets that sign a send made now, newest first (rotation grace included)."""
@@ -99,6 +111,21 @@ class Endpoint:
     def event_bus(self) -> bool:
         return self.type == "eventbridge"
 
+    def signing_secret(self) -> str:
+        """The secret in clear (opened with the KMS key when it is stored sealed)."""
+        return sealing.open_value(self.secret, SECRET, sealing_context(self.id))
+
+    def header_values(self) -> dict[str, str]:
+        """The custom headers in clear."""
+        context = sealing_context(self.id)
+        return {n: sealing.open_value(v, _header(n), context) for n, v in self.headers.items()}
+
+    @property
+    def sealed(self) -> bool:
+        """Whether every secret (older ones too) and every header value is stored sealed."""
+        values = (self.secret, *(o.secret for o in self.older_secrets), *self.headers.values())
+        return all(sealing.is_sealed(v) for v in values)
+
     def to_json(self, now: float) -> dict[str, Any]:
         """The endpoint JSON of docs/api.md; never a secret: the current one's hint, and the
         hint and expiry of each older secret still valid at `now`. An EventBridge endpoint
@@ -106,6 +133,7 @@ class Endpoint:
         names = [n for n in camel.field_names(Endpoint) if n not in _NOT_SHOWN]
         shown = camel.dump(self, ("secret_hint" if n == "secret" else n for n in names))
         shown["olderSecrets"] = [o.to_json() for o in self.secrets.valid_older(now)]
+        shown["headers"] = self.header_values()
         if self.event_bus:
             shown["url"] = None
         return shown
@@ -114,7 +142,7 @@ class Endpoint:
         stored = camel.dump(self, [n for n in camel.field_names(Endpoint) if n != "older_secrets"])
         return stored | {
             "version": self.version or None,
-            "olderSecrets": self.secrets.older_values() or None,
+            OLDER_SECRETS: [o.to_values() for o in self.older_secrets] or None,
         }
 
     @classmethod
@@ -139,6 +167,46 @@ class Endpoint:
 
 # Kept out of the endpoint JSON: the write counter, and the older secrets (shown as hints).
 _NOT_SHOWN = frozenset({"version", "older_secrets"})
+SECRET = "secret"  # noqa: S105 (an attribute name, not a secret)
+OLDER_SECRETS = "olderSecrets"
+
+
+def _header(name: str) -> str:
+    """The associated data a header value is sealed with (header names are case-blind)."""
+    return f"headers/{name.lower()}"
+
+
+def _older(expires_at: str) -> str:
+    """The associated data of an older secret: the expiry it is stored beside."""
+    return f"{OLDER_SECRETS}/{expires_at}"
+
+
+def sealing_context(endpoint_id: str) -> dict[str, str]:
+    """The KMS encryption context of an endpoint's sealed values: they open for it alone."""
+    return {"purpose": "webhook-endpoint", "endpointId": endpoint_id}
+
+
+def _sealed_attributes(endpoint_id: str, sets: Mapping[str, Any]) -> dict[str, Any]:
+    """`sets` with the secret, the older secrets and the header values sealed (one data key
+    for all of them)."""
+    plain: dict[str, str] = {}
+    if SECRET in sets:
+        plain[SECRET] = sets[SECRET]
+    older: list[Mapping[str, str]] = sets.get(OLDER_SECRETS) or []
+    plain.update({_older(o["expiresAt"]): o["secret"] for o in older})
+    headers: Mapping[str, str] = sets.get("headers") or {}
+    plain.update({_header(name): value for name, value in headers.items()})
+    if not plain:
+        return dict(sets)
+    sealed = sealing.seal(plain, sealing_context(endpoint_id))
+    result = dict(sets)
+    if SECRET in sets:
+        result[SECRET] = sealed[SECRET]
+    if older:
+        result[OLDER_SECRETS] = [{**o, "secret": sealed[_older(o["expiresAt"])]} for o in older]
+    if "headers" in sets:
+        result["headers"] = {name: sealed[_header(name)] for name in headers}
+    return result
 
 
 class EndpointStore:
@@ -188,7 +256,7 @@ class EndpointStore:
     def insert(self, endpoint: Endpoint) -> None:
         self._client.put_item(
             TableName=self._table,
-            Item=encode(endpoint.to_values(), sparse=True),
+            Item=encode(_sealed_attributes(endpoint.id, endpoint.to_values()), sparse=True),
             ConditionExpression="attribute_not_exists(id)",
         )
 
@@ -221,6 +289,7 @@ class EndpointStore:
     ) -> dict[str, Any]:
         """The UpdateItem (or transaction Update) of `update`; `while_enabled` adds the
         condition that the endpoint is enabled (a disable that happens exactly once)."""
+        sets = _sealed_attributes(endpoint_id, sets)
         names = {f"#a{i}": name for i, name in enumerate([*sets, *removes])}
         by_name = {name: alias for alias, name in names.items()}
         expression = "SET " + ", ".join(f"{by_name[n]} = :v{i}" for i, n in enumerate(sets))
@@ -266,6 +335,36 @@ class EndpointStore:
             () if older else ("olderSecrets",),
             seen_version=endpoint.version,
         )
+
+    def reseal(self, endpoint: Endpoint) -> bool:
+        """Stores a row written before sealing existed with its secrets and headers sealed, on
+        the condition that it is still as read; False when it changed meanwhile (its writer
+        sealed it) or is gone."""
+        ring = endpoint.secrets
+        opened: dict[str, Any] = {SECRET: ring.current, "headers": endpoint.header_values()}
+        if ring.older:
+            opened[OLDER_SECRETS] = ring.older_values()
+        sealed = _sealed_attributes(endpoint.id, opened)
+        older = {":older": encode_value(sealed[OLDER_SECRETS])} if ring.older else {}
+        check = self.unchanged(endpoint)
+        written = conditional(
+            self._client.update_item,
+            TableName=self._table,
+            Key={"id": {"S": endpoint.id}},
+            UpdateExpression="SET secret = :secret, headers = :headers, "
+            + ("olderSecrets = :older, " if older else "")
+            + _NEXT_VERSION,
+            ConditionExpression=check["ConditionExpression"],
+            ExpressionAttributeNames=check["ExpressionAttributeNames"],
+            ExpressionAttributeValues={
+                **check["ExpressionAttributeValues"],
+                ":secret": encode_value(sealed[SECRET]),
+                ":headers": encode_value(sealed["headers"]),
+                **older,
+                **values(versionZero=0, versionOne=1),
+            },
+        )
+        return written is not None
 
     def delete(self, endpoint_id: str) -> bool:
         response = self._client.delete_item(

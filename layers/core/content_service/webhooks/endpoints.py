@@ -6,6 +6,7 @@ redeliver and the send test. Everything the routes accept is validated here, so 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 import uuid
@@ -436,7 +437,8 @@ class EndpointRegistry:
     def rotate_secret(self, endpoint_id: str, grace_seconds: int = 0) -> Endpoint:
         """A new secret signs every later send, queued rows included (spec 6.3.5). With a
         grace period the replaced secret keeps signing too, until it expires, so receivers can
-        switch at their pace; with none (the spec's rotation) it stops at once."""
+        switch at their pace; with none (the spec's rotation) it stops at once. The endpoint
+        comes back with the new secret in clear (stored sealed), to be shown once."""
         if not 0 <= grace_seconds <= MAX_GRACE_SECONDS:
             raise ValidationFailed(
                 f"graceSeconds must be from 0 to {MAX_GRACE_SECONDS} (7 days), not {grace_seconds}",
@@ -449,7 +451,7 @@ class EndpointRegistry:
         if updated is None:
             self.get(endpoint_id)  # gone: 404
             raise Conflict("the endpoint changed while its secret was rotated; try again")
-        return updated
+        return dataclasses.replace(updated, secret=ring.current)
 
     def ping(
         self, endpoint_id: str, actor: Mapping[str, str] | None, kind: str = PING

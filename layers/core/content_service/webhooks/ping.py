@@ -92,7 +92,7 @@ def send_ping(
             secret=endpoint.signing_secrets(now),
             body=body,
             timestamp=int(now),
-            custom=endpoint.headers,
+            custom=endpoint.header_values(),
             scheme=endpoint.signature_scheme,
         )
         if kind != PING:

@@ -6,8 +6,8 @@ read, through the same `EndpointRegistry` the JSON API uses; every write is made
 script with `fetch` against the webhooks API (`/api/webhooks/...`), so each write has exactly
 one implementation and sits behind the origin guard like any other API write.
 
-Pages carry a strict Content-Security-Policy (scripts and styles from this origin only, no
-inline script), are never cached, and cannot be framed.
+Pages carry the strict Content-Security-Policy every page gets (`api.security_headers`: scripts
+and styles from this origin only, no inline script, never framed) and are never cached.
 """
 
 from __future__ import annotations
@@ -43,18 +43,8 @@ from content_service.webhooks.times import parse_instant
 
 router = APIRouter(include_in_schema=False)
 
-PAGE_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
-        "frame-ancestors 'none'"
-    ),
-    "Cache-Control": "no-store",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    # Same-origin requests keep their Referer, so the origin guard's fallback still works.
-    "Referrer-Policy": "same-origin",
-}
+# The security headers (CSP, frame and sniffing rules) come from `api.security_headers`.
+PAGE_HEADERS = {"Cache-Control": "no-store"}
 
 CHART_WINDOWS = (("24h", "24 hours"), ("7d", "7 days"))
 # The rotation dialog's grace periods (seconds): the issue's none, 1 h, 24 h and 7 days.
@@ -187,7 +177,7 @@ def _editor_context(caller: Caller, endpoint: Endpoint | None) -> dict[str, Any]
     return {
         **_base(caller, None),
         "endpoint": endpoint,
-        "headers": list(endpoint.headers.items()) if endpoint else [],
+        "headers": list(endpoint.header_values().items()) if endpoint else [],
         "workspaces": workspaces,
         "unknown_workspaces": unknown,
         "kinds": views.subscribable_kinds(),

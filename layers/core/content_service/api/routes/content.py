@@ -2,19 +2,21 @@
 
 Each route turns its path, query and body into a request object of the content service, calls
 the one service function, and renders the result. No storage access happens here; GraphQL
-resolvers call the very same functions.
+resolvers call the very same functions. The three reads answer with an `ETag` and the caching
+headers of `api.http_cache` (304 for a matching `If-None-Match`).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
 from content_service.api.error_handlers import errors
+from content_service.api.http_cache import cached_answer, render_json
 from content_service.api.routes.content_types import ContentRoute
 from content_service.content import service
 from content_service.content.list_cursor import MAX_CURSOR_LENGTH
@@ -33,17 +35,31 @@ from content_service.content.requests import (
 router = APIRouter(prefix="/api/v1/content", tags=["content"], route_class=ContentRoute)
 
 
+class EntryUser(BaseModel):
+    """The signed-in user who wrote a version (null for a token, and in the published view)."""
+
+    id: str
+    email: str
+
+
 class EntryOut(BaseModel):
-    """An entry. `audiences` only for audience-gated types, `relations` only when expanded."""
+    """An entry: its latest version (a full token's or a session's default) or its published
+    one (`version=published`, and always for a read token). `status` is `changed` when a
+    published entry has a newer draft; `version` is bumped by every write (send it back as
+    `version` in a PATCH to be refused when someone saved first). `audiences` only for
+    audience-gated types, `relations` only when expanded."""
 
     id: str
     contentType: str
-    status: Literal["draft", "published"]
+    status: Literal["draft", "published", "changed"]
     locale: str
     localeGroupId: str
     createdAt: str
     updatedAt: str
     publishedAt: str | None
+    version: int
+    publishedVersion: int | None
+    updatedBy: EntryUser | None
     audiences: list[str] | None = None
     values: dict[str, Any]
     relations: dict[str, list[EntryOut]] | None = None
@@ -83,6 +99,14 @@ Locale = Annotated[str | None, Query(max_length=16, description="locale, default
 Expand = Annotated[
     str | None, Query(max_length=4000, description="comma list of relation fields to expand")
 ]
+Version = Annotated[
+    str | None,
+    Query(
+        max_length=16,
+        description="`published`: the live versions (what a read token always gets); "
+        "`latest` (a full token's or a session's default): the latest drafts too",
+    ),
+]
 ListCursor = Annotated[
     str | None,
     Query(
@@ -93,8 +117,15 @@ ListCursor = Annotated[
 ]
 
 
-@router.get("/{content_type}", response_model=EntryList, responses=errors(400, 401, 403, 404))
+READ_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **errors(400, 401, 403, 404, 429),
+    304: {"description": "Not modified: the `If-None-Match` names this answer's `ETag`"},
+}
+
+
+@router.get("/{content_type}", response_model=EntryList, responses=READ_RESPONSES)
 def list_content(
+    http: Request,
     content_type: str,
     caller: CallerDep,
     workspace_id: WorkspaceIdDep,
@@ -106,7 +137,8 @@ def list_content(
     locale: Locale = None,
     expand: Expand = None,
     cursor: ListCursor = None,
-) -> JSONResponse:
+    version: Version = None,
+) -> Response:
     request = ListRequest.parse(
         caller,
         workspace_id,
@@ -119,33 +151,35 @@ def list_content(
         locale=locale,
         expand=expand,
         cursor=cursor,
+        version=version,
     )
-    return JSONResponse(service.list_entries(request).to_json())
+    return cached_answer(http, caller, render_json(service.list_entries(request).to_json()))
 
 
-@router.get(
-    "/{content_type}/{entry_id}", response_model=EntryOut, responses=errors(400, 401, 403, 404)
-)
+@router.get("/{content_type}/{entry_id}", response_model=EntryOut, responses=READ_RESPONSES)
 def get_content(
+    http: Request,
     content_type: str,
     entry_id: str,
     caller: CallerDep,
     workspace_id: WorkspaceIdDep,
     fields: Fields = None,
     expand: Expand = None,
-) -> JSONResponse:
+    version: Version = None,
+) -> Response:
     request = GetRequest.parse(
-        caller, workspace_id, content_type, entry_id, fields=fields, expand=expand
+        caller, workspace_id, content_type, entry_id, fields=fields, expand=expand, version=version
     )
-    return JSONResponse(service.get_entry(request).to_json())
+    return cached_answer(http, caller, render_json(service.get_entry(request).to_json()))
 
 
 @router.get(
     "/{content_type}/{entry_id}/relations/{field}",
     response_model=EntryList,
-    responses=errors(400, 401, 403, 404),
+    responses=READ_RESPONSES,
 )
 def get_relations(
+    http: Request,
     content_type: str,
     entry_id: str,
     field: str,
@@ -154,7 +188,8 @@ def get_relations(
     page: Page = 1,
     page_size: PageSize = DEFAULT_PAGE_SIZE,
     fields: Fields = None,
-) -> JSONResponse:
+    version: Version = None,
+) -> Response:
     request = RelationRequest.parse(
         caller,
         workspace_id,
@@ -164,8 +199,9 @@ def get_relations(
         page=page,
         page_size=page_size,
         fields=fields,
+        version=version,
     )
-    return JSONResponse(service.list_related(request).to_json())
+    return cached_answer(http, caller, render_json(service.list_related(request).to_json()))
 
 
 @router.post(
@@ -224,6 +260,19 @@ def unpublish_content(
     content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
 ) -> JSONResponse:
     entry = service.unpublish_entry(_action(caller, workspace_id, content_type, entry_id))
+    return JSONResponse(entry.to_json())
+
+
+@router.post(
+    "/{content_type}/{entry_id}/discard",
+    response_model=EntryOut,
+    responses=errors(401, 403, 404, 409),
+)
+def discard_content(
+    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
+) -> JSONResponse:
+    """A `changed` entry's draft thrown away: the published version is the latest again."""
+    entry = service.discard_changes(_action(caller, workspace_id, content_type, entry_id))
     return JSONResponse(entry.to_json())
 
 

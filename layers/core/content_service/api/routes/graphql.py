@@ -1,15 +1,23 @@
 """`/api/v1/graphql`: the GraphQL adapter over the content service (spec 4.1, 5, 7.1).
 
-- `POST /api/v1/graphql` `{query, variables?, operationName?}` as `application/json` answers
-  HTTP 200 always, with `{data?, errors?}`; each error carries `extensions.status` (what REST
-  would have answered) and `extensions.code`. Authentication failures, malformed bodies, other
-  content types (415) and the refusals of the middleware in front of every route (a body over
-  1 MiB: 413, an over-long URL or headers, a foreign origin with a session cookie: 403) are
-  errors too, in the same shape (`api.refusals`). The whole pipeline runs off the server's
-  event loop (`graphql.worker`), except under Mangum, where an instance serves one event at a
-  time.
-- `GET /api/v1/graphql`: the SDL of the caller's grant set, the very schema that introspection
-  describes (authenticated like it; 401 without valid credentials).
+- `POST /api/v1/graphql` `{query, variables?, operationName?, extensions?}` as
+  `application/json` answers HTTP 200 always, with `{data?, errors?, extensions?}` (the answer
+  of a document that ran carries `extensions.cost`); each error carries `extensions.status`
+  (what REST would have answered) and `extensions.code`. Authentication failures, malformed
+  bodies, other content types (415) and the refusals of the middleware in front of every
+  route (a body over 1 MiB: 413, an over-long URL or headers, a foreign origin with a session
+  cookie: 403) are errors too, in the same shape (`api.refusals`). The whole pipeline runs off
+  the server's event loop (`graphql.worker`), except under Mangum, where an instance serves
+  one event at a time.
+- `GET /api/v1/graphql?query=...&variables=...&operationName=...&extensions=...`: a query, as
+  POST runs it, answered like a content read (`ETag`, 304, the caching headers of
+  `api.http_cache`, varying by `Authorization` and `Accept`); a mutation is 405 with
+  `Allow: POST`. `extensions.persistedQuery` names a persisted document over either method
+  (`graphql.persisted`). Without any of the four parameters: the SDL of the caller's grant
+  set, the very schema that introspection describes (authenticated like it; 401 without valid
+  credentials).
+- Both answer `application/graphql-response+json` when `Accept` asks for it, still with HTTP
+  200 (docs/graphql.md says why).
 - `GET /api/v1/graphql/playground`: GraphiQL from the app's own static files, only when
   `API_REFERENCE_ENABLED` is set (404 otherwise). The page holds no data; the queries it sends
   carry the token pasted into its header editor (or the sign-in cookie).
@@ -20,21 +28,23 @@ Same bearer tokens, session, workspace bucket, scopes and visibility as the REST
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from email.message import Message as MimeMessage
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from content_service import runtime
 from content_service.api.auth import (
-    CallerDep,
     OptionalCallerDep,
-    WorkspaceIdDep,
     caller_workspace_id,
     optional_caller,
+    require_caller,
 )
 from content_service.api.error_handlers import errors
+from content_service.api.http_cache import cached_answer, uncached_answer
 from content_service.api.refusals import graphql_error
 from content_service.api.templating import templates
 from content_service.errors import NotFound, ServiceError, Unauthorized
@@ -44,31 +54,24 @@ from content_service.settings import Settings
 
 if TYPE_CHECKING:
     from content_service.graphql.build import BuiltSchema
+    from content_service.graphql.transport import Incoming
 
 router = APIRouter(prefix="/api/v1/graphql", tags=["graphql"])
 
-PLAYGROUND_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; "
-        "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
-        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-    ),
-    "Cache-Control": "no-store",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-}
+# The security headers (CSP, frame and sniffing rules) come from `api.security_headers`.
+PLAYGROUND_HEADERS = {"Cache-Control": "no-store"}
 
 
-class _GraphQLResponse(Response):
-    media_type = "application/json"
+GRAPHQL_VARY = "Authorization, Accept"
+"""A GraphQL answer differs by token and by the media type asked for (`Accept`)."""
 
-    def render(self, content: object) -> bytes:
-        text = json.dumps(content, ensure_ascii=False, separators=(",", ":"))
-        try:
-            return text.encode()
-        except UnicodeEncodeError:  # a message quoting a lone surrogate: ASCII escapes it
-            return json.dumps(content, separators=(",", ":")).encode()
+
+def _render(content: object) -> bytes:
+    text = json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a message quoting a lone surrogate: ASCII escapes it
+        return json.dumps(content, separators=(",", ":")).encode()
 
 
 INTERNAL_ERROR = {
@@ -106,18 +109,112 @@ def _schema_for(request: Request, settings: Settings) -> tuple[Caller, str, Buil
     return caller, workspace_id, built
 
 
+GET_PARAMETERS: list[dict[str, Any]] = [
+    {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": {"type": "string"},
+        "description": description,
+    }
+    for name, description in (
+        ("query", "the document (a query; a mutation over GET is 405)"),
+        ("variables", "JSON object"),
+        ("operationName", "the operation to run"),
+        ("extensions", 'JSON: {"persistedQuery": {"version": 1, "sha256Hash": "..."}}'),
+    )
+]
+
+
 @router.post(
     "",
     summary="Run a GraphQL query or mutation",
-    description="Body `{query, variables?, operationName?}` as `application/json`; always "
-    "HTTP 200 with `{data?, errors?}`, each error carrying `extensions.status` and "
-    "`extensions.code`.",
+    description="Body `{query?, variables?, operationName?, extensions?}` as "
+    "`application/json`; always HTTP 200 with `{data?, errors?, extensions?}`, each error "
+    "carrying `extensions.status` and `extensions.code`. `extensions.persistedQuery` names a "
+    "persisted document (automatic persisted queries).",
 )
 async def graphql_post(request: Request) -> Response:
+    media_type = _media_type(request)
     refused = unsupported_media_type(request.headers.get("content-type"))
     if refused is not None:
-        return _GraphQLResponse({"errors": [graphql_error(415, refused)]})
+        return uncached_answer(_render({"errors": [graphql_error(415, refused)]}), media_type)
     raw = await request.body()
+    from content_service.graphql import transport
+
+    body = await _off_loop(request, lambda: transport.parse_body(raw), read_only=False)
+    return uncached_answer(_render(body), media_type)
+
+
+@router.get(
+    "",
+    # Documented by hand: `response_class=PlainTextResponse` would document the JSON answers
+    # as text/plain too.
+    response_class=Response,
+    summary="Run a GraphQL query, or read the schema (SDL) of the caller's grant set",
+    description="With `query` (or a persisted document's hash in `extensions`): runs the "
+    "query, as POST does, with an `ETag` and the caching headers of a content read. Without "
+    "any of the four parameters: the SDL of the caller's grant set.",
+    openapi_extra={"parameters": GET_PARAMETERS},
+    responses={
+        200: {
+            "description": "The query's answer (JSON), or the SDL (text)",
+            "content": {
+                "application/json": {"schema": {"type": "object"}},
+                "text/plain": {"schema": {"type": "string"}},
+            },
+        },
+        304: {"description": "Not modified: the `If-None-Match` names this answer's `ETag`"},
+        405: {"description": "A mutation sent with GET (`Allow: POST`)"},
+        **errors(401, 403),
+    },
+)
+async def graphql_get(request: Request) -> Response:
+    from content_service.graphql import transport
+
+    params = request.query_params.multi_items()
+    if not transport.is_graphql_request(params):
+        return await run_in_threadpool(_sdl, request)
+    body = await _off_loop(request, lambda: transport.parse_params(params), read_only=True)
+    return _get_answer(request, body)
+
+
+def _sdl(request: Request) -> Response:
+    from content_service.graphql.cache import schemas
+
+    caller = require_caller(optional_caller(request))
+    workspace_id = caller_workspace_id(request, caller)
+    settings = runtime.settings()
+    built = schemas.schema_for(caller, workspace_id, settings.graphql.schema_cache_ttl_seconds)
+    return PlainTextResponse(built.sdl, headers={"Cache-Control": "no-store"})
+
+
+def _get_answer(request: Request, body: dict[str, Any]) -> Response:
+    """A query's answer over GET: cacheable when it ran without errors, like any content read;
+    405 with `Allow: POST` for a mutation."""
+    media_type = _media_type(request)
+    rendered = _render(body)
+    caller = getattr(request.state, "caller", None)
+    if "errors" not in body and "data" in body and caller is not None:
+        return cached_answer(request, caller, rendered, media_type, vary=GRAPHQL_VARY)
+    found = body.get("errors") or []
+    if "data" not in body and [e["extensions"]["code"] for e in found] == ["METHOD_NOT_ALLOWED"]:
+        return uncached_answer(
+            rendered, media_type, vary=GRAPHQL_VARY, status_code=405, headers={"Allow": "POST"}
+        )
+    return uncached_answer(rendered, media_type, vary=GRAPHQL_VARY)
+
+
+def _media_type(request: Request) -> str:
+    from content_service.graphql.transport import response_media_type
+
+    return response_media_type(request.headers.get("accept"))
+
+
+async def _off_loop(
+    request: Request, parse: Callable[[], Incoming], *, read_only: bool
+) -> dict[str, Any]:
+    """The answer's body, computed off the server's event loop (`graphql.worker`)."""
     settings = runtime.settings()
     # graphene and graphql-core load with the first GraphQL request, not at cold start.
     from content_service.graphql import worker
@@ -126,47 +223,30 @@ async def graphql_post(request: Request) -> Response:
         if "aws.event" in request.scope:
             # Mangum (Lambda): the instance handles this one event and nothing else, so there
             # is no other request for the loop to serve; the pipeline runs here, without a hop.
-            body = await _answer(request, raw, settings)
-        else:
-            body = await worker.run_off_loop(lambda: _answer(request, raw, settings))
+            return await _answer(request, parse, settings, read_only)
+        return await worker.run_off_loop(lambda: _answer(request, parse, settings, read_only))
     except Exception:
         logger.exception("GraphQL request failed")
-        body = {"errors": [INTERNAL_ERROR]}
-    return _GraphQLResponse(body)
+        return {"errors": [INTERNAL_ERROR]}
 
 
-async def _answer(request: Request, raw: bytes, settings: Settings) -> dict[str, Any]:
+async def _answer(
+    request: Request, parse: Callable[[], Incoming], settings: Settings, read_only: bool
+) -> dict[str, Any]:
     """The response body, computed on a worker thread's loop."""
     from content_service.graphql import execution
     from content_service.graphql.errors import RequestError, service_error_json
+    from content_service.graphql.persisted import documents
 
     try:
-        payload = execution.parse_body(raw)
+        incoming = parse()
         caller, workspace_id, built = _schema_for(request, settings)
+        graphql_request = documents.resolve(incoming, caller, workspace_id, read_only=read_only)
     except RequestError as error:
         return {"errors": [error.to_json()]}
     except ServiceError as error:
         return {"errors": [service_error_json(error)]}
-    return await execution.run(built, caller, workspace_id, payload, settings.graphql)
-
-
-@router.get(
-    "",
-    # Documented by hand: `response_class=PlainTextResponse` would document the JSON refusals
-    # as text/plain too.
-    response_class=Response,
-    summary="The GraphQL schema (SDL) of the caller's grant set",
-    responses={
-        200: {"description": "The SDL", "content": {"text/plain": {"schema": {"type": "string"}}}},
-        **errors(401, 403),
-    },
-)
-def graphql_sdl(caller: CallerDep, workspace_id: WorkspaceIdDep) -> PlainTextResponse:
-    from content_service.graphql.cache import schemas
-
-    settings = runtime.settings()
-    built = schemas.schema_for(caller, workspace_id, settings.graphql.schema_cache_ttl_seconds)
-    return PlainTextResponse(built.sdl, headers={"Cache-Control": "no-store"})
+    return await execution.run(built, caller, workspace_id, graphql_request, settings.graphql)
 
 
 @router.get("/playground", response_class=HTMLResponse, include_in_schema=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
@@ -11,6 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from content_service.api.auth import SESSION_ID_KEY, OptionalCallerDep, SettingsDep
 from content_service.api.templating import templates
+from content_service.identity import sign_in_throttle
 from content_service.identity.principal import WEBHOOKS_READ
 from content_service.identity.sessions import end_session, start_session
 from content_service.identity.users import User, authenticate_user
@@ -21,7 +23,7 @@ router = APIRouter(tags=["sign-in"], include_in_schema=False)
 # Added to every failed sign-in, on top of the scrypt check both halves already pay.
 FAILED_SIGN_IN_DELAY_SECONDS = 0.25
 ADMIN_HOME = "/webhooks"
-EDITOR_HOME = "/"
+EDITOR_HOME = "/content"
 
 
 def safe_next(target: str | None) -> str:
@@ -34,7 +36,7 @@ def safe_next(target: str | None) -> str:
 
 def landing(target: str, user: User) -> str:
     """Where a fresh session goes: the page asked for, else the webhook pages for an admin and
-    the home page for an editor (who may not read webhooks)."""
+    the content pages for an editor (who may not read webhooks)."""
     if target:
         return target
     return ADMIN_HOME if user.caller().has_permission(WEBHOOKS_READ) else EDITOR_HOME
@@ -47,6 +49,33 @@ def login_form(request: Request, caller: OptionalCallerDep, next: str | None = N
     )
 
 
+def client_address(request: Request) -> str:
+    """The caller's address: the socket's peer locally, API Gateway's `sourceIp` on AWS (Mangum
+    puts it in the scope). `X-Forwarded-For` is never read: a client writes what it likes there."""
+    return request.client.host if request.client is not None else "unknown"
+
+
+def _form(request: Request, next: str, error: str, status_code: int) -> Response:
+    return templates().TemplateResponse(
+        request,
+        "login.html",
+        {"next": safe_next(next), "error": error, "caller": None},
+        status_code=status_code,
+    )
+
+
+def _throttled(request: Request, next: str, retry_after: int) -> Response:
+    minutes = max(1, math.ceil(retry_after / 60))
+    response = _form(
+        request,
+        next,
+        f"Too many sign-in attempts. Try again in {minutes} minute{'s' if minutes > 1 else ''}.",
+        429,
+    )
+    response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
 @router.post("/login", response_class=HTMLResponse)
 async def login(
     request: Request,
@@ -55,16 +84,17 @@ async def login(
     password: Annotated[str, Form(max_length=1024)] = "",
     next: Annotated[str, Form(max_length=2048)] = "",
 ) -> Response:
+    counters = (sign_in_throttle.account(email), sign_in_throttle.address(client_address(request)))
+    admission = await run_in_threadpool(sign_in_throttle.admit, counters)
+    if admission.refused:
+        logger.info("sign-in throttled", extra={"retryAfter": admission.retry_after})
+        return _throttled(request, next, admission.retry_after)
     user = await run_in_threadpool(authenticate_user, email, password)
     if user is None:
         await asyncio.sleep(FAILED_SIGN_IN_DELAY_SECONDS)
         logger.info("sign-in refused")
-        return templates().TemplateResponse(
-            request,
-            "login.html",
-            {"next": safe_next(next), "error": "Email or password is incorrect.", "caller": None},
-            status_code=401,
-        )
+        return _form(request, next, "Email or password is incorrect.", 401)
+    await run_in_threadpool(sign_in_throttle.succeeded, *counters)
     session_id = await run_in_threadpool(start_session, user, settings.session_max_age_seconds)
     request.session.clear()
     request.session[SESSION_ID_KEY] = session_id

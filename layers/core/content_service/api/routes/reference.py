@@ -1,8 +1,8 @@
 """`/api/v1/docs`: the REST API reference, browsable in a browser (Swagger UI over the app's own
 `/api/v1/openapi.json`), only when `API_REFERENCE_ENABLED` is set (404 otherwise), like the
 GraphQL playground. Swagger UI is vendored under `api/static/apidocs/` (docs/api.md): the page
-loads nothing from another origin, and its Content-Security-Policy allows scripts, styles and
-connections to this origin only.
+loads nothing from another origin, and the Content-Security-Policy every page gets
+(`api.security_headers`) allows scripts, styles and connections to this origin only.
 """
 
 from __future__ import annotations
@@ -16,17 +16,8 @@ from content_service.errors import NotFound
 
 router = APIRouter(include_in_schema=False)
 
-REFERENCE_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
-        "form-action 'none'; frame-ancestors 'none'"
-    ),
-    "Cache-Control": "no-store",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-}
+# The security headers (CSP, frame and sniffing rules) come from `api.security_headers`.
+REFERENCE_HEADERS = {"Cache-Control": "no-store"}
 
 
 @router.get("/api/v1/docs", response_class=HTMLResponse)

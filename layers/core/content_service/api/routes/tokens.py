@@ -9,13 +9,15 @@ from content_service.api.auth import AdminDep
 from content_service.api.error_handlers import errors
 from content_service.identity.principal import ALL_TYPES
 from content_service.identity.tokens import (
+    KEEP,
     TokenSpec,
     create_token,
     list_tokens,
     revoke_token,
-    update_token_grants,
+    update_token,
 )
 from content_service.identity.workspaces import resolve_workspace
+from content_service.settings import MAX_RATE_LIMIT
 
 router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"], responses=errors(401, 403))
 
@@ -29,13 +31,28 @@ class TokenCreate(BaseModel):
     contentTypes: list[str] = Field(default_factory=lambda: [ALL_TYPES], max_length=200)
     scopes: list[str] | None = Field(default=None, max_length=10)
     audiences: list[str] = Field(default_factory=list, max_length=50)
+    rateLimit: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_RATE_LIMIT,
+        description="requests per second; null: the service's default (CONTENT_RATE_LIMIT); "
+        "0: no limit",
+    )
+    persistedOnly: bool = Field(
+        default=False, description="run only GraphQL documents a full token registered"
+    )
 
 
-class TokenGrantsUpdate(BaseModel):
+class TokenUpdate(BaseModel):
+    """Every key is optional; one left out keeps its value. `rateLimit: null` returns the token
+    to the service's default."""
+
     model_config = ConfigDict(extra="forbid")
 
     contentTypes: list[str] | None = Field(default=None, max_length=200)
     audiences: list[str] | None = Field(default=None, max_length=50)
+    rateLimit: int | None = Field(default=None, ge=0, le=MAX_RATE_LIMIT)
+    persistedOnly: bool | None = None
 
 
 @router.get("")
@@ -54,15 +71,21 @@ def post_token(body: TokenCreate, _: AdminDep) -> dict[str, object]:
             content_types=tuple(body.contentTypes),
             scopes=tuple(body.scopes) if body.scopes is not None else None,
             audiences=tuple(body.audiences),
+            rate_limit=body.rateLimit,
+            persisted_only=body.persistedOnly,
         )
     )
     return {**info.to_json(), "token": token}
 
 
 @router.patch("/{token_id}")
-def patch_token(token_id: str, body: TokenGrantsUpdate, _: AdminDep) -> dict[str, object]:
-    return update_token_grants(
-        token_id, content_types=body.contentTypes, audiences=body.audiences
+def patch_token(token_id: str, body: TokenUpdate, _: AdminDep) -> dict[str, object]:
+    return update_token(
+        token_id,
+        content_types=body.contentTypes,
+        audiences=body.audiences,
+        rate_limit=body.rateLimit if "rateLimit" in body.model_fields_set else KEEP,
+        persisted_only=body.persistedOnly,
     ).to_json()
 
 

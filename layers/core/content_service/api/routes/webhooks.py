@@ -189,7 +189,7 @@ def create_endpoint(body: EndpointCreateBody, _: ManageCaller) -> dict[str, Any]
             event_bus_arn=body.eventBusArn,
         )
     )
-    return {**_shown(endpoint), "secret": endpoint.secret}
+    return {**_shown(endpoint), "secret": endpoint.signing_secret()}
 
 
 @router.get("/api/webhooks/{endpoint_id}")
@@ -237,7 +237,7 @@ def rotate_secret(
     grace = body.graceSeconds if body is not None else 0
     endpoint = _registry().rotate_secret(endpoint_id, grace)
     return {
-        "secret": endpoint.secret,
+        "secret": endpoint.signing_secret(),
         "secretHint": endpoint.secret_hint,
         "olderSecrets": _shown(endpoint)["olderSecrets"],
     }

@@ -1,0 +1,333 @@
+"""The content pages: the workspace's content types with their counts, a type's entries, and
+the entry editor (docs/admin-ui.md, "Content pages").
+
+Every signed-in user may open them (editors write content; decisions.md D25); a signed-out
+visitor is sent to sign in and back, an API token gets a 403 page. The pages read through the
+content service, with the signed-in user as the caller, exactly as the API would answer them;
+every write is the editor script's `fetch` to the content API (`/api/v1/content/...`), behind
+the origin guard like any other write.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from content_service.api import pages
+from content_service.api.auth import OptionalCallerDep
+from content_service.api.routes import content_page_views as views
+from content_service.api.routes.admin_views import when
+from content_service.content import service
+from content_service.content.list_cursor import MAX_CURSOR_LENGTH
+from content_service.content.model import ContentType
+from content_service.content.requests import (
+    DEFAULT_LOCALE,
+    GetRequest,
+    ListRequest,
+    is_entry_id,
+    is_locale,
+)
+from content_service.errors import BadRequest, NotFound
+from content_service.identity.principal import UserCaller
+from content_service.identity.workspaces import list_workspaces
+
+router = APIRouter(include_in_schema=False)
+
+LIST_PAGE_SIZE = 25
+MAX_SEARCH = 200
+
+Workspace = Annotated[str | None, Query(max_length=pages.MAX_WORKSPACE_REFERENCE)]
+
+
+def _workspace_or_404(
+    request: Request, caller: UserCaller, reference: str | None
+) -> pages.PageWorkspace | Response:
+    found = pages.page_workspace(reference)
+    if found is None:
+        return pages.not_found(request, caller, "workspace", "/content", "Back to the content")
+    return found
+
+
+def _base(caller: UserCaller, ws: pages.PageWorkspace) -> dict[str, Any]:
+    return {"caller": caller, "nav": "content", "ws": ws, "is_admin": caller.role == "admin"}
+
+
+@router.get("/content", response_class=HTMLResponse)
+def content_page(
+    request: Request, caller: OptionalCallerDep, workspace: Workspace = None
+) -> Response:
+    gate = pages.gate(request, caller)
+    if isinstance(gate, Response):
+        return gate
+    ws = _workspace_or_404(request, gate, workspace)
+    if isinstance(ws, Response):
+        return ws
+    counts = service.count_by_state(gate, ws.id)
+    workspaces = sorted(list_workspaces(), key=lambda w: (w.slug != "default", w.name.lower()))
+    return pages.render(
+        request,
+        "content/index.html",
+        {**_base(gate, ws), "counts": counts, "workspaces": workspaces},
+    )
+
+
+def _list_filter(content_type: ContentType, state: str, search: str) -> str | None:
+    conditions: list[dict[str, Any]] = []
+    if state:
+        conditions.append({"field": "status", "op": "eq", "value": state})
+    if search and content_type.title_field:
+        conditions.append({"field": content_type.title_field, "op": "contains", "value": search})
+    return json.dumps({"and": conditions}) if conditions else None
+
+
+def _locales(content_type: ContentType) -> list[str]:
+    return sorted(content_type.locales | {DEFAULT_LOCALE})
+
+
+@router.get("/content/{content_type}", response_class=HTMLResponse)
+def entries_page(
+    request: Request,
+    content_type: str,
+    caller: OptionalCallerDep,
+    workspace: Workspace = None,
+    state: Annotated[str | None, Query(max_length=20)] = None,
+    locale: Annotated[str | None, Query(max_length=16)] = None,
+    q: Annotated[str | None, Query(max_length=MAX_SEARCH)] = None,
+    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)] = None,
+) -> Response:
+    gate = pages.gate(request, caller)
+    if isinstance(gate, Response):
+        return gate
+    ws = _workspace_or_404(request, gate, workspace)
+    if isinstance(ws, Response):
+        return ws
+    try:
+        definition = service.require_type(gate, ws.id, content_type)
+    except NotFound:
+        return pages.not_found(
+            request, gate, "content type", ws.link("/content"), "Back to the content"
+        )
+    state = state if state in ("draft", "published") else ""
+    locale = locale if is_locale(locale) else DEFAULT_LOCALE
+    search = (q or "").strip()
+    fields = [definition.title_field] if definition.title_field else []
+
+    def listed(at: str | None) -> Any:
+        return service.list_entries(
+            ListRequest.parse(
+                gate,
+                ws.id,
+                definition.name,
+                page_size=LIST_PAGE_SIZE,
+                filter=_list_filter(definition, state, search),
+                fields=fields,
+                locale=locale,
+                cursor=at,
+            )
+        )
+
+    notice = error = None
+    try:
+        page = listed(cursor or None)
+    except BadRequest as refused:
+        if cursor:
+            notice = "That page of the list is no longer available; showing the newest entries."
+            page = listed(None)
+        else:
+            error, page, cursor = refused.message, None, None
+    filters = {"state": state, "locale": locale if locale != DEFAULT_LOCALE else "", "q": search}
+    older = (
+        ws.link(request.url.path, **filters, cursor=page.next_cursor)
+        if page and page.next_cursor
+        else None
+    )
+    return pages.render(
+        request,
+        "content/entries.html",
+        {
+            **_base(gate, ws),
+            "type": definition,
+            "rows": [views.entry_row(definition, e) for e in page.items] if page else [],
+            "total": page.total if page else 0,
+            "state": state,
+            "locale": locale,
+            "search": search,
+            "locales": _locales(definition),
+            "state_filters": views.STATE_FILTERS,
+            "filtered": bool(state or search),
+            "paged": bool(cursor),
+            "older_href": older,
+            "newest_href": ws.link(request.url.path, **filters),
+            "new_href": ws.link(f"/content/{definition.name}/new", locale=filters["locale"]),
+            "can_create": not (
+                definition.is_single
+                and page is not None
+                and page.total > 0
+                and not state
+                and not search
+            ),
+            "notice": notice,
+            "error": error,
+        },
+    )
+
+
+# -- the entry editor ----------------------------------------------------------------------------
+
+
+def _editor(
+    request: Request,
+    caller: UserCaller,
+    ws: pages.PageWorkspace,
+    definition: ContentType,
+    entry_json: dict[str, Any] | None,
+    relations: dict[str, Any],
+    new: dict[str, Any] | None = None,
+) -> Response:
+    """The editor over `entry_json` (None: a new entry, `new` saying where it goes)."""
+    types = service.visible_schema(caller, ws.id).types
+    entry_values: dict[str, Any] = (
+        (entry_json or {}).get("values") or (new or {}).get("values") or {}
+    )
+    controls = views.controls(definition, entry_values, relations, types)
+    data = views.editor_data(
+        workspace_id=ws.id,
+        workspace_query=ws.link("").lstrip("?"),
+        content_type=definition,
+        entry_json=entry_json,
+        entry_values=entry_values,
+        page_controls=controls,
+        types=types,
+        new={k: v for k, v in (new or {}).items() if k != "values"},
+    )
+    translations = []
+    group = (entry_json or {}).get("localeGroupId") or (new or {}).get("localeGroupId")
+    if definition.localized and group:
+        translations = service.locale_group(caller, ws.id, definition.name, group)
+    locale = (entry_json or {}).get("locale") or (new or {}).get("locale") or DEFAULT_LOCALE
+    title = views.entry_title(definition, entry_values) if entry_json else ""
+    status = (entry_json or {}).get("status", "")
+    return pages.render(
+        request,
+        "content/entry.html",
+        {
+            **_base(caller, ws),
+            "type": definition,
+            "entry": entry_json,
+            "title": title,
+            "heading": title
+            or (f"Untitled {definition.name}" if entry_json else f"New {definition.name} entry"),
+            "crumb": title or ("Untitled" if entry_json else "New entry"),
+            "controls": controls,
+            "data": data.to_json(),
+            "locale": locale,
+            "translations": translations,
+            "other_locales": [
+                other
+                for other in _locales(definition)
+                if other not in {t.locale for t in translations} | {locale}
+            ],
+            "state_label": views.state_label(status) if status else "New",
+            "state_tone": views.state_tone(status),
+            "changed": views.changed(entry_json) if entry_json else None,
+            "created_at": when((entry_json or {}).get("createdAt")),
+            "drafts_of_live": entry_json is not None and "publishedVersion" in entry_json,
+        },
+    )
+
+
+def _relations(entry: Any) -> dict[str, Any]:
+    return dict(entry.relations or {})
+
+
+@router.get("/content/{content_type}/new", response_class=HTMLResponse)
+def new_entry_page(
+    request: Request,
+    content_type: str,
+    caller: OptionalCallerDep,
+    workspace: Workspace = None,
+    locale: Annotated[str | None, Query(max_length=16)] = None,
+    translation_of: Annotated[str | None, Query(alias="translationOf", max_length=64)] = None,
+) -> Response:
+    gate = pages.gate(request, caller)
+    if isinstance(gate, Response):
+        return gate
+    ws = _workspace_or_404(request, gate, workspace)
+    if isinstance(ws, Response):
+        return ws
+    back = ws.link("/content")
+    try:
+        definition = service.require_type(gate, ws.id, content_type)
+    except NotFound:
+        return pages.not_found(request, gate, "content type", back, "Back to the content")
+    chosen = locale if definition.localized and is_locale(locale) else DEFAULT_LOCALE
+    if not (translation_of and is_entry_id(translation_of) and definition.localized):
+        return _editor(request, gate, ws, definition, None, {}, {"locale": chosen})
+    try:
+        source = service.get_entry(
+            GetRequest.parse(
+                gate,
+                ws.id,
+                definition.name,
+                translation_of,
+                expand=[f.name for f in definition.relation_fields],
+            )
+        )
+    except NotFound:
+        return pages.not_found(
+            request, gate, "entry", ws.link(f"/content/{definition.name}"), "Back to the list"
+        )
+    existing = {
+        t.locale: t.id
+        for t in service.locale_group(gate, ws.id, definition.name, source.locale_group_id)
+    }
+    if chosen in existing:
+        return RedirectResponse(ws.link(f"/content/{definition.name}/{existing[chosen]}"), 303)
+    new = {
+        "locale": chosen,
+        "localeGroupId": source.locale_group_id,
+        "translationOf": {"id": source.id, "locale": source.locale},
+        "values": dict(source.values),
+    }
+    return _editor(request, gate, ws, definition, None, _relations(source), new)
+
+
+@router.get("/content/{content_type}/{entry_id}", response_class=HTMLResponse)
+def entry_page(
+    request: Request,
+    content_type: str,
+    entry_id: str,
+    caller: OptionalCallerDep,
+    workspace: Workspace = None,
+) -> Response:
+    gate = pages.gate(request, caller)
+    if isinstance(gate, Response):
+        return gate
+    ws = _workspace_or_404(request, gate, workspace)
+    if isinstance(ws, Response):
+        return ws
+    try:
+        definition = service.require_type(gate, ws.id, content_type)
+    except NotFound:
+        return pages.not_found(
+            request, gate, "content type", ws.link("/content"), "Back to the content"
+        )
+    back = ws.link(f"/content/{definition.name}")
+    if not is_entry_id(entry_id):
+        return pages.not_found(request, gate, "entry", back, "Back to the list")
+    try:
+        entry = service.get_entry(
+            GetRequest.parse(
+                gate,
+                ws.id,
+                definition.name,
+                entry_id,
+                expand=[f.name for f in definition.relation_fields],
+            )
+        )
+    except NotFound:
+        return pages.not_found(request, gate, "entry", back, "Back to the list")
+    return _editor(request, gate, ws, definition, entry.to_json(), _relations(entry))

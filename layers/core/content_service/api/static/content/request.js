@@ -1,0 +1,83 @@
+// Calls to the content API from the content pages: same-origin, with the session cookie (the
+// browser adds Origin, which the origin guard checks on every write), acting in the page's
+// workspace through X-Workspace-Id.
+
+import { ApiError } from "../admin/common.js";
+
+// JSON text to put into a body as it is: a 64-bit integer JavaScript numbers would round, or
+// the text a person typed into a JSON field.
+export class Raw {
+  constructor(text) {
+    this.text = text;
+  }
+}
+
+const NONCE = Math.random().toString(36).slice(2);
+
+export function serialize(body) {
+  const raws = [];
+  const text = JSON.stringify(body, (_key, value) => {
+    if (value instanceof Raw) {
+      raws.push(value.text);
+      return `\u0000${NONCE}:${raws.length - 1}\u0000`;
+    }
+    return value;
+  });
+  const marker = new RegExp(`"\\\\u0000${NONCE}:(\\d+)\\\\u0000"`, "g");
+  return text.replace(marker, (_match, index) => raws[Number(index)]);
+}
+
+export async function call(method, path, { body, workspaceId } = {}) {
+  const headers = { Accept: "application/json" };
+  if (workspaceId) headers["X-Workspace-Id"] = workspaceId;
+  const init = { method, credentials: "same-origin", headers };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = serialize(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, "network_error", "The service could not be reached. Check the connection and try again.", null);
+  }
+  const text = await response.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) {
+    const error = data && typeof data === "object" && data.error ? data.error : {};
+    throw new ApiError(
+      response.status,
+      error.code || "http_error",
+      error.message || `The service answered HTTP ${response.status}.`,
+      error.details ?? null,
+    );
+  }
+  return data;
+}
+
+// The field an API problem is about: `values.<field>`, `relations.<field>...` or `audiences`,
+// with or without the `body.` of a request-validation error.
+export function problemField(location) {
+  const parts = String(location || "").replace(/^body\./, "").split(/[.[]/);
+  if ((parts[0] === "values" || parts[0] === "relations") && parts[1]) return parts[1];
+  if (parts[0] === "audiences") return "audiences";
+  return null;
+}
+
+// `2026-11-24T05:00:23.757Z` as the pages write times: `2026-11-24 05:00:23 UTC`.
+export function when(iso) {
+  if (!iso) return "";
+  return `${String(iso).slice(0, 19).replace("T", " ")} UTC`;
+}
+
+export function sentence(text) {
+  const value = String(text || "");
+  return value ? value[0].toUpperCase() + value.slice(1) : value;
+}

@@ -1,0 +1,58 @@
+"""The edge in template.yaml: a CloudFront distribution in front of the HTTP API whose cache
+policies key on the Authorization header and the whole query string and take their TTLs from
+the origin, a WAF web ACL with a rate rule keyed on the Authorization header, all behind one
+parameter. (`make sam-check` runs `sam validate --lint` on the same file.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from infra.template_model import Template
+
+EDGE = ("EdgeContentCachePolicy", "EdgeGraphQLCachePolicy", "EdgeDistribution", "EdgeWebAcl")
+
+
+def test_every_edge_resource_is_behind_the_parameter() -> None:
+    template = Template.load()
+    assert template.parameters["EdgeEnabled"].default == "true"
+    assert template.conditions["EdgeOn"] == {"Fn::Equals": [{"Ref": "EdgeEnabled"}, "true"]}
+    resources = template.body["Resources"]
+    for name in EDGE:
+        assert resources[name]["Condition"] == "EdgeOn", name
+    assert template.body["Outputs"]["EdgeUrl"]["Condition"] == "EdgeOn"
+
+
+def test_the_cache_policies_key_on_the_token_and_the_query_and_take_ttls_from_the_origin() -> None:
+    resources = Template.load().resources
+    for name, headers in (
+        ("EdgeContentCachePolicy", ["Authorization"]),
+        ("EdgeGraphQLCachePolicy", ["Authorization", "Accept"]),
+    ):
+        config = resources[name].properties["CachePolicyConfig"]
+        assert (config["MinTTL"], config["DefaultTTL"]) == (0, 0), name
+        keyed = config["ParametersInCacheKeyAndForwardedToOrigin"]
+        assert keyed["HeadersConfig"] == {"HeaderBehavior": "whitelist", "Headers": headers}
+        assert keyed["QueryStringsConfig"] == {"QueryStringBehavior": "all"}
+        assert keyed["CookiesConfig"] == {"CookieBehavior": "none"}
+    distribution = resources["EdgeDistribution"].properties["DistributionConfig"]
+    default: dict[str, Any] = distribution["DefaultCacheBehavior"]
+    assert default["CachePolicyId"] == {"Ref": "EdgeContentCachePolicy"}
+    (graphql,) = distribution["CacheBehaviors"]
+    assert graphql["PathPattern"] == "/api/v1/graphql"
+    assert graphql["CachePolicyId"] == {"Ref": "EdgeGraphQLCachePolicy"}
+    assert distribution["WebACLId"] == {"Fn::GetAtt": ["EdgeWebAcl", "Arn"]}
+    assert distribution["Origins"][0]["DomainName"]["Fn::Sub"].startswith("${HttpApi}.")
+
+
+def test_the_web_acl_limits_requests_per_authorization_header() -> None:
+    acl = Template.load().resources["EdgeWebAcl"].properties
+    assert acl["Scope"] == "CLOUDFRONT"
+    rule, known_bad = acl["Rules"]
+    assert known_bad["Statement"]["ManagedRuleGroupStatement"]["Name"] == (
+        "AWSManagedRulesKnownBadInputsRuleSet"
+    )
+    rate = rule["Statement"]["RateBasedStatement"]
+    assert rate["AggregateKeyType"] == "CUSTOM_KEYS"
+    assert [key["Header"]["Name"] for key in rate["CustomKeys"]] == ["authorization"]
+    assert rate["Limit"] == {"Ref": "EdgeRequestsPerTokenPerMinute"}
+    assert rule["Action"]["Block"]["CustomResponse"]["ResponseCode"] == 429
