@@ -183,7 +183,9 @@ def function_policy(provisioned: Provisioned, logical_id: str) -> list[Statement
     template's KMS key policies that name its role (in one account, a key policy alone grants);
     resolved. Anything this evaluation cannot read is refused."""
     resource = provisioned.template.body["Resources"][logical_id]
-    policies = resource.get("Properties", {}).get("Policies", [])
+    # A conditional statement (`Fn::If` ... `AWS::NoValue`) counts as this stack's parameters
+    # decide; tests/unit/test_template_grants.py reads the conditional ones as written.
+    policies = provisioned.intrinsics.resolve(resource.get("Properties", {}).get("Policies", []))
     statements: list[Statement] = []
     for policy in policies:
         if not isinstance(policy, dict) or set(policy) != {"Statement"}:

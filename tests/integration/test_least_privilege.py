@@ -209,6 +209,7 @@ def recorded(
         run.deliveries()
         _operations(run, admin, hooks, receiver)
         _scheduled(run, workspace.full, receiver)
+        hooks["doomed"] = _notices(run, admin, workspace, receiver)
         run.as_function("ApiFunction", lambda: _cleanup(admin, hooks))
         run.as_function("ApiFunction", lambda: admin.post("/logout"))
         for client in (admin, workspace.full, workspace.read):
@@ -339,6 +340,50 @@ def _scheduled(run: Run, writer: httpx.Client, receiver: Receiver) -> None:
     run.deliveries()
     with wiring.overridden(clock=FakeClock(time.time() + 40 * 86400)):
         run.tick("Prune")
+
+
+def _notices(
+    run: Run, admin: httpx.Client, workspace: WorkspaceAccess, receiver: Receiver
+) -> str:
+    """An endpoint (rate-limited, Standard Webhooks, rotated with a grace hour) whose every
+    delivery dies: failing, then disabled, each notice through the outbox; then its stats."""
+    receiver.always(Answer(500, b"down"))
+
+    def create() -> str:
+        made = admin.post(
+            "/api/webhooks",
+            json={
+                "url": receiver.url("/doomed"),
+                "workspaces": [workspace.id],
+                "rateLimit": 50,
+                "signatureScheme": "standard",
+            },
+        )
+        assert made.status_code == 201, made.text
+        endpoint_id = str(made.json()["id"])
+        rotated = admin.post(
+            f"/api/webhooks/{endpoint_id}/rotate-secret", json={"graceSeconds": 3600}
+        )
+        assert rotated.is_success, rotated.text
+        return endpoint_id
+
+    doomed = run.as_function("ApiFunction", create)
+    with webhook_options(max_attempts=1, auto_disable_after=2):
+        for name in ("Dies once", "Dies twice"):
+            run.as_function(
+                "ApiFunction",
+                lambda name=name: workspace.full.post(
+                    "/api/v1/content/author", json={"values": {"name": name}}
+                ),
+            )
+            run.fanout()
+            run.deliveries()
+    run.fanout()
+    run.deliveries()
+    stats = run.as_function("ApiFunction", lambda: admin.get(f"/api/webhooks/{doomed}/stats"))
+    assert stats.status_code == 200, stats.text
+    assert admin.get(f"/api/webhooks/{doomed}").json()["enabled"] is False
+    return doomed
 
 
 def _cleanup(admin: httpx.Client, hooks: dict[str, str]) -> None:
