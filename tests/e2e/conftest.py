@@ -47,7 +47,16 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 
 
 @pytest.fixture
-def page(browser: Browser, base_url: str, output_dir: Path) -> Iterator[Page]:
+def csp_refusals() -> list[str]:
+    """What the page's Content-Security-Policy refused; left non-empty, it fails the test (a
+    test that provokes a refusal on purpose checks it, then clears the list)."""
+    return []
+
+
+@pytest.fixture
+def page(
+    browser: Browser, base_url: str, output_dir: Path, csp_refusals: list[str]
+) -> Iterator[Page]:
     """A fresh browser context per test; foreign requests are recorded and fail the test."""
     context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 800})
     foreign: list[str] = []
@@ -62,7 +71,7 @@ def page(browser: Browser, base_url: str, output_dir: Path) -> Iterator[Page]:
 
     context.route("**/*", guard)
     opened = context.new_page()
-    refused: list[str] = []
+    refused = csp_refusals
     opened.on(
         "console",
         lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,

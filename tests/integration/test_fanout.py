@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from content_service.storage import request_check
 from content_service.webhooks import services
 from content_service.webhooks.deliveries import fanout_delivery_id
 from content_service.webhooks.endpoint_secrets import mint_secret
@@ -144,6 +145,10 @@ def test_a_failing_record_is_reported_alone(
         assert response == {"batchItemFailures": [{"itemIdentifier": sequence}]}
         event_ids = [r.event_id for r in rows_for_endpoint(endpoint.id)]
         assert sorted(event_ids) == sorted([first["id"], last["id"]])
+        # The request check saw both refused writes, as AWS would refuse them.
+        refused = [str(r) for r in request_check.take_refusals()]
+        assert len(refused) == 2, refused
+        assert all("item-too-large" in r for r in refused), refused
     finally:
         purge_endpoint(endpoint.id)
 

@@ -342,9 +342,7 @@ def _scheduled(run: Run, writer: httpx.Client, receiver: Receiver) -> None:
         run.tick("Prune")
 
 
-def _notices(
-    run: Run, admin: httpx.Client, workspace: WorkspaceAccess, receiver: Receiver
-) -> str:
+def _notices(run: Run, admin: httpx.Client, workspace: WorkspaceAccess, receiver: Receiver) -> str:
     """An endpoint (rate-limited, Standard Webhooks, rotated with a grace hour) whose every
     delivery dies: failing, then disabled, each notice through the outbox; then its stats."""
     receiver.always(Answer(500, b"down"))

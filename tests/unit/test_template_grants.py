@@ -63,4 +63,3 @@ def test_publish_only_on_the_alarm_topic(template: Template) -> None:
         assert grant["condition"] == "HasAlarmTopic"
     for function in ("DeliveryFunction", "ApiFunction"):
         assert actions(template, function, "sns:Publish") == []
-
