@@ -791,8 +791,10 @@ def check_older_secret(stack: StackProcess, endpoint_id: str, old: str) -> list[
     which opens the sealed secrets, shows its hint among the older ones (check 7 then proves
     every delivery verifies with it)."""
     admin, _ = _signed_in(stack)
-    with admin:
+    try:
         shown = admin.get(f"/api/webhooks/{endpoint_id}").json().get("olderSecrets") or []
+    finally:
+        admin.close()
     hints = [o.get("secretHint") for o in shown]
     if secret_hint(old) in hints:
         return []

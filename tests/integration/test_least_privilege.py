@@ -365,15 +365,16 @@ def _notices(run: Run, admin: httpx.Client, workspace: WorkspaceAccess, receiver
         assert rotated.is_success, rotated.text
         return endpoint_id
 
-    doomed = run.as_function("ApiFunction", create)
+    doomed: str = run.as_function("ApiFunction", create)
     with webhook_options(max_attempts=1, auto_disable_after=2):
         for name in ("Dies once", "Dies twice"):
-            run.as_function(
-                "ApiFunction",
-                lambda name=name: workspace.full.post(
+
+            def write(name: str = name) -> httpx.Response:
+                return workspace.full.post(
                     "/api/v1/content/author", json={"values": {"name": name}}
-                ),
-            )
+                )
+
+            run.as_function("ApiFunction", write)
             run.fanout()
             run.deliveries()
     run.fanout()
