@@ -221,7 +221,7 @@ class Changed:
     by: str
 
 
-API_TOKEN = "an API token"
+NO_PERSON = "an API token"
 """Who wrote a version when `updatedBy` is null: a token has no person to name."""
 
 
@@ -229,7 +229,7 @@ def changed(entry_json: Mapping[str, Any]) -> Changed:
     by = entry_json.get("updatedBy")
     email = by.get("email") if isinstance(by, Mapping) else None
     return Changed(
-        at=when(entry_json.get("updatedAt")), by=email if isinstance(email, str) else API_TOKEN
+        at=when(entry_json.get("updatedAt")), by=email if isinstance(email, str) else NO_PERSON
     )
 
 
