@@ -147,9 +147,13 @@ def test_an_editor_writes_publishes_edits_restores_schedules_and_trashes_a_post(
     page.get_by_role("button", name="Link Hello, editors!").click()
     page.get_by_label("Title").fill("Hello again")
     expect(page.locator("#entry-dirty")).to_be_visible()
+    # The state changes on this save (and Discard changes appears): still nothing moves.
+    cards = page.locator("#entry-actions, #preview-card, #versions-card, #entry-fields")
+    boxes = [cards.nth(n).bounding_box() for n in range(4)]
     page.get_by_role("button", name="Save draft").click()
     expect(page.locator("#save-status")).to_contain_text("Saved at")
     expect(state).to_have_text("Changed")
+    assert [cards.nth(n).bounding_box() for n in range(4)] == boxes
     expect(page.locator("#entry-changed")).to_contain_text(f"by {account.email}")
     expect(page.get_by_role("button", name="Discard changes")).to_be_visible()
     delivered = api_entry(ws, post_id, read=True).json()
@@ -251,13 +255,28 @@ def test_a_conflicting_save_is_refused_and_both_versions_are_kept(
     )
     assert theirs.status_code == 200
     page.get_by_label("Title").fill("Mine")
-    page.get_by_role("button", name="Save draft").click()
+    # The page sends the version it was opened at; the API refuses it (no read first).
+    with page.expect_response(lambda r: r.request.method == "PATCH") as answered:
+        page.get_by_role("button", name="Save draft").click()
+    refused = answered.value
+    assert refused.status == 409
+    assert refused.json()["error"]["code"] == "version_conflict"
+    assert refused.request.post_data_json == {
+        "values": {"title": "Mine"},
+        "relations": {},
+        "version": post["version"],
+    }
+    assert theirs.json()["version"] > post["version"]
     conflict = page.get_by_role("alert").filter(
         has_text="Not saved: someone else changed this entry"
     )
     expect(conflict).to_be_visible()
     expect(conflict).to_be_focused()
     expect(page.locator("#conflict-text")).to_contain_text("It was saved at")
+    expect(page.locator("#conflict-text")).to_contain_text("by an API token")
+    expect(page.locator("#conflict-text")).to_contain_text(
+        f"you edited version {post['version']}, the saved one is version {theirs.json()['version']}"
+    )
     shot("conflict")
     # Neither version is lost: theirs is saved, mine is still in the form.
     assert ws.full.get(f"/api/v1/content/post/{post['id']}").json()["values"]["title"] == "Theirs"
@@ -284,6 +303,103 @@ def test_a_conflicting_save_is_refused_and_both_versions_are_kept(
         ws.full.get(f"/api/v1/content/post/{post['id']}").json()["values"]["title"]
         == "Mine, on top of theirs"
     )
+
+
+def test_an_editor_compares_the_draft_with_live_discards_it_and_cancels_a_schedule(
+    page: Page, new_workspace: Any, output_dir: Path
+) -> None:
+    shot = Shots(page, output_dir)
+    ws = new_workspace()
+    blog_model(ws)
+    post = create(ws.full, "post", {"title": "Live title", "summary": "same", "views": BIG})
+    url = f"/api/v1/content/post/{post['id']}"
+    for n in range(2, 8):  # seven published versions: the list pages five at a time
+        publish(ws.full, "post", post["id"])
+        assert ws.full.patch(url, json={"values": {"title": f"Title {n}"}}).status_code == 200
+    publish(ws.full, "post", post["id"])
+    edited = ws.full.patch(url, json={"values": {"title": "Draft title", "meta": {"a": 1}}})
+    assert edited.json()["status"] == "changed"
+    editor_in(page, ws, f"/content/post/{post['id']}")
+    state = page.locator("#entry-state")
+    expect(state).to_have_text("Changed")
+    expect(page.locator("#entry-changed")).to_contain_text("by an API token")
+    expect(page.locator("#preview-summary")).to_contain_text("Readers get version 7")
+
+    # The live version beside the draft, the fields that differ said in words.
+    page.get_by_role("button", name="Compare draft and live").click()
+    panel = page.get_by_role("region", name="Live and draft")
+    expect(panel).to_be_focused()
+    note = page.locator("#preview-note")
+    expect(note).to_have_text(
+        "2 fields differ between the live version 7 and the draft: Title, Meta."
+    )
+    differs = panel.locator("tr.differs")
+    expect(differs).to_have_count(2)
+    title_row = panel.locator("tr", has=page.get_by_role("rowheader", name="Title Differs"))
+    expect(title_row.locator("td").nth(0)).to_have_text("Title 7")
+    expect(title_row.locator("td").nth(1)).to_have_text("Draft title")
+    views_row = panel.locator("tr", has=page.get_by_role("rowheader", name="Views", exact=True))
+    expect(views_row.locator("td")).to_have_text([str(BIG), str(BIG)])
+    shot("compared")
+    # The comparison follows a save.
+    page.get_by_role("textbox", name="Title").fill("Title 7")
+    page.get_by_role("button", name="Save draft").click()
+    expect(note).to_have_text("1 field differs between the live version 7 and the draft: Meta.")
+
+    # Versions, newest first, five a page.
+    versions = page.locator("#versions-list > li")
+    expect(versions).to_have_count(5)
+    expect(versions.first).to_contain_text("Version 7")
+    expect(versions.first).to_contain_text("Live")
+    page.get_by_role("button", name="Older versions").click()
+    expect(versions).to_have_count(2)
+    expect(versions.last).to_contain_text("Version 1")
+    expect(page.locator("#versions-status")).to_contain_text("7 published versions")
+    page.get_by_role("button", name="Newer versions").click()
+    expect(versions.first).to_contain_text("Version 7")
+
+    # A schedule made, refused in the past, then cancelled: it never runs.
+    page.get_by_role("button", name="Schedule…").click()
+    dialog = page.get_by_role("dialog", name="Schedule")
+    at = dialog.get_by_label("Date and time (UTC)")
+    at.fill("2020-01-01T10:00")
+    dialog.get_by_role("button", name="Schedule", exact=True).click()
+    expect(dialog.locator("#schedule-error")).to_contain_text("The time is in the past")
+    expect(at).to_have_attribute("aria-invalid", "true")
+    at.fill(time.strftime("%Y-%m-%dT%H:%M", time.gmtime(time.time() + 2 * 86400)))
+    dialog.get_by_label("Action").select_option("publish")
+    dialog.get_by_role("button", name="Schedule", exact=True).click()
+    planned = page.locator("#schedules-list > li")
+    expect(planned).to_contain_text("Publish at")
+    page.get_by_role("button", name="Cancel the publish at").click()
+    expect(planned).to_contain_text("Cancelled")
+    expect(page.get_by_role("button", name="Cancel the publish at")).to_have_count(0)
+    (listed,) = ws.full.get(f"{url}/schedules").json()["items"]
+    assert listed["status"] == "cancelled"
+
+    # Discard changes: the draft is the live version again.
+    page.get_by_role("button", name="Discard changes").click()
+    discard = page.get_by_role("dialog", name="Discard the changes?")
+    expect(discard.get_by_role("button", name="Cancel")).to_be_focused()
+    discard.get_by_role("button", name="Discard changes").click()
+    expect(page.locator("#save-status")).to_have_text(
+        "Changes discarded: the draft is the live version again."
+    )
+    expect(state).to_have_text("Published")
+    expect(page.get_by_label("Meta")).to_have_value("")
+    expect(page.get_by_role("button", name="Discard changes")).to_be_hidden()
+    assert ws.full.get(url).json()["status"] == "published"
+    page.get_by_role("button", name="Compare draft and live").click()
+    expect(note).to_have_text("The draft is the live version 7: no field differs.")
+
+    page.get_by_role("button", name="Unpublish").click()
+    expect(state).to_have_text("Draft")
+    expect(page.locator("#preview-summary")).to_have_text(
+        "Not published: readers get nothing from this entry."
+    )
+    expect(note).to_contain_text("Not published")
+    assert ws.read.get(url).status_code == 404
+    shot("unpublished")
 
 
 def test_an_editor_translates_a_post_and_switches_locales(

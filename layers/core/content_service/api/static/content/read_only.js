@@ -25,6 +25,12 @@ function linkedTitles(targets, target) {
     const item = document.createElement("li");
     const title = target && target.titleField && linked.values ? linked.values[target.titleField] : "";
     item.textContent = title || "Untitled";
+    if (linked.status === "draft") {
+      const note = document.createElement("span");
+      note.className = "muted small";
+      note.textContent = " (not published: readers do not get it)";
+      item.append(note);
+    }
     list.append(item);
   }
   return list;
@@ -60,8 +66,12 @@ export function audiencesNode(entry) {
   return names.length ? text(names.join(", ")) : text("Everyone", "muted");
 }
 
+// What readers would get: a link to an entry that is not published reaches no reader, so it
+// makes no difference between the live version and the draft.
 function comparable(field, entry) {
-  if (field.type === "relation") return ((entry.relations || {})[field.name] || []).map((t) => t.id);
+  if (field.type === "relation") {
+    return ((entry.relations || {})[field.name] || []).filter((t) => t.status !== "draft").map((t) => t.id);
+  }
   const value = (entry.values || {})[field.name];
   return value === undefined ? null : value;
 }
