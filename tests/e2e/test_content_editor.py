@@ -1,21 +1,27 @@
 """An editor at work in the content pages, in Debian's Chromium: a post with every field type
-and a relation written, saved, published, edited live, unpublished, trashed and restored; a
-conflicting save refused with both versions kept; the layout holding still on save; the
-keyboard reaching everything (docs/admin-ui.md, "Content pages")."""
+and a relation written, saved as a draft, published, edited while live (readers keep the
+published version), published again, version 1 restored into the draft, an unpublish scheduled
+and run by the scheduler's job, trashed and restored; the live version compared with the draft,
+changes discarded, a schedule cancelled, versions paged; a conflicting save refused by the
+version guard with both versions kept; the layout holding still on save; the keyboard reaching
+everything (docs/admin-ui.md, "Content pages")."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from content_service.content import schedules
 from tests.conftest import WorkspaceAccess
 from tests.e2e.test_admin_access import tab_until
 from tests.support.admin_pages import Shots
 from tests.support.content import create, publish
 from tests.support.content_pages import blog_model, editor_in, in_ws
+from tests.support.webhooks import FakeClock
 
 pytestmark = pytest.mark.browser
 
@@ -31,7 +37,7 @@ def entry_id_of(page: Page) -> str:
     return page.url.split("/content/post/", 1)[1].split("?", 1)[0]
 
 
-def test_an_editor_writes_publishes_edits_trashes_and_restores_a_post(
+def test_an_editor_writes_publishes_edits_restores_schedules_and_trashes_a_post(
     page: Page, new_workspace: Any, output_dir: Path
 ) -> None:
     shot = Shots(page, output_dir)
@@ -40,7 +46,9 @@ def test_an_editor_writes_publishes_edits_trashes_and_restores_a_post(
     ada = create(ws.full, "author", {"name": "Ada Lovelace"})
     publish(ws.full, "author", ada["id"])
     create(ws.full, "author", {"name": "Grace Hopper"})
-    editor_in(page, ws)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    account = editor_in(page, ws)
     expect(page.get_by_role("heading", name="Content", exact=True)).to_be_visible()
     page.get_by_role("link", name="New entry of post").click()
     expect(page.get_by_role("heading", name="New post entry")).to_be_visible()
@@ -115,18 +123,23 @@ def test_an_editor_writes_publishes_edits_trashes_and_restores_a_post(
     expect(page.locator("#entry-dirty")).to_be_hidden()
     expect(page.get_by_role("heading", name="Hello, editors!")).to_be_visible()
 
+    state = page.locator("#entry-state")
+    versions = page.locator("#versions-list > li")
+    expect(versions).to_have_count(0)
     page.get_by_role("button", name="Publish", exact=True).click()
-    expect(page.locator("#entry-state")).to_have_text("Published")
+    expect(state).to_have_text("Published")
     expect(page.locator("#save-status")).to_contain_text("Published at")
     live = api_entry(ws, post_id, read=True)
     assert live.status_code == 200
     assert live.json()["values"]["title"] == "Hello, editors!"
     expect(page.get_by_role("button", name="Unpublish")).to_be_visible()
     expect(page.get_by_role("button", name="Publish", exact=True)).to_be_hidden()
+    expect(versions).to_have_count(1)
+    expect(versions.first).to_contain_text("Version 1")
     shot("published")
 
-    # Editing the live post writes its next version: readers keep the published one until it
-    # is published again.
+    # Editing the live post writes a draft beside it: a read token keeps getting the published
+    # version until the post is published again.
     page.get_by_role("button", name="Remove Ada Lovelace").click()
     page.get_by_label("Find the author entry to link").fill("Grace")
     page.get_by_role("button", name="Link Grace Hopper").click()
@@ -134,46 +147,97 @@ def test_an_editor_writes_publishes_edits_trashes_and_restores_a_post(
     page.get_by_role("button", name="Link Hello, editors!").click()
     page.get_by_label("Title").fill("Hello again")
     expect(page.locator("#entry-dirty")).to_be_visible()
-    page.get_by_role("button", name="Save changes").click()
+    # The state changes on this save (and Discard changes appears): still nothing moves.
+    cards = page.locator("#entry-actions, #preview-card, #versions-card, #entry-fields")
+    boxes = [cards.nth(n).bounding_box() for n in range(4)]
+    page.get_by_role("button", name="Save draft").click()
     expect(page.locator("#save-status")).to_contain_text("Saved at")
-    expect(page.locator("#entry-state")).to_have_text("Changed")
-    assert api_entry(ws, post_id, read=True).json()["values"]["title"] == "Hello, editors!"
+    expect(state).to_have_text("Changed")
+    assert [cards.nth(n).bounding_box() for n in range(4)] == boxes
+    expect(page.locator("#entry-changed")).to_contain_text(f"by {account.email}")
+    expect(page.get_by_role("button", name="Discard changes")).to_be_visible()
+    delivered = api_entry(ws, post_id, read=True).json()
+    assert (delivered["status"], delivered["values"]["title"]) == ("published", "Hello, editors!")
+    assert [a["id"] for a in delivered["relations"]["author"]] == [ada["id"]]
     assert api_entry(ws, post_id).json()["status"] == "changed"
+    shot("changed")
     page.get_by_role("button", name="Publish", exact=True).click()
-    expect(page.locator("#entry-state")).to_have_text("Published")
-    again = api_entry(ws, post_id, read=True).json()
-    assert again["values"]["title"] == "Hello again"
-    assert [a["values"]["name"] for a in api_entry(ws, post_id).json()["relations"]["author"]] == [
-        "Grace Hopper"
-    ]
-    assert [r["id"] for r in api_entry(ws, post_id).json()["relations"]["related"]] == [post_id]
+    expect(state).to_have_text("Published")
+    expect(versions).to_have_count(2)
+    assert api_entry(ws, post_id, read=True).json()["values"]["title"] == "Hello again"
+    again = api_entry(ws, post_id).json()
+    assert [a["values"]["name"] for a in again["relations"]["author"]] == ["Grace Hopper"]
+    assert [r["id"] for r in again["relations"]["related"]] == [post_id]
 
-    page.get_by_role("button", name="Unpublish").click()
-    expect(page.locator("#entry-state")).to_have_text("Draft")
+    # Version 1, opened read-only, restored into the draft: what is live does not change.
+    page.get_by_role("button", name="Open version 1").click()
+    version = page.get_by_role("dialog", name="Version 1")
+    expect(version).to_contain_text("Hello, editors!")
+    expect(version).to_contain_text(str(BIG))  # exact, not rounded by JavaScript
+    expect(version.locator(".ro-rich strong")).to_have_text("bold")
+    shot("version-1")
+    version.get_by_role("button", name="Restore into the draft…").click()
+    confirm = page.get_by_role("dialog", name="Restore version 1 into the draft?")
+    expect(confirm.get_by_role("button", name="Cancel")).to_be_focused()
+    confirm.get_by_role("button", name="Restore", exact=True).click()
+    expect(page.locator("#save-status")).to_contain_text("Version restored into the draft")
+    expect(state).to_have_text("Changed")
+    expect(page.get_by_label("Title")).to_have_value("Hello, editors!")
+    expect(page.locator("#linked-author")).to_contain_text("Ada Lovelace")
+    draft = api_entry(ws, post_id).json()
+    assert (draft["status"], draft["values"]["title"]) == ("changed", "Hello, editors!")
+    assert [a["id"] for a in draft["relations"]["author"]] == [ada["id"]]
+    assert draft["values"]["views"] == BIG
+    assert api_entry(ws, post_id, read=True).json()["values"]["title"] == "Hello again"
+
+    # An unpublish scheduled an hour ahead, run by the scheduler's own job with its clock moved
+    # past that hour.
+    clock = FakeClock()
+    page.get_by_role("button", name="Schedule…").click()
+    dialog = page.get_by_role("dialog", name="Schedule")
+    expect(dialog.get_by_label("Action")).to_have_value("unpublish")
+    dialog.get_by_label("Date and time (UTC)").fill(
+        time.strftime("%Y-%m-%dT%H:%M", time.gmtime(clock.now() + 3600))
+    )
+    dialog.get_by_role("button", name="Schedule", exact=True).click()
+    expect(dialog).to_be_hidden()
+    planned = page.locator("#schedules-list > li")
+    expect(planned).to_have_count(1)
+    expect(planned).to_contain_text("Unpublish at")
+    expect(planned).to_contain_text("Scheduled")
+    expect(planned).to_contain_text(f"By {account.email}")
+    shot("scheduled")
+    clock.advance(3600 + 60)
+    assert schedules.run_due(lambda: False, clock).done >= 1
     assert api_entry(ws, post_id, read=True).status_code == 404
+    page.reload()
+    expect(state).to_have_text("Draft")
+    expect(planned).to_contain_text("Done")
+    expect(page.get_by_role("button", name="Unpublish")).to_be_hidden()
 
     page.get_by_role("button", name="Move to trash").click()
     dialog = page.get_by_role("dialog", name="Move this entry to the trash?")
     expect(dialog.get_by_role("button", name="Cancel")).to_be_focused()
     dialog.get_by_role("button", name="Move to trash").click()
-    expect(page.locator("#entry-state")).to_have_text("In the trash")
+    expect(state).to_have_text("In the trash")
     restore = page.get_by_role("button", name="Restore")
     expect(restore).to_be_focused()
     expect(page.get_by_label("Title")).to_be_disabled()
     assert api_entry(ws, post_id).status_code == 404
     shot("trashed")
     restore.click()
-    expect(page.locator("#entry-state")).to_have_text("Draft")
+    expect(state).to_have_text("Draft")
     expect(page.get_by_label("Title")).to_be_enabled()
     restored = api_entry(ws, post_id).json()
-    assert restored["values"]["title"] == "Hello again"
+    assert (restored["status"], restored["values"]["title"]) == ("draft", "Hello, editors!")
     assert restored["values"]["views"] == BIG
 
     # The list shows it, newest first, with its state.
     page.goto(in_ws(ws, "/content/post"))
-    row = page.locator(".entry-row", has_text="Hello again")
+    row = page.locator(".entry-row", has_text="Hello, editors!")
     expect(row).to_contain_text("Draft")
     shot("list")
+    assert not errors, errors
 
 
 def test_a_conflicting_save_is_refused_and_both_versions_are_kept(
@@ -191,13 +255,28 @@ def test_a_conflicting_save_is_refused_and_both_versions_are_kept(
     )
     assert theirs.status_code == 200
     page.get_by_label("Title").fill("Mine")
-    page.get_by_role("button", name="Save draft").click()
+    # The page sends the version it was opened at; the API refuses it (no read first).
+    with page.expect_response(lambda r: r.request.method == "PATCH") as answered:
+        page.get_by_role("button", name="Save draft").click()
+    refused = answered.value
+    assert refused.status == 409
+    assert refused.json()["error"]["code"] == "version_conflict"
+    assert refused.request.post_data_json == {
+        "values": {"title": "Mine"},
+        "relations": {},
+        "version": post["version"],
+    }
+    assert theirs.json()["version"] > post["version"]
     conflict = page.get_by_role("alert").filter(
         has_text="Not saved: someone else changed this entry"
     )
     expect(conflict).to_be_visible()
     expect(conflict).to_be_focused()
     expect(page.locator("#conflict-text")).to_contain_text("It was saved at")
+    expect(page.locator("#conflict-text")).to_contain_text("by an API token")
+    expect(page.locator("#conflict-text")).to_contain_text(
+        f"you edited version {post['version']}, the saved one is version {theirs.json()['version']}"
+    )
     shot("conflict")
     # Neither version is lost: theirs is saved, mine is still in the form.
     assert ws.full.get(f"/api/v1/content/post/{post['id']}").json()["values"]["title"] == "Theirs"
@@ -224,6 +303,103 @@ def test_a_conflicting_save_is_refused_and_both_versions_are_kept(
         ws.full.get(f"/api/v1/content/post/{post['id']}").json()["values"]["title"]
         == "Mine, on top of theirs"
     )
+
+
+def test_an_editor_compares_the_draft_with_live_discards_it_and_cancels_a_schedule(
+    page: Page, new_workspace: Any, output_dir: Path
+) -> None:
+    shot = Shots(page, output_dir)
+    ws = new_workspace()
+    blog_model(ws)
+    post = create(ws.full, "post", {"title": "Live title", "summary": "same", "views": BIG})
+    url = f"/api/v1/content/post/{post['id']}"
+    for n in range(2, 8):  # seven published versions: the list pages five at a time
+        publish(ws.full, "post", post["id"])
+        assert ws.full.patch(url, json={"values": {"title": f"Title {n}"}}).status_code == 200
+    publish(ws.full, "post", post["id"])
+    edited = ws.full.patch(url, json={"values": {"title": "Draft title", "meta": {"a": 1}}})
+    assert edited.json()["status"] == "changed"
+    editor_in(page, ws, f"/content/post/{post['id']}")
+    state = page.locator("#entry-state")
+    expect(state).to_have_text("Changed")
+    expect(page.locator("#entry-changed")).to_contain_text("by an API token")
+    expect(page.locator("#preview-summary")).to_contain_text("Readers get version 7")
+
+    # The live version beside the draft, the fields that differ said in words.
+    page.get_by_role("button", name="Compare draft and live").click()
+    panel = page.get_by_role("region", name="Live and draft")
+    expect(panel).to_be_focused()
+    note = page.locator("#preview-note")
+    expect(note).to_have_text(
+        "2 fields differ between the live version 7 and the draft: Title, Meta."
+    )
+    differs = panel.locator("tr.differs")
+    expect(differs).to_have_count(2)
+    title_row = panel.locator("tr", has=page.get_by_role("rowheader", name="Title Differs"))
+    expect(title_row.locator("td").nth(0)).to_have_text("Title 7")
+    expect(title_row.locator("td").nth(1)).to_have_text("Draft title")
+    views_row = panel.locator("tr", has=page.get_by_role("rowheader", name="Views", exact=True))
+    expect(views_row.locator("td")).to_have_text([str(BIG), str(BIG)])
+    shot("compared")
+    # The comparison follows a save.
+    page.get_by_role("textbox", name="Title").fill("Title 7")
+    page.get_by_role("button", name="Save draft").click()
+    expect(note).to_have_text("1 field differs between the live version 7 and the draft: Meta.")
+
+    # Versions, newest first, five a page.
+    versions = page.locator("#versions-list > li")
+    expect(versions).to_have_count(5)
+    expect(versions.first).to_contain_text("Version 7")
+    expect(versions.first).to_contain_text("Live")
+    page.get_by_role("button", name="Older versions").click()
+    expect(versions).to_have_count(2)
+    expect(versions.last).to_contain_text("Version 1")
+    expect(page.locator("#versions-status")).to_contain_text("7 published versions")
+    page.get_by_role("button", name="Newer versions").click()
+    expect(versions.first).to_contain_text("Version 7")
+
+    # A schedule made, refused in the past, then cancelled: it never runs.
+    page.get_by_role("button", name="Schedule…").click()
+    dialog = page.get_by_role("dialog", name="Schedule")
+    at = dialog.get_by_label("Date and time (UTC)")
+    at.fill("2020-01-01T10:00")
+    dialog.get_by_role("button", name="Schedule", exact=True).click()
+    expect(dialog.locator("#schedule-error")).to_contain_text("The time is in the past")
+    expect(at).to_have_attribute("aria-invalid", "true")
+    at.fill(time.strftime("%Y-%m-%dT%H:%M", time.gmtime(time.time() + 2 * 86400)))
+    dialog.get_by_label("Action").select_option("publish")
+    dialog.get_by_role("button", name="Schedule", exact=True).click()
+    planned = page.locator("#schedules-list > li")
+    expect(planned).to_contain_text("Publish at")
+    page.get_by_role("button", name="Cancel the publish at").click()
+    expect(planned).to_contain_text("Cancelled")
+    expect(page.get_by_role("button", name="Cancel the publish at")).to_have_count(0)
+    (listed,) = ws.full.get(f"{url}/schedules").json()["items"]
+    assert listed["status"] == "cancelled"
+
+    # Discard changes: the draft is the live version again.
+    page.get_by_role("button", name="Discard changes").click()
+    discard = page.get_by_role("dialog", name="Discard the changes?")
+    expect(discard.get_by_role("button", name="Cancel")).to_be_focused()
+    discard.get_by_role("button", name="Discard changes").click()
+    expect(page.locator("#save-status")).to_have_text(
+        "Changes discarded: the draft is the live version again."
+    )
+    expect(state).to_have_text("Published")
+    expect(page.get_by_label("Meta")).to_have_value("")
+    expect(page.get_by_role("button", name="Discard changes")).to_be_hidden()
+    assert ws.full.get(url).json()["status"] == "published"
+    page.get_by_role("button", name="Compare draft and live").click()
+    expect(note).to_have_text("The draft is the live version 7: no field differs.")
+
+    page.get_by_role("button", name="Unpublish").click()
+    expect(state).to_have_text("Draft")
+    expect(page.locator("#preview-summary")).to_have_text(
+        "Not published: readers get nothing from this entry."
+    )
+    expect(note).to_contain_text("Not published")
+    assert ws.read.get(url).status_code == 404
+    shot("unpublished")
 
 
 def test_an_editor_translates_a_post_and_switches_locales(

@@ -181,6 +181,16 @@ def test_the_list_is_newest_first_filtered_searched_and_paged_by_cursor(
     assert _titles(editor.get(f"{base}&state=published").text) == ["post 03"]
     assert _titles(editor.get(f"{base}&q=post 2").text) == [f"post {n}" for n in range(27, 19, -1)]
     assert _titles(editor.get(f"{base}&locale=de").text) == ["Hallo"]
+    made[5] = publish(blog.full, "post", made[5]["id"])
+    changed = blog.full.patch(
+        f"/api/v1/content/post/{made[5]['id']}", json={"values": {"title": "post 05, edited"}}
+    )
+    assert changed.json()["status"] == "changed"
+    assert _titles(editor.get(f"{base}&state=changed").text) == ["post 05, edited"]
+    assert _titles(editor.get(f"{base}&state=published").text) == ["post 03"]
+    assert '<option value="changed" selected>Changed</option>' in editor.get(
+        f"{base}&state=changed"
+    ).text
     stale = editor.get(f"{base}&cursor=bm90LWEtY3Vyc29y")
     assert stale.status_code == 200
     assert "no longer available" in stale.text
@@ -206,6 +216,28 @@ def test_the_editor_page_renders_values_and_links_escaped(
     data = page.split('id="editor-data">', 1)[1].split("</script>", 1)[0]
     assert "<" not in data  # the data block's JSON escapes every `<`
     assert "\\u003cp\\u003ex\\u003c/p\\u003e" in data  # the body, as stored: sanitised
+
+
+def test_the_editor_says_who_changed_an_entry_and_which_version_is_live(
+    blog: WorkspaceAccess, editor: httpx.Client
+) -> None:
+    entry = create(blog.full, "post", {"title": "By a token"})
+    url = f"/content/post/{entry['id']}?workspace={blog.slug}"
+    draft = editor.get(url).text
+    assert "by an API token" in draft
+    assert "Not published: readers get nothing from this entry." in draft
+    assert 'id="action-discard" class="button secondary" hidden' in draft
+    publish(blog.full, "post", entry["id"])
+    blog.full.patch(f"/api/v1/content/post/{entry['id']}", json={"values": {"title": "Next"}})
+    changed = editor.get(url).text
+    assert "Readers get version 1, published" in changed
+    assert "The draft differs from it." in changed
+    assert 'id="action-discard" class="button secondary" data-needs-script' in changed
+    # No page says a save changes what readers get: a save writes the draft.
+    assert "readers get at once" not in changed
+    for script in ("entry_editor", "history", "preview", "schedules", "read_only"):
+        asset = editor.get(f"/static/content/{script}.js")
+        assert asset.status_code == 200, script
 
 
 def test_unknown_things_get_404_pages(blog: WorkspaceAccess, admin: httpx.Client) -> None:

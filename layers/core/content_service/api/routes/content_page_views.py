@@ -19,9 +19,11 @@ from content_service.content.views import Entry
 
 STATE_LABELS = {"draft": "Draft", "published": "Published", "changed": "Changed"}
 STATE_TONES = {"draft": "neutral", "published": "ok", "changed": "warn"}
+STATES = ("draft", "changed", "published")
 STATE_FILTERS: tuple[tuple[str, str], ...] = (
     ("", "Any state"),
     ("draft", "Draft"),
+    ("changed", "Changed"),
     ("published", "Published"),
 )
 RELATION_HELP = {
@@ -213,16 +215,22 @@ def entry_row(content_type: ContentType, entry: Entry) -> EntryRow:
 
 @dataclass(frozen=True)
 class Changed:
-    """Who changed an entry last and when, in words: `updatedBy` when the API has it."""
+    """Who changed an entry last and when, in words."""
 
     at: str
     by: str
 
 
+NO_PERSON = "an API token"
+"""Who wrote a version when `updatedBy` is null: a token has no person to name."""
+
+
 def changed(entry_json: Mapping[str, Any]) -> Changed:
     by = entry_json.get("updatedBy")
     email = by.get("email") if isinstance(by, Mapping) else None
-    return Changed(at=when(entry_json.get("updatedAt")), by=email if isinstance(email, str) else "")
+    return Changed(
+        at=when(entry_json.get("updatedAt")), by=email if isinstance(email, str) else NO_PERSON
+    )
 
 
 @dataclass

@@ -110,7 +110,7 @@ def entries_page(
         return pages.not_found(
             request, gate, "content type", ws.link("/content"), "Back to the content"
         )
-    state = state if state in ("draft", "published") else ""
+    state = state if state in views.STATES else ""
     locale = locale if is_locale(locale) else DEFAULT_LOCALE
     search = (q or "").strip()
     fields = [definition.title_field] if definition.title_field else []
@@ -234,7 +234,7 @@ def _editor(
             "state_tone": views.state_tone(status),
             "changed": views.changed(entry_json) if entry_json else None,
             "created_at": when((entry_json or {}).get("createdAt")),
-            "drafts_of_live": entry_json is not None and "publishedVersion" in entry_json,
+            "published_at": when((entry_json or {}).get("publishedAt")),
         },
     )
 

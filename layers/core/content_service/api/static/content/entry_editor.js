@@ -1,15 +1,19 @@
 // The entry editor (/content/{type}/new and /content/{type}/{id}). Every action is one call to
-// the content API: Save (POST, or PATCH with the changed fields only), Publish, Unpublish, Move
-// to trash (DELETE), Restore. A save never overwrites a version someone else saved meanwhile:
-// it sends the entry's `version` when the API has one (409 `version_conflict` otherwise), and
-// before that asks whether `updatedAt` moved; either way the person's version stays in the form
-// and theirs stays saved.
+// the content API: Save (POST, or PATCH with the changed fields only), Publish, Unpublish,
+// Discard changes, Schedule (schedules.js), Move to trash (DELETE), Restore, and a published
+// version restored into the draft (history.js); the preview shows the live entry beside the
+// draft (preview.js). A save never overwrites a version someone else saved meanwhile: it sends
+// the `version` the page started from, the API refuses a stale one with 409
+// `version_conflict`, and the person's version stays in the form while theirs stays saved.
 
 import { ApiError, busy, confirmWith, describe, installDialogs, ready, setMessage } from "../admin/common.js";
 import { AudiencesField, ValueField } from "./fields.js";
+import { History } from "./history.js";
+import { Preview } from "./preview.js";
 import { RelationField } from "./relation_picker.js";
 import { call, problemField, sentence, when } from "./request.js";
 import { RichText } from "./rich_text.js";
+import { Schedules } from "./schedules.js";
 
 const data = JSON.parse(document.getElementById("editor-data").textContent);
 const typeName = data.type.name;
@@ -18,6 +22,8 @@ const query = data.workspaceQuery ? `?${data.workspaceQuery}` : "";
 const DONE = {
   created: "Saved as a new draft.",
   published: "Created and published.",
+  discarded: "Changes discarded: the draft is the live version again.",
+  restored: "Version restored into the draft. Readers keep the live version until you publish.",
 };
 
 const $ = (id) => document.getElementById(id);
@@ -29,6 +35,8 @@ const buttons = {
   save: $("action-save"),
   publish: $("action-publish"),
   unpublish: $("action-unpublish"),
+  discard: $("action-discard"),
+  schedule: $("action-schedule"),
   trash: $("action-trash"),
   restore: $("action-restore"),
 };
@@ -155,6 +163,11 @@ function showRefusal(error) {
 // -- the state: badge, who changed it and when, which actions apply -------------------------
 
 const LABELS = { draft: "Draft", published: "Published", changed: "Changed", trashed: "In the trash" };
+
+// Who wrote a version: a signed-in user's address, or a token, which names no person.
+function author(updatedBy) {
+  return updatedBy && updatedBy.email ? updatedBy.email : "an API token";
+}
 const TONES = { draft: "neutral", published: "ok", changed: "warn", trashed: "danger" };
 
 function render() {
@@ -163,23 +176,20 @@ function render() {
   const badge = $("entry-state");
   badge.textContent = LABELS[status] || "New";
   badge.className = `badge badge-${TONES[status] || "neutral"}`;
-  if (entry) {
-    const by = entry.updatedBy && entry.updatedBy.email ? ` by ${entry.updatedBy.email}` : "";
-    $("entry-changed").textContent = `Updated ${when(entry.updatedAt)}${by}`;
-  }
-  const liveEdit = entry && entry.status === "published" && !("publishedVersion" in entry);
-  buttons.save.textContent = liveEdit ? buttons.save.dataset.liveLabel : buttons.save.dataset.draftLabel;
-  $("live-note").hidden = !liveEdit || state.trashed;
+  if (entry) $("entry-changed").textContent = `Updated ${when(entry.updatedAt)} by ${author(entry.updatedBy)}`;
   const localeStatus = $("locale-current-status");
   if (localeStatus) localeStatus.textContent = LABELS[status] || "";
   buttons.save.hidden = state.trashed;
   buttons.publish.hidden = state.trashed || (entry && entry.status === "published");
   buttons.unpublish.hidden = state.trashed || !entry || entry.status === "draft";
+  buttons.discard.hidden = state.trashed || !entry || entry.status !== "changed";
+  buttons.schedule.hidden = state.trashed || !entry;
   buttons.trash.hidden = state.trashed || !entry;
   buttons.restore.hidden = !state.trashed;
   fieldset.disabled = state.trashed;
   for (const editor of Object.values(rich)) editor.enable(!state.trashed);
   for (const field of fields) if (field.enable) field.enable(!state.trashed);
+  if (entry) for (const panel of panels) panel.update(entry, state.trashed);
   const focused = document.activeElement;
   if (focused && focused.closest("#entry-actions") && focused.hidden) {
     const next = Object.values(buttons).find((b) => !b.hidden);
@@ -217,19 +227,16 @@ async function latest() {
   return call("GET", `${apiBase}/${state.entry.id}?fields=`, { workspaceId: data.workspaceId });
 }
 
-async function showConflict(theirs) {
+async function showConflict() {
   state.conflict = true;
-  let current = theirs;
-  if (!current) {
-    try {
-      current = await latest();
-    } catch {
-      current = null;
-    }
+  let current;
+  try {
+    current = await latest();
+  } catch {
+    current = null;
   }
-  const by = current && current.updatedBy && current.updatedBy.email ? ` by ${current.updatedBy.email}` : "";
   $("conflict-text").textContent = current
-    ? `It was saved at ${when(current.updatedAt)}${by}, after you opened it at ${when(state.entry.updatedAt)}.`
+    ? `It was saved at ${when(current.updatedAt)} by ${author(current.updatedBy)}, after you opened it at ${when(state.entry.updatedAt)}: you edited version ${state.entry.version}, the saved one is version ${current.version}.`
     : "It was saved by someone else after you opened it.";
   $("conflict-open").href = window.location.pathname + window.location.search;
   const panel = $("conflict");
@@ -244,13 +251,6 @@ $("conflict-reload").addEventListener("click", async () => {
     window.location.reload();
   }
 });
-
-// Before the API has `version`: the entry's `updatedAt` must still be the one this page saw.
-async function changedElsewhere() {
-  if ("version" in state.entry) return null;
-  const current = await latest();
-  return current.updatedAt !== state.entry.updatedAt ? current : null;
-}
 
 // -- saving -----------------------------------------------------------------------------------------
 
@@ -292,9 +292,9 @@ function updateBody() {
   // Required fields are checked on every write (the API does too), changed or not.
   const checked = readAll(fields.filter((f) => f.required && !changedFields().includes(f)));
   const { values, relations, audiences, problems } = readAll(changedFields());
-  const body = { values, relations };
+  // The version this form was made from: the API refuses the save if someone saved since.
+  const body = { values, relations, version: state.entry.version };
   if (audiences !== undefined) body.audiences = audiences;
-  if ("version" in state.entry) body.version = state.entry.version;
   return { body, problems: [...checked.problems, ...problems] };
 }
 
@@ -317,13 +317,6 @@ async function save() {
     return state.entry;
   }
   try {
-    if (!creating) {
-      const theirs = await changedElsewhere();
-      if (theirs) {
-        await showConflict(theirs);
-        return null;
-      }
-    }
     const entry = creating
       ? await call("POST", apiBase, { body, workspaceId: data.workspaceId })
       : await call("PATCH", `${apiBase}/${state.entry.id}`, { body, workspaceId: data.workspaceId });
@@ -332,7 +325,7 @@ async function save() {
     return entry;
   } catch (error) {
     if (error instanceof ApiError && error.code === "version_conflict") {
-      await showConflict(null);
+      await showConflict();
     } else if (error instanceof ApiError && error.status === 404 && !creating) {
       setMessage(alertBox, "Not saved: this entry was moved to the trash or deleted meanwhile. Your changes are still in the form.");
       alertBox.focus();
@@ -348,6 +341,13 @@ function goToSaved(entry, done) {
   const params = new URLSearchParams(data.workspaceQuery);
   params.set("done", done);
   window.location.assign(`/content/${encodeURIComponent(typeName)}/${encodeURIComponent(entry.id)}?${params}`);
+}
+
+// Opens a confirmation that says, when the form has unsaved changes, that they are lost too.
+function confirmLosing(dialog) {
+  const warning = dialog.querySelector(".dirty-warning");
+  if (warning) warning.hidden = !isDirty();
+  return confirmWith(dialog);
 }
 
 async function act(button, label, method, suffix) {
@@ -425,6 +425,33 @@ buttons.restore.addEventListener("click", async () => {
   buttons.save.focus();
   announce(`Restored as ${LABELS[entry.status].toLowerCase()}.`);
 });
+
+buttons.discard.addEventListener("click", async () => {
+  if (!(await confirmLosing($("discard-dialog")))) {
+    buttons.discard.focus();
+    return;
+  }
+  const entry = await act(buttons.discard, "Discarding…", "POST", "/discard");
+  if (entry) goToSaved(entry, "discarded");
+});
+
+// -- the side panels: preview, schedules, versions -------------------------------------------------
+
+const panels = [];
+if (state.entry) {
+  const context = { data, apiBase, entry: state.entry };
+  const schedules = new Schedules({ ...context, announce });
+  const versions = new History({
+    ...context,
+    isDirty,
+    restored: (entry) => goToSaved(entry, "restored"),
+    refused: showRefusal,
+  });
+  panels.push(new Preview(context), schedules, versions);
+  buttons.schedule.addEventListener("click", () => schedules.open());
+  schedules.load();
+  versions.load();
+}
 
 // -- start --------------------------------------------------------------------------------------
 

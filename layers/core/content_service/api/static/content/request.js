@@ -14,20 +14,33 @@ export class Raw {
 
 const NONCE = Math.random().toString(36).slice(2);
 
-export function serialize(body) {
+export function serialize(body, indent) {
   const raws = [];
-  const text = JSON.stringify(body, (_key, value) => {
-    if (value instanceof Raw) {
-      raws.push(value.text);
-      return `\u0000${NONCE}:${raws.length - 1}\u0000`;
-    }
-    return value;
-  });
+  const text = JSON.stringify(
+    body,
+    (_key, value) => {
+      if (value instanceof Raw) {
+        raws.push(value.text);
+        return `\u0000${NONCE}:${raws.length - 1}\u0000`;
+      }
+      return value;
+    },
+    indent,
+  );
   const marker = new RegExp(`"\\\\u0000${NONCE}:(\\d+)\\\\u0000"`, "g");
   return text.replace(marker, (_match, index) => raws[Number(index)]);
 }
 
-export async function call(method, path, { body, workspaceId } = {}) {
+// An integer past 2^53 as the service wrote it: JavaScript numbers would round it. Reads that
+// show or compare values (`exact`) keep such an integer as its digits, a `Raw`.
+function exactIntegers(_key, value, context) {
+  if (typeof value === "number" && !Number.isSafeInteger(value) && context && /^-?\d+$/.test(context.source)) {
+    return new Raw(context.source);
+  }
+  return value;
+}
+
+export async function call(method, path, { body, workspaceId, exact = false } = {}) {
   const headers = { Accept: "application/json" };
   if (workspaceId) headers["X-Workspace-Id"] = workspaceId;
   const init = { method, credentials: "same-origin", headers };
@@ -45,7 +58,7 @@ export async function call(method, path, { body, workspaceId } = {}) {
   let data = null;
   if (text) {
     try {
-      data = JSON.parse(text);
+      data = exact ? JSON.parse(text, exactIntegers) : JSON.parse(text);
     } catch {
       data = null;
     }

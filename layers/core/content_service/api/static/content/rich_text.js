@@ -3,7 +3,7 @@
 // field's value as semantic HTML; the service sanitises it again on save (docs/content.md).
 // Tab leaves the editor (Quill's Tab bindings are off), so the keyboard is never trapped.
 
-const FORMATS = ["bold", "italic", "underline", "strike", "header", "list", "blockquote", "code-block", "link"];
+export const FORMATS = ["bold", "italic", "underline", "strike", "header", "list", "blockquote", "code-block", "link"];
 const LINK = /^(https?:\/\/\S+|mailto:\S+|tel:\S+|\/\S*)$/i;
 const TAB_BINDINGS = ["tab", "indent", "outdent", "indent code-block", "outdent code-block", "remove tab"];
 
@@ -146,4 +146,13 @@ export class RichText {
     }
     this.quill.focus();
   }
+}
+
+// Stored rich text shown read-only (a published version, the live entry): Quill turns the HTML
+// into its own document, keeping only the formats above, so what is shown is never the stored
+// markup itself.
+export function showRichText(host, html) {
+  const quill = new window.Quill(host, { formats: FORMATS, readOnly: true, modules: { toolbar: false } });
+  quill.setContents(quill.clipboard.convert({ html: html || "" }), "silent");
+  return quill;
 }
