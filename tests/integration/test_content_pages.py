@@ -188,9 +188,10 @@ def test_the_list_is_newest_first_filtered_searched_and_paged_by_cursor(
     assert changed.json()["status"] == "changed"
     assert _titles(editor.get(f"{base}&state=changed").text) == ["post 05, edited"]
     assert _titles(editor.get(f"{base}&state=published").text) == ["post 03"]
-    assert '<option value="changed" selected>Changed</option>' in editor.get(
-        f"{base}&state=changed"
-    ).text
+    assert (
+        '<option value="changed" selected>Changed</option>'
+        in editor.get(f"{base}&state=changed").text
+    )
     stale = editor.get(f"{base}&cursor=bm90LWEtY3Vyc29y")
     assert stale.status_code == 200
     assert "no longer available" in stale.text
