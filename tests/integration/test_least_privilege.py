@@ -209,7 +209,7 @@ def recorded(
         run.deliveries()
         _operations(run, admin, hooks, receiver)
         _scheduled(run, workspace.full, receiver)
-        hooks["doomed"] = _notices(run, admin, workspace, receiver)
+        hooks["doomed"] = _notices(run, admin, workspace, receiver, hooks)
         run.as_function("ApiFunction", lambda: _cleanup(admin, hooks))
         run.as_function("ApiFunction", lambda: admin.post("/logout"))
         for client in (admin, workspace.full, workspace.read):
@@ -342,10 +342,20 @@ def _scheduled(run: Run, writer: httpx.Client, receiver: Receiver) -> None:
         run.tick("Prune")
 
 
-def _notices(run: Run, admin: httpx.Client, workspace: WorkspaceAccess, receiver: Receiver) -> str:
-    """An endpoint (rate-limited, Standard Webhooks, rotated with a grace hour) whose every
-    delivery dies: failing, then disabled, each notice through the outbox; then its stats."""
+def _notices(
+    run: Run,
+    admin: httpx.Client,
+    workspace: WorkspaceAccess,
+    receiver: Receiver,
+    hooks: dict[str, str],
+) -> str:
+    """An endpoint (Standard Webhooks, rotated with a grace hour) whose every delivery dies:
+    failing, then disabled, each notice through the outbox; then its stats. The other endpoint
+    gets a rate limit first, so its sends meanwhile go through the limiter (a held send would
+    keep the doomed endpoint's deaths from happening within the drains)."""
     receiver.always(Answer(500, b"down"))
+    limited = admin.patch(f"/api/webhooks/{hooks['push']}", json={"rateLimit": 50})
+    assert limited.is_success, limited.text
 
     def create() -> str:
         made = admin.post(
@@ -353,7 +363,6 @@ def _notices(run: Run, admin: httpx.Client, workspace: WorkspaceAccess, receiver
             json={
                 "url": receiver.url("/doomed"),
                 "workspaces": [workspace.id],
-                "rateLimit": 50,
                 "signatureScheme": "standard",
             },
         )
