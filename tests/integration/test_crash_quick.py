@@ -1,6 +1,5 @@
 """`make crash` (bench/crash.py) in small: three SIGKILLs and a SIGTERM of the local stack
-while writers and deliveries run, then every check of the full run; and a kill aimed at the
-moment an endpoint is disabled, before its notice is sent.
+while writers and deliveries run, then every check of the full run.
 
 The stack runs as `make run` runs it, in a process of its own; the harness's writers keep a
 ledger of every acknowledged write and real receivers record every delivery. After each
@@ -8,14 +7,16 @@ restart every acknowledged write must read back, and the rotated endpoint still 
 secret; after the last, every event must have its rows, every row be finished or scheduled, no
 receiver have heard of an entry that is gone, no (delivery, attempt) have been sent twice across
 the SIGTERM, each of the 410 endpoint's transitions have exactly one notice the watcher heard,
-and every delivery to the rotated endpoint verify with both its secrets.
+and every delivery to the rotated endpoint verify with both its secrets. The kill aimed at a
+notice is in tests/integration/test_crash_notice.py (a file of its own, so the two long runs
+go to two test workers).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from bench.crash import CrashConfig, run_crash, run_notice_crash
+from bench.crash import CrashConfig, run_crash
 
 
 @pytest.mark.slow
@@ -36,12 +37,3 @@ def test_three_kills_and_a_clean_stop_lose_nothing() -> None:
         "endpoint.recovered": 0,
     }
     assert report["rotatedDeliveriesVerified"] > 0
-
-
-@pytest.mark.slow
-def test_a_kill_after_the_transition_loses_no_notice() -> None:
-    report = run_notice_crash(CrashConfig())
-    assert report["problems"] == []
-    assert report["killedBeforeTheNotice"] is True
-    assert report["notices"]["endpoint.disabled"] == 1
-    assert report["disabledNoticesHeard"] >= 1
