@@ -89,6 +89,7 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(PY) -m infra.function_length layers functions infra
 
 # checkov pins its own dependencies (boto3, pydantic...) too: its own environment as well.
 $(CHECKOV):

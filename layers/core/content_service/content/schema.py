@@ -598,6 +598,51 @@ def _type_update(
     }
 
 
+def _shape_change(definition: TypeDefinition, existing: ContentType) -> bool:
+    """Whether the PUT changes `kind`, `localized` or `audienceGated`: a 409 while the type has
+    entries, since its stored entries were written for the old shape."""
+    changed = (
+        definition.kind != existing.kind
+        or definition.localized != existing.localized
+        or definition.audience_gated != existing.audience_gated
+    )
+    if changed and existing.entry_count > 0:
+        raise Conflict(
+            "kind, localized and audienceGated cannot change while the type has entries "
+            f"({existing.entry_count}, trashed included)"
+        )
+    return changed
+
+
+def _replaced(
+    existing: ContentType,
+    definition: TypeDefinition,
+    fields: tuple[FieldDef, ...],
+    field_seq: int,
+    title_field: str | None,
+    now: str,
+    change: _LayoutChange,
+) -> ContentType:
+    """The type as the PUT just stored it."""
+    return replace(
+        existing,
+        kind="single" if definition.kind == "single" else "collection",
+        localized=definition.localized,
+        audience_gated=definition.audience_gated,
+        title_field=title_field,
+        fields=fields,
+        revision=existing.revision + 1,
+        field_seq=field_seq,
+        updated_at=now,
+        list_shards=definition.list_shards,
+        list_layout=change.layout,
+        list_next=change.next,
+        list_gen=change.gen or existing.list_gen,
+        _by_name={},
+        _by_key={},
+    )
+
+
 def replace_type(
     caller: Caller,
     workspace_id: str,
@@ -627,16 +672,7 @@ def replace_type(
         if existing is None:
             raise NotFound(f"content type {name!r} not found")
         fields, field_seq, title_field = _validated_fields(definition, existing, schema, caller)
-        shape_changed = (
-            definition.kind != existing.kind
-            or definition.localized != existing.localized
-            or definition.audience_gated != existing.audience_gated
-        )
-        if shape_changed and existing.entry_count > 0:
-            raise Conflict(
-                "kind, localized and audienceGated cannot change while the type has entries "
-                f"({existing.entry_count}, trashed included)"
-            )
+        shape_changed = _shape_change(definition, existing)
         attributes = {
             **_definition_attributes(definition, fields, title_field),
             "fieldSeq": field_seq,
@@ -650,23 +686,7 @@ def replace_type(
         if change.job is not None:
             items.append(change.job)
         dynamo.transact(items)
-        return replace(
-            existing,
-            kind="single" if definition.kind == "single" else "collection",
-            localized=definition.localized,
-            audience_gated=definition.audience_gated,
-            title_field=title_field,
-            fields=fields,
-            revision=existing.revision + 1,
-            field_seq=field_seq,
-            updated_at=now,
-            list_shards=definition.list_shards,
-            list_layout=change.layout,
-            list_next=change.next,
-            list_gen=change.gen or existing.list_gen,
-            _by_name={},
-            _by_key={},
-        )
+        return _replaced(existing, definition, fields, field_seq, title_field, now, change)
 
     result: ContentType = _retrying(attempt)
     return result

@@ -163,7 +163,12 @@ class _Builder:
             name: {f.name: f for f in t.relation_fields if (f.target or "") in types}
             for name, t in types.items()
         }
-        shared = names.shared
+        self._entry_types(names.shared)
+        self._schedule_types(names.shared)
+        self._filter_types(names.shared)
+
+    def _entry_types(self, shared: Mapping[str, str]) -> None:
+        """The scalars and the shared types every content type's object uses."""
         self.json = self._scalar(
             shared["JSON"], JSON_DESCRIPTION, json_identity, json_identity, json_literal
         )
@@ -191,6 +196,9 @@ class _Builder:
                 "email": graphene.Field(graphene.NonNull(graphene.String), resolver=_key("email")),
             },
         )
+
+    def _schedule_types(self, shared: Mapping[str, str]) -> None:
+        """A schedule's type and its enums."""
         self.schedule_action = self._enum(
             shared["ScheduleAction"],
             "What a schedule does when due.",
@@ -219,6 +227,9 @@ class _Builder:
                 ),
             },
         )
+
+    def _filter_types(self, shared: Mapping[str, str]) -> None:
+        """The inputs of list filters and of relation links."""
         self.filter_op = self._enum(
             shared["FilterOp"],
             "The operators of the REST filter grammar.",
@@ -324,7 +335,8 @@ class _Builder:
                     [(v, v) for v in definition.values],
                 )
 
-    def _object_type(self, content_type: ContentType, own: TypeNames) -> Any:
+    def _system_fields(self, content_type: ContentType) -> dict[str, Any]:
+        """The fields every entry has, whatever its type: id, status, locale, times, versions."""
         non_null = graphene.NonNull
         fields: dict[str, Any] = {
             "id": graphene.Field(non_null(graphene.ID), resolver=_attribute("id")),
@@ -363,6 +375,37 @@ class _Builder:
                 non_null(graphene.List(non_null(graphene.String))),
                 resolver=_attribute("audiences"),
             )
+        return fields
+
+    def _relation_field(self, content_type: ContentType, definition: FieldDef) -> Any:
+        """A relation's field: its linked entry, or a page of its linked entries."""
+        non_null = graphene.NonNull
+        target = definition.target or ""
+
+        def target_type(target: str = target) -> Any:
+            return self.objects[target]
+
+        if definition.to_one:
+            return graphene.Field(
+                target_type,
+                resolver=resolvers.to_one_relation(content_type.name, definition.name, target),
+                description=f"The linked `{target}` ({definition.cardinality}), or null.",
+            )
+        return graphene.Field(
+            non_null(graphene.List(non_null(target_type))),
+            args={
+                "page": graphene.Argument(graphene.Int),
+                "pageSize": graphene.Argument(graphene.Int),
+            },
+            resolver=resolvers.to_many_relation(content_type.name, definition.name, target),
+            description=(
+                f"The linked `{target}` entries ({definition.cardinality}) in link order; "
+                "`pageSize` defaults to 25 (at most 100)."
+            ),
+        )
+
+    def _object_type(self, content_type: ContentType, own: TypeNames) -> Any:
+        fields = self._system_fields(content_type)
         relations = self.relations[content_type.name]
         for definition in content_type.fields:
             if not definition.is_relation:
@@ -372,30 +415,7 @@ class _Builder:
                 continue
             if definition.name not in relations:
                 continue  # the target is not visible: the relation is left out
-            target = definition.target or ""
-
-            def target_type(target: str = target) -> Any:
-                return self.objects[target]
-
-            if definition.to_one:
-                fields[definition.name] = graphene.Field(
-                    target_type,
-                    resolver=resolvers.to_one_relation(content_type.name, definition.name, target),
-                    description=f"The linked `{target}` ({definition.cardinality}), or null.",
-                )
-            else:
-                fields[definition.name] = graphene.Field(
-                    non_null(graphene.List(non_null(target_type))),
-                    args={
-                        "page": graphene.Argument(graphene.Int),
-                        "pageSize": graphene.Argument(graphene.Int),
-                    },
-                    resolver=resolvers.to_many_relation(content_type.name, definition.name, target),
-                    description=(
-                        f"The linked `{target}` entries ({definition.cardinality}) in link order; "
-                        "`pageSize` defaults to 25 (at most 100)."
-                    ),
-                )
+            fields[definition.name] = self._relation_field(content_type, definition)
         kind = "single type" if content_type.is_single else "content type"
         return self._object(own.object, f"An entry of {kind} `{content_type.name}`.", fields)
 
@@ -496,6 +516,11 @@ class _Builder:
         )
 
     def _root_fields(self, type_name: str, query: dict[str, Any], mutation: dict[str, Any]) -> None:
+        self._query_fields(type_name, query)
+        self._mutation_fields(type_name, mutation)
+
+    def _query_fields(self, type_name: str, query: dict[str, Any]) -> None:
+        """A single type's one field, or a collection's by-id and list fields."""
         content_type = self.types[type_name]
         own = self.names.types[type_name]
         obj = self.objects[type_name]
@@ -552,6 +577,13 @@ class _Builder:
                     f"`page`, which reaches the first {MAX_LIST_DEPTH:,} entries)."
                 ),
             )
+
+    def _mutation_fields(self, type_name: str, mutation: dict[str, Any]) -> None:
+        """create, update, the state changes, the workflow and delete of one type."""
+        content_type = self.types[type_name]
+        own = self.names.types[type_name]
+        obj = self.objects[type_name]
+        id_argument = {"id": graphene.Argument(graphene.NonNull(graphene.ID))}
         create, update = self._write_inputs(content_type, own)
         mutation[own.mutation("create")] = graphene.Field(
             obj,

@@ -676,6 +676,27 @@ def to_one_relation(source_type: str, relation: str, target_type: str) -> Resolv
     return resolve
 
 
+async def _to_many(
+    context: Context,
+    info: GraphQLResolveInfo,
+    loader: DataLoader,
+    entry: Entry,
+    request: RelationRequest,
+    target_type: str,
+) -> list[Entry]:
+    """A to-many relation's page off the executor's direct path."""
+    if request.page > 1:
+        # Spec 4.1: beyond the first page, the relations route's own call, one per row.
+        related = await asyncio.to_thread(service.list_related, request)
+        found = related.items
+    else:
+        found = await _first_visible(
+            loader, await _links(context, entry, request.field), request.page_size
+        )
+    await context.prefetch(info, target_type, found)
+    return found
+
+
 def to_many_relation(source_type: str, relation: str, target_type: str) -> Resolver:
     def resolve(
         entry: Entry,
@@ -702,25 +723,7 @@ def to_many_relation(source_type: str, relation: str, target_type: str) -> Resol
             if found is not NOT_READY:
                 return found
         loader = context.loader(entry.view, target_type, picked)
-        return _to_many(context, info, loader, entry, request)
-
-    async def _to_many(
-        context: Context,
-        info: GraphQLResolveInfo,
-        loader: DataLoader,
-        entry: Entry,
-        request: RelationRequest,
-    ) -> list[Entry]:
-        if request.page > 1:
-            # Spec 4.1: beyond the first page, the relations route's own call, one per row.
-            related = await asyncio.to_thread(service.list_related, request)
-            found = related.items
-        else:
-            found = await _first_visible(
-                loader, await _links(context, entry, relation), request.page_size
-            )
-        await context.prefetch(info, target_type, found)
-        return found
+        return _to_many(context, info, loader, entry, request, target_type)
 
     def ready(
         execution: Any, graphql_field: GraphQLField, nodes: list[FieldNode]

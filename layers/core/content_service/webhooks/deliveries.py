@@ -340,6 +340,30 @@ def decode_cursor(cursor: str, endpoint_id: str, filters: str) -> dict[str, Any]
     return {name: {"S": plain[name]} for name in ("id", "endpointId", "createdKey")}
 
 
+def _log_filter(
+    status: str | None, event: str | None, search: LogSearch, expression_values: dict[str, Any]
+) -> tuple[list[str], dict[str, str]]:
+    """The log's filter clauses and their attribute names; adds their values to
+    `expression_values`, so the query names only what it uses."""
+    names: dict[str, str] = {}
+    filters: list[str] = []
+    if status is not None:
+        filters.append("#status = :status")
+        expression_values.update(values(status=status))
+        names["#status"] = "status"
+    if event is not None:
+        filters.append("event = :event")
+        expression_values.update(values(event=event))
+    if search.event_id is not None:
+        filters.append("eventId = :eventId")
+        expression_values.update(values(eventId=search.event_id))
+    if search.entry_id is not None:
+        # The entry id is inside the frozen body; `contains` narrows, the row decides.
+        filters.append("contains(requestBody, :entryId)")
+        expression_values.update(values(entryId=search.entry_id))
+    return filters, names
+
+
 class DeliveryStore:
     def __init__(self, client: DynamoDBClient, table: str) -> None:
         self._client = client
@@ -462,22 +486,7 @@ class DeliveryStore:
             "ScanIndexForward": False,
         }
         expression_values = values(endpoint=endpoint_id, **search.key_values())
-        names: dict[str, str] = {}
-        filters: list[str] = []
-        if status is not None:
-            filters.append("#status = :status")
-            expression_values.update(values(status=status))
-            names["#status"] = "status"
-        if event is not None:
-            filters.append("event = :event")
-            expression_values.update(values(event=event))
-        if search.event_id is not None:
-            filters.append("eventId = :eventId")
-            expression_values.update(values(eventId=search.event_id))
-        if search.entry_id is not None:
-            # The entry id is inside the frozen body; `contains` narrows, the row decides.
-            filters.append("contains(requestBody, :entryId)")
-            expression_values.update(values(entryId=search.entry_id))
+        filters, names = _log_filter(status, event, search, expression_values)
         if filters:
             kwargs["FilterExpression"] = " AND ".join(filters)
         if names:
