@@ -80,12 +80,13 @@ import httpx
 from boto3.dynamodb.types import TypeDeserializer
 
 from content_service.clock import iso_utc, parse_iso_utc
+from content_service.storage.json_values import NotJson, plain
+from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
 from content_service.webhooks.catalogue import OPERATIONAL_KINDS
 from content_service.webhooks.deliveries import fanout_delivery_id
 from content_service.webhooks.endpoint_secrets import secret_hint
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.matching import matches
-from content_service.webhooks.outbox import MalformedEvent, OutboxEvent, plain
 from content_service.webhooks.signing import SignatureVerificationError, verify_signature
 from infra import REPO_ROOT
 from infra.emulator import FAKE_CREDENTIALS
@@ -568,7 +569,7 @@ def check_events(final: Final, ledger: Ledger) -> list[str]:
             problems.append(f"event {event['id']} still marked: its fan-out never completed")
         try:
             outbox = OutboxEvent.from_item(plain(event))
-        except MalformedEvent as error:
+        except (MalformedEvent, NotJson) as error:
             problems.append(f"event {event['id']} is not an outbox event: {error}")
             continue
         for endpoint in endpoints:

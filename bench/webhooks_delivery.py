@@ -36,12 +36,12 @@ from content_service.clock import SystemClock, iso_utc
 from content_service.settings import Settings
 from content_service.storage import aws
 from content_service.storage.dynamo import encode
+from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services, wiring
 from content_service.webhooks.deliveries import Claim, DeliveryRow, Outcome
 from content_service.webhooks.delivery import DeliveryWorker
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.outbox import OutboxEvent
 from content_service.webhooks.outgoing import request_headers
 from infra.local_stack import LocalStack
 from infra.request_recorder import RequestRecorder

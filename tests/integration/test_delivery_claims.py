@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from content_service.clock import iso_utc
+from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services
 from content_service.webhooks.deliveries import Claim
 from content_service.webhooks.delivery import LOST_CLAIM_ERROR
@@ -25,7 +26,6 @@ from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
 from content_service.webhooks.http_sender import Sender, SendResult
-from content_service.webhooks.outbox import OutboxEvent
 from content_service.webhooks.sweeper import SWEEP_GRACE_SECONDS
 from infra.local_stack import LocalStack
 from tests.support.receiver import Answer, Receiver

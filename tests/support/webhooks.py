@@ -23,13 +23,13 @@ from content_service.clock import iso_utc
 from content_service.settings import Settings
 from content_service.storage import aws
 from content_service.storage.dynamo import encode
+from content_service.storage.outbox_event import OutboxEvent, fanout_shard
 from content_service.webhooks import services, wiring
 from content_service.webhooks.deliveries import DeliveryRow
 from content_service.webhooks.delivery import DeliveryWorker
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.http_sender import Sender
-from content_service.webhooks.outbox import OutboxEvent, fanout_shard
 from content_service.webhooks.queue import message_body
 from content_service.webhooks.url_policy import UnresolvableHost
 from infra.lambda_runtime import FunctionRuntime

@@ -49,9 +49,9 @@ from content_service.storage.dynamo import (
     transact,
     values,
 )
+from content_service.storage.json_values import plain
 
 from .bounds import Headers
-from .outbox import plain
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
