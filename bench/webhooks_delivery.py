@@ -38,8 +38,8 @@ from content_service.storage import aws
 from content_service.storage.dynamo import encode
 from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services, wiring
-from content_service.webhooks.deliveries import Claim, DeliveryRow, Outcome
 from content_service.webhooks.delivery import DeliveryWorker
+from content_service.webhooks.delivery_rows import Claim, DeliveryRow, Outcome
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.outgoing import request_headers

@@ -10,7 +10,7 @@ import pytest
 from content_service.storage import request_check
 from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services
-from content_service.webhooks.deliveries import fanout_delivery_id
+from content_service.webhooks.delivery_rows import fanout_delivery_id
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import FanOut
