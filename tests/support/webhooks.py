@@ -24,7 +24,7 @@ from content_service.settings import Settings
 from content_service.storage import aws
 from content_service.storage.dynamo import encode
 from content_service.storage.outbox_event import OutboxEvent, fanout_shard
-from content_service.webhooks import services, wiring
+from content_service.webhooks import services, wiring, workers
 from content_service.webhooks.delivery import DeliveryWorker
 from content_service.webhooks.delivery_rows import DeliveryRow
 from content_service.webhooks.endpoint_secrets import mint_secret
@@ -184,21 +184,8 @@ def make_worker(
     sender: Sender, clock: FakeClock, rng: random.Random | None = None
 ) -> DeliveryWorker:
     """The delivery core as the delivery handler builds it, with injected time and jitter."""
-    current = settings()
-    return DeliveryWorker(
-        options=current.webhooks,
-        deliveries=services.delivery_store(current),
-        endpoints=services.endpoint_store(current),
-        queue=services.delivery_queue(current),
-        sender=sender,
-        clock=clock,
-        rng=rng or random.Random(7),
-        notices=services.endpoint_notices(current, clock),
-        limiter=services.rate_limiter(current),
-        bus=services.event_bus(current),
-        stats=services.attempt_stats(current),
-        sleep=clock.advance,
-    )
+    deps = wiring.Dependencies(clock=clock, rng=rng or random.Random(7), sleep=clock.advance)
+    return workers.delivery_worker(settings(), sender, deps)
 
 
 def sender_for(resolver: FakeResolver | None = None) -> Sender:
