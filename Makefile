@@ -117,10 +117,10 @@ bench: $(VENV)/.dev-installed nginx build
 	$(PY) -m bench
 
 soak: $(VENV)/.dev-installed
-	$(PY) -m bench.soak
+	$(PY) -m harness.soak
 
 crash: $(VENV)/.dev-installed
-	$(PY) -m bench.crash
+	$(PY) -m harness.crash
 
 fuzz: $(VENV)/.dev-installed
 	FUZZ_EXAMPLES=200 $(PY) -m pytest tests/fuzz

@@ -1,4 +1,4 @@
-"""`make crash` (bench/crash.py) in small: three SIGKILLs and a SIGTERM of the local stack
+"""`make crash` (harness/crash.py) in small: three SIGKILLs and a SIGTERM of the local stack
 while writers and deliveries run, then every check of the full run; and a kill aimed at the
 moment an endpoint is disabled, before its notice is sent.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.crash import CrashConfig, run_crash, run_notice_crash
+from harness.crash import CrashConfig, run_crash, run_notice_crash
 
 
 @pytest.mark.slow

@@ -27,10 +27,10 @@ from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
 from content_service.webhooks.http_sender import Sender, SendResult
 from content_service.webhooks.sweeper import SWEEP_GRACE_SECONDS
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack
-from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import (
-    FakeClock,
     delete_rows,
     drain,
     enqueue,
@@ -43,7 +43,6 @@ from tests.support.webhooks import (
     seed_rows,
     sender_for,
     settings,
-    store_endpoint,
     stream_event,
 )
 

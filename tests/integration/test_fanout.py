@@ -15,10 +15,10 @@ from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import FanOut
 from content_service.webhooks.queue import DeliveryQueue
+from harness.receiver import Receiver
+from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack
-from tests.support.receiver import Receiver
 from tests.support.webhooks import (
-    FakeClock,
     delete_rows,
     drain,
     function_runtime,
@@ -26,7 +26,6 @@ from tests.support.webhooks import (
     purge_endpoint,
     rows_for_endpoint,
     settings,
-    store_endpoint,
     stream_event,
     stream_state,
     write_event,

@@ -11,11 +11,11 @@ from content_service.webhooks.deliveries import PRUNE_CONTROL_ID
 from content_service.webhooks.delivery import RETRY_SWEEP_GRACE_SECONDS
 from content_service.webhooks.delivery_rows import DeliveryRow
 from content_service.webhooks.endpoint_store import Endpoint
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import webhook_options
-from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import (
-    FakeClock,
     drain,
     function_runtime,
     make_worker,

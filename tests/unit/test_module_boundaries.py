@@ -1,7 +1,9 @@
-"""Import boundaries of the core package, read from the source with `ast` (nothing imported).
+"""Import boundaries, read from the source with `ast` (nothing imported).
 
-Content writes the outbox event and webhooks read it; the event's shape lives in storage
-(`storage/outbox_event.py`), so the content capability imports nothing from webhooks.
+- Content writes the outbox event and webhooks read it; the event's shape lives in storage
+  (`storage/outbox_event.py`), so the content capability imports nothing from webhooks.
+- The tests and the benchmarks share what they share through `harness/`: neither imports the
+  other.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "content_service"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "layers" / "core" / "content_service"
 
 
 def imported_modules(path: Path, package: str) -> set[str]:
@@ -31,18 +34,39 @@ def imported_modules(path: Path, package: str) -> set[str]:
 
 
 def imports_from(directory: Path, package: str, forbidden: str) -> list[str]:
-    return [
-        f"{path.relative_to(PACKAGE.parent)} imports {name}"
-        for path in sorted(directory.rglob("*.py"))
-        for name in sorted(imported_modules(path, package))
-        if name == forbidden or name.startswith(forbidden + ".")
-    ]
+    """Each import of `forbidden` (or a module under it) by a file under `directory`, whose
+    files belong to `package` (subpackages resolved from their folders)."""
+    found: list[str] = []
+    for path in sorted(directory.rglob("*.py")):
+        parts = path.parent.relative_to(directory).parts
+        own = ".".join([package, *parts])
+        found.extend(
+            f"{path.relative_to(ROOT)} imports {name}"
+            for name in sorted(imported_modules(path, own))
+            if name == forbidden or name.startswith(forbidden + ".")
+        )
+    return found
 
 
 def test_content_imports_nothing_from_webhooks() -> None:
     assert (
         imports_from(PACKAGE / "content", "content_service.content", "content_service.webhooks")
         == []
+    )
+
+
+def test_tests_import_nothing_from_bench() -> None:
+    assert imports_from(ROOT / "tests", "tests", "bench") == []
+
+
+def test_bench_imports_nothing_from_tests() -> None:
+    assert imports_from(ROOT / "bench", "bench", "tests") == []
+
+
+def test_harness_imports_neither_tests_nor_bench() -> None:
+    harness = ROOT / "harness"
+    assert (
+        imports_from(harness, "harness", "tests") + imports_from(harness, "harness", "bench") == []
     )
 
 
