@@ -109,7 +109,7 @@ def outbox_event(
     entry_id: str | None = None,
     occurred_at: str | None = None,
 ) -> dict[str, Any]:
-    """An outbox event in the shape the content capability writes (ARCHITECTURE.md)."""
+    """An outbox event in the shape the content capability writes (storage/outbox_event.py)."""
     event_id = event_id or str(uuid.uuid4())
     return {
         "id": event_id,
