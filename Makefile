@@ -89,6 +89,7 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(PY) -m infra.function_length layers functions infra
 
 # checkov pins its own dependencies (boto3, pydantic...) too: its own environment as well.
 $(CHECKOV):
@@ -116,10 +117,10 @@ bench: $(VENV)/.dev-installed nginx build
 	$(PY) -m bench
 
 soak: $(VENV)/.dev-installed
-	$(PY) -m bench.soak
+	$(PY) -m harness.soak
 
 crash: $(VENV)/.dev-installed
-	$(PY) -m bench.crash
+	$(PY) -m harness.crash
 
 fuzz: $(VENV)/.dev-installed
 	FUZZ_EXAMPLES=200 $(PY) -m pytest tests/fuzz

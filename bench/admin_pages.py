@@ -24,13 +24,14 @@ from bench.report import Row
 from content_service import runtime
 from content_service.clock import iso_utc
 from content_service.content.model import FieldSpec, TypeDefinition
-from content_service.content.schema import create_type, get_type
+from content_service.content.schema import get_type
+from content_service.content.schema_changes import create_type
 from content_service.identity.principal import UserCaller
 from content_service.identity.users import create_user
 from content_service.identity.workspaces import create_workspace
+from harness.seeding import bulk_put, stored_entry
 from infra.local_stack import LocalStack
 from infra.request_recorder import RequestRecorder
-from tests.support.seeding import bulk_put, stored_entry
 
 BENCHMARK = "admin_pages"
 ENTRIES = 1_000

@@ -44,19 +44,20 @@ from bench.report import Row, median_seconds
 from content_service import runtime
 from content_service.clock import iso_utc
 from content_service.content.items import StoredEntry
-from content_service.content.listing import READ_BUDGET
+from content_service.content.list_in_memory import READ_BUDGET
 from content_service.content.model import ContentType, FieldSpec, TypeDefinition
 from content_service.content.requests import RelationChange, WriteRequest
-from content_service.content.schema import create_type, get_type
+from content_service.content.schema import get_type
+from content_service.content.schema_changes import create_type
 from content_service.content.write_transaction import Versions
 from content_service.content.writes import create_entry
 from content_service.identity.principal import TokenCaller
 from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
 from content_service.identity.workspaces import create_workspace
+from harness.seeding import bulk_put, changed_entry, stored_entry
 from infra.emulator import Emulator
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall, RequestRecorder
-from tests.support.seeding import bulk_put, changed_entry, stored_entry
 
 BENCHMARK = "content_lists"
 RELATION_SIZES = (10, 50, 100)
@@ -254,7 +255,7 @@ def _seed(
     workspace_id: str, content_type: ContentType, start: int, stop: int, emulator: Emulator
 ) -> None:
     """Entries `start` to `stop` of the stored shape, with their list index and count items,
-    loaded into the in-process emulator (`tests.support.seeding.bulk_put`)."""
+    loaded into the in-process emulator (`harness.seeding.bulk_put`)."""
     rng = random.Random(stop)
     keys = {f.name: f.key for f in content_type.fields}
     base = 1_700_000_000.0

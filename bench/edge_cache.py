@@ -1,6 +1,6 @@
 """Reads through a shared cache, and what the per-token limiter costs.
 
-Debian's nginx plays CloudFront in front of the local stack (`tests.support.edge_cache`, keyed
+Debian's nginx plays CloudFront in front of the local stack (`harness.edge_cache`, keyed
 as the template's cache policies), with the service's default `CONTENT_CACHE_SECONDS` (60):
 
 1. `CLIENTS` read tokens each make `READS` reads spread over `HOT_URLS` hot URLs (REST lists
@@ -31,13 +31,13 @@ import httpx
 from bench.report import Row
 from content_service import runtime
 from content_service.content.model import FieldSpec, TypeDefinition
-from content_service.content.schema import create_type
+from content_service.content.schema_changes import create_type
 from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
 from content_service.identity.workspaces import create_workspace
+from harness.edge_cache import SERVED_FROM_CACHE, EdgeCache
+from harness.seeding import seed_published
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall
-from tests.support.edge_cache import SERVED_FROM_CACHE, EdgeCache
-from tests.support.seeding import seed_published
 
 BENCHMARK = "edge_cache"
 CLIENTS = 5

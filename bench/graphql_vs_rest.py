@@ -48,12 +48,12 @@ from content_service import runtime
 from content_service.api import auth
 from content_service.content import service
 from content_service.content.model import FieldSpec, TypeDefinition
-from content_service.content.schema import create_type
+from content_service.content.schema_changes import create_type
 from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
 from content_service.identity.workspaces import create_workspace
+from harness.seeding import seed_published
 from infra.lambda_runtime import lambda_context, load_handler
 from infra.local_stack import LocalStack
-from tests.support.seeding import seed_published
 
 BENCHMARK = "graphql_vs_rest"
 REPEAT = 41

@@ -38,9 +38,9 @@ import httpx
 from bench.report import Row
 from content_service import runtime
 from content_service.settings import Settings
+from harness.ports import free_port
+from harness.seeding import seed_published
 from infra import REPO_ROOT
-from tests.conftest_infra import free_port
-from tests.support.seeding import seed_published
 
 BENCHMARK = "local_mix"
 TYPE = "post"

@@ -36,12 +36,11 @@ from content_service.clock import SystemClock, iso_utc
 from content_service.settings import Settings
 from content_service.storage import aws
 from content_service.storage.dynamo import encode
-from content_service.webhooks import services, wiring
-from content_service.webhooks.deliveries import Claim, DeliveryRow, Outcome
-from content_service.webhooks.delivery import DeliveryWorker
+from content_service.storage.outbox_event import OutboxEvent
+from content_service.webhooks import services, wiring, workers
+from content_service.webhooks.delivery_rows import Claim, DeliveryRow, Outcome
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.outbox import OutboxEvent
 from content_service.webhooks.outgoing import request_headers
 from infra.local_stack import LocalStack
 from infra.request_recorder import RequestRecorder
@@ -114,23 +113,11 @@ def _seed(settings: Settings, endpoint: Endpoint, count: int) -> list[DeliveryRo
 
 def _deliver(settings: Settings, rows: list[DeliveryRow]) -> float:
     """Seconds the delivery core takes for `rows`, batch by batch, as the handler runs it."""
-    deps = wiring.dependencies()
+    deps = dataclasses.replace(wiring.dependencies(), rng=random.Random(1))
     started = time.perf_counter()
     for start in range(0, len(rows), BATCH):
         with wiring.make_sender(settings.webhooks, deps) as sender:
-            worker = DeliveryWorker(
-                options=settings.webhooks,
-                deliveries=services.delivery_store(settings),
-                endpoints=services.endpoint_store(settings),
-                queue=services.delivery_queue(settings),
-                sender=sender,
-                clock=deps.clock,
-                rng=random.Random(1),
-                notices=services.endpoint_notices(settings, deps.clock),
-                limiter=services.rate_limiter(settings),
-                bus=services.event_bus(settings),
-                stats=services.attempt_stats(settings),
-            )
+            worker = workers.delivery_worker(settings, sender, deps)
             batch = rows[start : start + BATCH]
             worker.prepare([row.id for row in batch])
             for row in batch:

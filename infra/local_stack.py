@@ -232,38 +232,10 @@ class LocalStack:
         self.settings = settings
         self._mirror_session_key(settings)
 
-        if options.durable:
-            self._progress(f"restoring the saved state from {options.local_dir}")
-            self.restored_items = self.emulator.open_durable(
-                options.local_dir, provisioned.tables, options.journal_fsync
-            )
-            self._durable = True
-            if self.restored_items:
-                log.info("restored %d item(s) from %s", self.restored_items, options.local_dir)
+        self._restore(provisioned)
         restored = self.restored_items > 0
-
         if options.pollers:
-            runtimes = load_runtimes(
-                self.template,
-                region=self.emulator.region,
-                prefix=options.prefix,
-                overrides=options.handler_overrides,
-            )
-            self.pollers = build_pollers(
-                provisioned,
-                self.emulator,
-                runtimes,
-                PollerOptions(
-                    delivery_interval_s=settings.webhooks.delivery_interval_ms / 1000,
-                    time_scale=options.time_scale,
-                    stream_poll_interval_s=options.stream_poll_interval_s,
-                    stream_retry_base_s=options.stream_retry_base_s,
-                    stream_starting_position="LATEST" if restored else None,
-                ),
-            )
-            self.pollers.prepare()
-            if restored and options.resumer is not None:
-                log.info("after the restore: %s", options.resumer(settings))
+            self._build_pollers(provisioned, settings, restored)
 
         listener = self._listener = _bind(options.host, options.port) if options.api else None
         if listener is not None:
@@ -287,6 +259,45 @@ class LocalStack:
             target=self._housekeep, name="local-stack-housekeeping", daemon=True
         )
         self._housekeeping.start()
+
+    def _restore(self, provisioned: Provisioned) -> None:
+        """Replays the saved state into the emulator, when the stack is durable."""
+        options = self.options
+        if not options.durable:
+            return
+        self._progress(f"restoring the saved state from {options.local_dir}")
+        self.restored_items = self.emulator.open_durable(
+            options.local_dir, provisioned.tables, options.journal_fsync
+        )
+        self._durable = True
+        if self.restored_items:
+            log.info("restored %d item(s) from %s", self.restored_items, options.local_dir)
+
+    def _build_pollers(self, provisioned: Provisioned, settings: Settings, restored: bool) -> None:
+        """The pollers of the template's event sources (streams read from LATEST after a
+        restore), prepared but not started."""
+        options = self.options
+        runtimes = load_runtimes(
+            self.template,
+            region=self.emulator.region,
+            prefix=options.prefix,
+            overrides=options.handler_overrides,
+        )
+        self.pollers = build_pollers(
+            provisioned,
+            self.emulator,
+            runtimes,
+            PollerOptions(
+                delivery_interval_s=settings.webhooks.delivery_interval_ms / 1000,
+                time_scale=options.time_scale,
+                stream_poll_interval_s=options.stream_poll_interval_s,
+                stream_retry_base_s=options.stream_retry_base_s,
+                stream_starting_position="LATEST" if restored else None,
+            ),
+        )
+        self.pollers.prepare()
+        if restored and options.resumer is not None:
+            log.info("after the restore: %s", options.resumer(settings))
 
     def _provision(self, user_env: Mapping[str, str]) -> Provisioned:
         """Keys, tables and queues from the template (the emulator's keys as the last run left

@@ -724,6 +724,28 @@ class Pollers:
         return self.schedules.tick(name)
 
 
+def _schedule(
+    provisioned: Provisioned,
+    logical_id: str,
+    runtime: FunctionRuntime,
+    event: EventSource,
+    options: PollerOptions,
+) -> Schedule:
+    """A Schedule event source as EventBridge would fire it: its rate, input and rule ARN."""
+    props = {k: provisioned.intrinsics.resolve(v) for k, v in event.properties.items()}
+    raw_input = props.get("Input")
+    return Schedule(
+        key=f"{logical_id}.{event.name}",
+        runtime=runtime,
+        period_s=parse_rate(str(props["Schedule"])) * options.time_scale,
+        event=json.loads(raw_input) if isinstance(raw_input, str) else raw_input,
+        rule_arn=(
+            f"arn:aws:events:{provisioned.region}:"
+            f"{runtime.arn.split(':')[4]}:rule/{runtime.function_name}{event.name}"
+        ),
+    )
+
+
 def build_pollers(
     provisioned: Provisioned,
     emulator: Emulator,
@@ -773,20 +795,7 @@ def build_pollers(
                     )
                 )
             elif event.type == "Schedule":
-                props = {k: provisioned.intrinsics.resolve(v) for k, v in event.properties.items()}
-                raw_input = props.get("Input")
-                schedules.append(
-                    Schedule(
-                        key=f"{logical_id}.{event.name}",
-                        runtime=runtime,
-                        period_s=parse_rate(str(props["Schedule"])) * options.time_scale,
-                        event=json.loads(raw_input) if isinstance(raw_input, str) else raw_input,
-                        rule_arn=(
-                            f"arn:aws:events:{provisioned.region}:"
-                            f"{runtime.arn.split(':')[4]}:rule/{runtime.function_name}{event.name}"
-                        ),
-                    )
-                )
+                schedules.append(_schedule(provisioned, logical_id, runtime, event, options))
     return Pollers(
         streams, queues, SchedulePoller(schedules, provisioned.region) if schedules else None
     )

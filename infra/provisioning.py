@@ -142,6 +142,78 @@ def parameter_values(template: Template, user_env: Mapping[str, str]) -> dict[st
     return result
 
 
+def _ensure_queues(
+    sqs: SQSClient,
+    prefix: str,
+    queue_properties: Mapping[str, Mapping[str, Any]],
+    static: Intrinsics,
+) -> tuple[dict[str, ProvisionedQueue], list[str]]:
+    """Every queue, without its redrive policy (its target may not exist yet), and the logical
+    ids of those created now."""
+    queues: dict[str, ProvisionedQueue] = {}
+    created: list[str] = []
+    for logical_id, properties in queue_properties.items():
+        queue, is_new = _ensure_queue(
+            sqs, prefix, logical_id, static.resolve(_without_redrive(properties))
+        )
+        queues[logical_id] = queue
+        if is_new:
+            created.append(logical_id)
+    return queues, created
+
+
+def _resource_attributes(
+    early_attributes: Mapping[tuple[str, str], str],
+    tables: Mapping[str, ProvisionedTable],
+    queues: Mapping[str, ProvisionedQueue],
+) -> dict[tuple[str, str], str]:
+    """`Fn::GetAtt` values of the keys, roles, tables and queues."""
+    attributes: dict[tuple[str, str], str] = dict(early_attributes)
+    for table in tables.values():
+        attributes[(table.logical_id, "Arn")] = table.arn
+        if table.stream_arn:
+            attributes[(table.logical_id, "StreamArn")] = table.stream_arn
+    for queue in queues.values():
+        attributes[(queue.logical_id, "Arn")] = queue.arn
+        attributes[(queue.logical_id, "QueueName")] = queue.name
+        attributes[(queue.logical_id, "QueueUrl")] = queue.url
+    return attributes
+
+
+def _pseudo_parameters(region: str, prefix: str) -> dict[str, str]:
+    return {
+        "AWS::Region": region,
+        "AWS::AccountId": DEFAULT_ACCOUNT_ID,
+        "AWS::Partition": "aws",
+        "AWS::URLSuffix": "amazonaws.com",
+        "AWS::StackName": f"{prefix}content-service-local",
+    }
+
+
+def _set_redrives(
+    sqs: SQSClient,
+    intrinsics: Intrinsics,
+    created: Mapping[str, ProvisionedQueue],
+    queue_properties: Mapping[str, Mapping[str, Any]],
+) -> None:
+    """Gives the queues created now their redrive policies."""
+    for logical_id, queue in created.items():
+        redrive = {
+            key: json.dumps(intrinsics.resolve(queue_properties[logical_id][key]))
+            for key in _QUEUE_JSON_ATTRIBUTES
+            if key in queue_properties[logical_id]
+        }
+        if redrive:
+            sqs.set_queue_attributes(QueueUrl=queue.url, Attributes=redrive)  # type: ignore[arg-type]
+
+
+def _ensure_keys(kms: KMSClient, prefix: str, template: Template) -> dict[str, ProvisionedKey]:
+    return {
+        logical_id: _ensure_key(kms, prefix, logical_id, resource.properties)
+        for logical_id, resource in template.resources_of_type(KEY_TYPE).items()
+    }
+
+
 def provision(
     emulator: Emulator,
     template: Template,
@@ -154,18 +226,8 @@ def provision(
         raise TemplateError(f"prefix {prefix!r} may only use letters, digits, '-' and '_'")
     user_env = {} if user_env is None else user_env
     parameters = parameter_values(template, user_env)
-    pseudo = {
-        "AWS::Region": emulator.region,
-        "AWS::AccountId": DEFAULT_ACCOUNT_ID,
-        "AWS::Partition": "aws",
-        "AWS::URLSuffix": "amazonaws.com",
-        "AWS::StackName": f"{prefix}content-service-local",
-    }
-    kms = emulator.kms()
-    keys = {
-        logical_id: _ensure_key(kms, prefix, logical_id, resource.properties)
-        for logical_id, resource in template.resources_of_type(KEY_TYPE).items()
-    }
+    pseudo = _pseudo_parameters(emulator.region, prefix)
+    keys = _ensure_keys(emulator.kms(), prefix, template)
     early_attributes = _key_attributes(keys.values())
     early_attributes.update(_role_attributes(template, prefix))
     static = Intrinsics(
@@ -185,44 +247,19 @@ def provision(
         logical_id: resource.properties
         for logical_id, resource in template.resources_of_type(QUEUE_TYPE).items()
     }
-    queues: dict[str, ProvisionedQueue] = {}
-    created: list[str] = []
-    for logical_id, properties in queue_properties.items():
-        queue, is_new = _ensure_queue(
-            sqs, prefix, logical_id, static.resolve(_without_redrive(properties))
-        )
-        queues[logical_id] = queue
-        if is_new:
-            created.append(logical_id)
-
+    queues, created = _ensure_queues(sqs, prefix, queue_properties, static)
     refs: dict[str, str] = {t.logical_id: t.name for t in tables.values()}
     refs.update({q.logical_id: q.url for q in queues.values()})
     refs.update({k.logical_id: k.key_id for k in keys.values()})
-    attributes: dict[tuple[str, str], str] = dict(early_attributes)
-    for table in tables.values():
-        attributes[(table.logical_id, "Arn")] = table.arn
-        if table.stream_arn:
-            attributes[(table.logical_id, "StreamArn")] = table.stream_arn
-    for queue in queues.values():
-        attributes[(queue.logical_id, "Arn")] = queue.arn
-        attributes[(queue.logical_id, "QueueName")] = queue.name
-        attributes[(queue.logical_id, "QueueUrl")] = queue.url
     intrinsics = Intrinsics(
         parameters=parameters,
         conditions=template.conditions,
         refs=refs,
-        attributes=attributes,
+        attributes=_resource_attributes(early_attributes, tables, queues),
         pseudo=pseudo,
     )
     # Redrive policies name other queues' ARNs, known only now that every queue exists.
-    for logical_id in created:
-        redrive = {
-            key: json.dumps(intrinsics.resolve(queue_properties[logical_id][key]))
-            for key in _QUEUE_JSON_ATTRIBUTES
-            if key in queue_properties[logical_id]
-        }
-        if redrive:
-            sqs.set_queue_attributes(QueueUrl=queues[logical_id].url, Attributes=redrive)  # type: ignore[arg-type]
+    _set_redrives(sqs, intrinsics, {q: queues[q] for q in created}, queue_properties)
 
     return Provisioned(
         template=template,

@@ -6,7 +6,6 @@ Not a conftest pytest loads by itself: the test modules import it explicitly.
 from __future__ import annotations
 
 import copy
-import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -85,13 +84,6 @@ def wait_until(predicate: Callable[[], T], timeout: float = 5.0, message: str = 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {message or predicate}")
         time.sleep(0.02)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def calls_of(handler: Any) -> list[dict[str, Any]]:

@@ -25,11 +25,10 @@ from botocore.exceptions import BotoCoreError, ClientError
 from content_service import runtime
 from content_service.observability import logger, metrics
 from content_service.tracing import tracer
-from content_service.webhooks import services, wiring
-from content_service.webhooks.delivery import DeliveryWorker, Report
-from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
+from content_service.webhooks import wiring, workers
+from content_service.webhooks.delivery import Report
 from content_service.webhooks.queue import MalformedMessage, parse_message
-from content_service.webhooks.recovery import RecoveryRunner, StepReport, is_recovery_key
+from content_service.webhooks.recovery import StepReport, is_recovery_key
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -110,29 +109,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
         return {"batchItemFailures": [{"itemIdentifier": r["messageId"]} for r in records]}
     deps = wiring.dependencies()
     with wiring.make_sender(settings.webhooks, deps) as sender:
-        worker = DeliveryWorker(
-            options=settings.webhooks,
-            deliveries=services.delivery_store(settings),
-            endpoints=services.endpoint_store(settings),
-            queue=services.delivery_queue(settings),
-            sender=sender,
-            clock=deps.clock,
-            rng=deps.rng,
-            notices=services.endpoint_notices(settings, deps.clock),
-            limiter=services.rate_limiter(settings),
-            bus=services.event_bus(settings),
-            stats=services.attempt_stats(settings),
-            sleep=deps.sleep,
-        )
-        recoveries = RecoveryRunner(
-            recoveries=services.recovery_store(settings),
-            deliveries=worker.deliveries,
-            endpoints=worker.endpoints,
-            queue=worker.queue,
-            clock=deps.clock,
-            retention_days=settings.webhooks.retention_days,
-            enqueue_grace_seconds=ENQUEUE_GRACE_SECONDS,
-        )
+        worker = workers.delivery_worker(settings, sender, deps)
+        recoveries = workers.recovery_runner(settings, worker)
 
         try:
             worker.prepare(_delivery_ids(records))

@@ -24,10 +24,10 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from content_service import runtime
 from content_service.observability import logger, metrics
+from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
 from content_service.tracing import tracer
 from content_service.webhooks import services, wiring
 from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.outbox import MalformedEvent, OutboxEvent
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 

@@ -12,9 +12,9 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Dialog, Page, expect
 
+from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
 from tests.support.admin_pages import Shots, editor_user, signed_in, unique_path
-from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import Hooks, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]

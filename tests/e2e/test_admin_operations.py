@@ -16,11 +16,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.support.admin_pages import Shots, signed_in, unique_path
 from tests.support.axe import assert_no_violations
-from tests.support.receiver import Answer, Receiver
-from tests.support.webhooks import FakeClock, Hooks, rows_for_endpoint, seed_rows, write_event
+from tests.support.webhooks import Hooks, rows_for_endpoint, seed_rows, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser

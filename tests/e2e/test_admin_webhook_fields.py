@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
 from tests.conftest import webhook_options
 from tests.support.admin_pages import Shots, signed_in, unique_path
 from tests.support.axe import assert_no_violations
-from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import Hooks, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]

@@ -17,12 +17,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from content_service.webhooks.signing import verify_signature
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import webhook_options
 from tests.support.admin_pages import Shots, no_horizontal_scroll, signed_in, unique_path
 from tests.support.content import create, define, publish
-from tests.support.receiver import Answer, Receiver
-from tests.support.webhooks import FakeClock, Hooks, seed_rows, write_event
+from tests.support.webhooks import Hooks, seed_rows, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser

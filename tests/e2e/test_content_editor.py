@@ -16,12 +16,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from content_service.content import schedules
+from harness.webhooks import FakeClock
 from tests.conftest import WorkspaceAccess
 from tests.e2e.test_admin_access import tab_until
 from tests.support.admin_pages import Shots
 from tests.support.content import create, publish
 from tests.support.content_pages import blog_model, editor_in, in_ws
-from tests.support.webhooks import FakeClock
 
 pytestmark = pytest.mark.browser
 

@@ -27,8 +27,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from harness.ports import free_port
 from infra import REPO_ROOT
-from tests.conftest_infra import free_port, wait_until
+from tests.conftest_infra import wait_until
 from tests.e2e.conftest import sign_in_page
 from tests.support import readme
 

@@ -17,10 +17,11 @@ import pytest
 import stripe
 
 from content_service.webhooks.signing import verify_signature
+from harness.receiver import Answer, Received, Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
-from tests.support.receiver import Answer, Received, Receiver
-from tests.support.webhooks import FakeClock, Hooks, drain, row, write_event
+from tests.support.webhooks import Hooks, drain, row, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 
@@ -258,7 +259,7 @@ def test_send_test_reports_a_failure_without_counting_it(
 def test_send_test_to_a_closed_port_reports_the_error(
     hooks: Hooks, local_receivers_allowed: None
 ) -> None:
-    from tests.support.receiver import refused_port
+    from harness.receiver import refused_port
 
     endpoint = hooks.create(f"http://127.0.0.1:{refused_port()}/hook")
     result = hooks.client.post(f"/api/webhooks/{endpoint['id']}/test").json()

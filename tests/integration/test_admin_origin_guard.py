@@ -20,17 +20,11 @@ from fastapi.routing import APIRoute
 
 from content_service.api.routes import admin, webhooks
 from content_service.webhooks import services
+from harness.receiver import Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
-from tests.support.receiver import Receiver
-from tests.support.webhooks import (
-    FakeClock,
-    Hooks,
-    mark_failed,
-    rows_for_endpoint,
-    seed_rows,
-    settings,
-)
+from tests.support.webhooks import Hooks, mark_failed, rows_for_endpoint, seed_rows, settings
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 

@@ -17,9 +17,10 @@ import pytest
 
 from content_service import runtime
 from content_service.webhooks.custom_headers import rules_json
+from harness.webhooks import FakeClock
 from tests.conftest import WorkspaceAccess, sign_in
 from tests.support.admin_pages import editor_user
-from tests.support.webhooks import FakeClock, Hooks, seed_rows
+from tests.support.webhooks import Hooks, seed_rows
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 

@@ -18,19 +18,13 @@ from typing import Any
 import pytest
 
 from content_service.webhooks.endpoint_store import Endpoint
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock, store_endpoint
 from infra.lambda_runtime import FunctionRuntime
 from infra.local_stack import LocalStack
 from infra.template_model import Template
 from tests.conftest import webhook_options
-from tests.support.receiver import Answer, Receiver
-from tests.support.webhooks import (
-    FakeClock,
-    function_runtime,
-    purge_endpoint,
-    seed_rows,
-    sqs_event,
-    store_endpoint,
-)
+from tests.support.webhooks import function_runtime, purge_endpoint, seed_rows, sqs_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")

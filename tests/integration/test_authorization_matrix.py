@@ -40,10 +40,11 @@ from content_service.clock import iso_utc
 from content_service.identity.tokens import TokenSpec, create_token, revoke_token
 from content_service.identity.users import create_user
 from content_service.identity.workspaces import create_workspace
+from harness.receiver import Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import sign_in, webhook_options
-from tests.support.receiver import Receiver
-from tests.support.webhooks import FakeClock, mark_failed, purge_endpoint, seed_rows
+from tests.support.webhooks import mark_failed, purge_endpoint, seed_rows
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "authorization.md"
 COLUMNS = ("none", "revoked", "read", "full", "other", "other→A", "editor", "admin")

@@ -169,7 +169,7 @@ def test_lists_reindex_indexes_entries_stored_before_list_indexes(
     from content_service.content.items import entry_item
     from content_service.content.schema import get_type
     from content_service.storage import dynamo
-    from tests.support.seeding import stored_entry
+    from harness.seeding import stored_entry
 
     workspace: WorkspaceAccess = new_workspace()
     created = workspace.full.post(

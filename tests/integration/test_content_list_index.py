@@ -15,9 +15,10 @@ import httpx
 import pytest
 
 from content_service.clock import iso_utc
-from content_service.content.listing import READ_BUDGET
+from content_service.content.list_in_memory import READ_BUDGET
 from content_service.content.requests import MAX_LIST_DEPTH
 from content_service.content.schema import get_type
+from harness.seeding import bulk_put, stored_entry
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.content import (
@@ -30,7 +31,6 @@ from tests.support.content import (
     shared_workspace,
 )
 from tests.support.graphql import data, post
-from tests.support.seeding import bulk_put, stored_entry
 
 PRODUCT_FIELDS: list[dict[str, Any]] = [
     {"name": "title", "type": "string", "sortable": True},

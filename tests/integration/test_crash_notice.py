@@ -1,12 +1,12 @@
 """A kill of the local stack aimed at the moment an endpoint is disabled (its transition
 committed), before its notice is sent: the notice arrives after the restart, once
-(`bench.crash.run_notice_crash`)."""
+(`harness.crash.run_notice_crash`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.crash import CrashConfig, run_notice_crash
+from harness.crash import CrashConfig, run_notice_crash
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""`make crash` (bench/crash.py) in small: three SIGKILLs and a SIGTERM of the local stack
+"""`make crash` (harness/crash.py) in small: three SIGKILLs and a SIGTERM of the local stack
 while writers and deliveries run, then every check of the full run.
 
 The stack runs as `make run` runs it, in a process of its own; the harness's writers keep a
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.crash import CrashConfig, run_crash
+from harness.crash import CrashConfig, run_crash
 
 
 @pytest.mark.slow

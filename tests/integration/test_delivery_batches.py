@@ -18,18 +18,11 @@ from content_service.webhooks import services
 from content_service.webhooks.delivery import DeliveryWorker, Report
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.endpoints import EndpointRegistry
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall
-from tests.support.receiver import Answer, Receiver
-from tests.support.webhooks import (
-    FakeClock,
-    drop_endpoint,
-    endpoint,
-    make_worker,
-    row,
-    seed_rows,
-    sender_for,
-)
+from tests.support.webhooks import drop_endpoint, endpoint, make_worker, row, seed_rows, sender_for
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")

@@ -1,4 +1,4 @@
-"""Crashes and duplicates (spec 2.4, 3.1; ARCHITECTURE.md principle 4).
+"""Crashes and duplicates (spec 2.4, 3.1; claims are conditional writes).
 
 A stream record delivered twice makes one delivery; an SQS message delivered twice makes one
 attempt; a worker killed after its claim (before or after its send) leaves a row the minute
@@ -18,19 +18,19 @@ from typing import Any
 import pytest
 
 from content_service.clock import iso_utc
+from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services
-from content_service.webhooks.deliveries import Claim
 from content_service.webhooks.delivery import LOST_CLAIM_ERROR
+from content_service.webhooks.delivery_rows import Claim
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
 from content_service.webhooks.http_sender import Sender, SendResult
-from content_service.webhooks.outbox import OutboxEvent
 from content_service.webhooks.sweeper import SWEEP_GRACE_SECONDS
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack
-from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import (
-    FakeClock,
     delete_rows,
     drain,
     enqueue,
@@ -43,7 +43,6 @@ from tests.support.webhooks import (
     seed_rows,
     sender_for,
     settings,
-    store_endpoint,
     stream_event,
 )
 

@@ -20,11 +20,11 @@ import pytest
 from content_service.clock import parse_iso_utc
 from content_service.webhooks import wiring
 from content_service.webhooks.retry_ladder import LADDER_SECONDS, RETRY_AFTER_CAP_SECONDS
+from harness.receiver import Answer, Receiver, refused_port
+from harness.webhooks import FakeClock, store_endpoint
 from tests.conftest import WorkspaceAccess, webhook_options
-from tests.support.receiver import Answer, Receiver, refused_port
 from tests.support.webhooks import (
     HOSTILE_URLS,
-    FakeClock,
     FakeResolver,
     Hooks,
     hostile_resolver,
@@ -33,7 +33,6 @@ from tests.support.webhooks import (
     row,
     seed_rows,
     sender_for,
-    store_endpoint,
 )
 
 pytest_plugins = ["tests.support.webhook_fixtures"]

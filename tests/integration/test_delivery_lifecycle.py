@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from content_service.webhooks.endpoint_store import Endpoint
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess, webhook_options
-from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import (
-    FakeClock,
     Hooks,
     drain,
     drop_endpoint,
@@ -26,7 +26,6 @@ from tests.support.webhooks import (
     seed_rows,
     sender_for,
     sqs_event,
-    store_endpoint,
     stream_state,
     write_event,
 )

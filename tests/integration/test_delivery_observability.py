@@ -21,17 +21,11 @@ import pytest
 from content_service.webhooks.endpoints import EndpointRegistry
 from content_service.webhooks.queue import message_body
 from content_service.webhooks.recovery import recovery_key
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack
 from tests.conftest import webhook_options
-from tests.support.receiver import Answer, Receiver
-from tests.support.webhooks import (
-    FakeClock,
-    function_runtime,
-    purge_endpoint,
-    seed_rows,
-    settings,
-    store_endpoint,
-)
+from tests.support.webhooks import function_runtime, purge_endpoint, seed_rows, settings
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")

@@ -11,15 +11,10 @@ import pytest
 
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.retry_ladder import LADDER_SECONDS
+from harness.receiver import Answer, Received, Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.support.receiver import Answer, Received, Receiver
-from tests.support.webhooks import (
-    FakeClock,
-    function_runtime,
-    row,
-    seed_rows,
-    sqs_event,
-)
+from tests.support.webhooks import function_runtime, row, seed_rows, sqs_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")

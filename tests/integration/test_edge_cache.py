@@ -1,5 +1,5 @@
 """A real shared cache in front of the local stack: Debian's nginx (`proxy_cache`), keyed as the
-template's CloudFront cache policies key (`tests.support.edge_cache`).
+template's CloudFront cache policies key (`harness.edge_cache`).
 
 - 20 read tokens with different audiences each read 10 hot URLs (REST lists, an entry with an
   expanded relation, relations pages, GraphQL over GET, a persisted query) 20 times: no answer
@@ -24,9 +24,9 @@ import httpx
 import pytest
 
 from content_service.identity.tokens import TokenSpec, create_token
+from harness.edge_cache import SERVED_FROM_CACHE, EdgeCache, edge_keying
 from tests.conftest import WorkspaceAccess, delivery_options
 from tests.support.content import create, define, publish, shared_workspace
-from tests.support.edge_cache import SERVED_FROM_CACHE, EdgeCache, edge_keying
 from tests.support.graphql import PATH
 
 TOKENS = 20

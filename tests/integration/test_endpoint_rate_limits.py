@@ -17,17 +17,17 @@ from typing import Any
 
 import pytest
 
-from bench.soak import delivery_containers
 from content_service import runtime
 from content_service.webhooks import services
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.rate_limit import WINDOW_SECONDS
+from harness.receiver import Answer, Receiver
+from harness.soak import delivery_containers
+from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
-from tests.support.receiver import Answer, Receiver
 from tests.support.receiver_process import ReceiverProcess
 from tests.support.webhooks import (
-    FakeClock,
     Hooks,
     all_rows_for_endpoint,
     drain,
@@ -36,7 +36,6 @@ from tests.support.webhooks import (
     row,
     seed_rows,
     sender_for,
-    store_endpoint,
     write_events,
 )
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from content_service.settings import SettingsError, WebhookOptions
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess, webhook_options
 from tests.support.webhooks import (
-    FakeClock,
     Hooks,
     all_rows_for_endpoint,
     drain,

@@ -21,10 +21,11 @@ import pytest
 from content_service import runtime
 from content_service.cli import main
 from content_service.webhooks.queue import message_body
+from harness.receiver import Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess, webhook_options
-from tests.support.receiver import Receiver
-from tests.support.webhooks import FakeClock, Hooks, rows_for_endpoint, seed_rows, write_event
+from tests.support.webhooks import Hooks, rows_for_endpoint, seed_rows, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack")

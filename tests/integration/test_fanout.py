@@ -8,17 +8,17 @@ from collections.abc import Iterator
 import pytest
 
 from content_service.storage import request_check
+from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services
-from content_service.webhooks.deliveries import fanout_delivery_id
+from content_service.webhooks.delivery_rows import fanout_delivery_id
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import FanOut
-from content_service.webhooks.outbox import OutboxEvent
 from content_service.webhooks.queue import DeliveryQueue
+from harness.receiver import Receiver
+from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack
-from tests.support.receiver import Receiver
 from tests.support.webhooks import (
-    FakeClock,
     delete_rows,
     drain,
     function_runtime,
@@ -26,7 +26,6 @@ from tests.support.webhooks import (
     purge_endpoint,
     rows_for_endpoint,
     settings,
-    store_endpoint,
     stream_event,
     stream_state,
     write_event,

@@ -15,6 +15,7 @@ from graphql import build_client_schema, build_schema, get_introspection_query, 
 
 from content_service import runtime
 from content_service.graphql.cache import schemas
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import ClientFactory, WorkspaceAccess
 from tests.support.content import capture, create, define, publish
@@ -27,7 +28,6 @@ from tests.support.graphql import (
     relation,
     service_calls,
 )
-from tests.support.webhooks import FakeClock
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 

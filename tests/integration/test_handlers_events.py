@@ -23,10 +23,10 @@ from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
 from content_service.webhooks.queue import message_body
 from content_service.webhooks.sweeper import SWEEP_GRACE_SECONDS
+from harness.receiver import Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.support.receiver import Receiver
 from tests.support.webhooks import (
-    FakeClock,
     drain,
     function_runtime,
     make_worker,

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from content_service.webhooks.attempt_stats import Tally, bin_value, latency_bin
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock
 from tests.conftest import WorkspaceAccess
-from tests.support.receiver import Answer, Receiver
-from tests.support.webhooks import FakeClock, Hooks, make_worker, seed_rows, sender_for
+from tests.support.webhooks import Hooks, make_worker, seed_rows, sender_for
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")

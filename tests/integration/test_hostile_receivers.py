@@ -24,10 +24,10 @@ from content_service.webhooks.bounds import ERROR_BYTES, HEADERS_BYTES, headers_
 from content_service.webhooks.http_sender import Sender
 from content_service.webhooks.retry_ladder import LADDER_SECONDS
 from content_service.webhooks.url_policy import UrlPolicy
+from harness.webhooks import FakeClock, store_endpoint
 from tests.conftest import webhook_options
 from tests.support.raw_receiver import RawReceiver, answer
 from tests.support.webhooks import (
-    FakeClock,
     FakeResolver,
     make_worker,
     purge_endpoint,
@@ -35,7 +35,6 @@ from tests.support.webhooks import (
     seed_rows,
     sender_for,
     settings,
-    store_endpoint,
 )
 
 pytest_plugins = ["tests.support.webhook_fixtures"]

@@ -31,6 +31,8 @@ from content_service.identity.tokens import TokenSpec, create_token
 from content_service.identity.workspaces import create_workspace
 from content_service.storage import sealing
 from content_service.webhooks import wiring
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from infra.permissions import (
     Permission,
@@ -45,8 +47,7 @@ from infra.permissions import (
 from infra.request_recorder import RecordedCall
 from tests.conftest import WorkspaceAccess, sign_in, webhook_options
 from tests.support.content import define
-from tests.support.receiver import Answer, Receiver
-from tests.support.webhooks import FakeClock, function_runtime
+from tests.support.webhooks import function_runtime
 
 FUNCTIONS = ("ApiFunction", "FanoutFunction", "DeliveryFunction", "SchedulerFunction")
 

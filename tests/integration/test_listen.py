@@ -24,9 +24,9 @@ import httpx
 import pytest
 import stripe
 
+from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
-from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]

@@ -22,6 +22,7 @@ from fastapi import FastAPI
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from content_service.settings import Settings
+from harness.ports import free_port
 from infra import REPO_ROOT, moto_journal
 from infra.durable_state import DurableState
 from infra.emulator import Emulator, EmulatorError
@@ -30,7 +31,7 @@ from infra.local_stack import LocalStack, LocalStackOptions
 from infra.provisioning import Provisioned, provision
 from infra.snapshot import SnapshotFile
 from infra.template_model import Template
-from tests.conftest_infra import free_port, wait_until
+from tests.conftest_infra import wait_until
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import AttributeValueTypeDef, WriteRequestTypeDef

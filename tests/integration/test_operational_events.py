@@ -21,10 +21,11 @@ from content_service.webhooks import services
 from content_service.webhooks.catalogue import OPERATIONAL_KINDS
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.notices import failing_threshold
+from harness.receiver import Answer, Received, Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
-from tests.support.receiver import Answer, Received, Receiver
-from tests.support.webhooks import FakeClock, Hooks, drain, endpoint, write_event
+from tests.support.webhooks import Hooks, drain, endpoint, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")

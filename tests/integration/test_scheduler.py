@@ -7,14 +7,15 @@ import pytest
 from content_service.clock import iso_utc, parse_iso_utc
 from content_service.storage import aws
 from content_service.webhooks import services
-from content_service.webhooks.deliveries import PRUNE_CONTROL_ID, DeliveryRow
+from content_service.webhooks.deliveries import PRUNE_CONTROL_ID
 from content_service.webhooks.delivery import RETRY_SWEEP_GRACE_SECONDS
+from content_service.webhooks.delivery_rows import DeliveryRow
 from content_service.webhooks.endpoint_store import Endpoint
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import webhook_options
-from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import (
-    FakeClock,
     drain,
     function_runtime,
     make_worker,

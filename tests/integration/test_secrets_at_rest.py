@@ -20,9 +20,9 @@ from content_service.cli import main
 from content_service.storage import sealing
 from content_service.webhooks import services
 from content_service.webhooks.endpoint_store import sealing_context
+from harness.receiver import Receiver
 from infra.emulator import Emulator
 from infra.local_stack import LocalStack, LocalStackOptions
-from tests.support.receiver import Receiver
 from tests.support.webhooks import Hooks, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]

@@ -20,9 +20,9 @@ from content_service.identity.sign_in_throttle import (
     Counter,
     delay_after,
 )
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import ClientFactory
-from tests.support.webhooks import FakeClock
 
 LOOPBACK = "127.0.0.1"
 

@@ -16,11 +16,11 @@ from standardwebhooks import Webhook, WebhookVerificationError
 
 from content_service.webhooks.endpoint_secrets import MAX_OLDER_SECRETS
 from content_service.webhooks.retry_ladder import LADDER_SECONDS
+from harness.receiver import Answer, Received, Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
-from tests.support.receiver import Answer, Received, Receiver
 from tests.support.webhooks import (
-    FakeClock,
     Hooks,
     drain,
     make_worker,

@@ -1,4 +1,4 @@
-"""The soak (bench/soak.py, `make soak`) in small: two dozen events through the whole ladder.
+"""The soak (harness/soak.py, `make soak`) in small: two dozen events through the whole ladder.
 
 The same `run_soak` on the test session's stack: five real receivers (healthy, flaky, timing
 out, slow, healthy), concurrent delivery containers, duplicated messages, the injected clock
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.soak import SoakConfig, run_soak
+from harness.soak import SoakConfig, run_soak
 from infra.local_stack import LocalStack
 from tests.conftest import webhook_options
 from tests.support.webhooks import endpoint, purge_endpoint

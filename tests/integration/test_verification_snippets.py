@@ -27,9 +27,9 @@ from content_service.webhooks.snippets import (
     STANDARD_PYTHON,
     STANDARD_SNIPPETS,
 )
+from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
-from tests.support.receiver import Answer, Receiver
 from tests.support.webhooks import Hooks, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]

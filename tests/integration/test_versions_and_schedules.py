@@ -17,11 +17,11 @@ from content_service.clock import iso_utc
 from content_service.content import schedules
 from content_service.content.items import entry_key, version_key
 from content_service.storage import dynamo
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.content import Storage, assert_error, create, define, shared_workspace
 from tests.support.graphql import post as graphql_post
-from tests.support.webhooks import FakeClock
 
 FIELDS: list[dict[str, Any]] = [
     {"name": "title", "type": "string", "required": True},

@@ -15,15 +15,9 @@ from content_service import runtime
 from content_service.clock import iso_utc
 from content_service.identity.users import create_user
 from content_service.webhooks import catalogue, services, wiring
+from harness.webhooks import FakeClock
 from tests.conftest import ClientFactory, WorkspaceAccess, sign_in, webhook_options
-from tests.support.webhooks import (
-    HOSTILE_URLS,
-    FakeClock,
-    FakeResolver,
-    Hooks,
-    hostile_resolver,
-    seed_rows,
-)
+from tests.support.webhooks import HOSTILE_URLS, FakeResolver, Hooks, hostile_resolver, seed_rows
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 

@@ -19,10 +19,11 @@ import stripe
 from content_service.clock import iso_utc, parse_iso_utc
 from content_service.webhooks import catalogue, wiring
 from content_service.webhooks.recovery import redelivery_id
+from harness.receiver import Answer, Receiver
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
-from tests.support.receiver import Answer, Receiver
-from tests.support.webhooks import FakeClock, Hooks, row, seed_rows, write_event
+from tests.support.webhooks import Hooks, row, seed_rows, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("local_receivers_allowed")

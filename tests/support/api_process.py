@@ -22,8 +22,8 @@ from pathlib import Path
 
 import httpx
 
+from harness.ports import free_port
 from infra.local_stack import LocalStack
-from tests.conftest_infra import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,9 +13,9 @@ import pytest
 
 from content_service.content import service
 from content_service.graphql.cache import schemas
+from harness.seeding import seed_published
 from tests.conftest import WorkspaceAccess
 from tests.support.content import create, define, publish
-from tests.support.seeding import seed_published
 
 PATH = "/api/v1/graphql"
 SERVICE_READS = ("list_entries", "get_entry", "list_related", "load_entries_by_ids")

@@ -16,7 +16,7 @@ import threading
 from types import TracebackType
 from typing import Any
 
-from tests.support.receiver import Received, Receiver
+from harness.receiver import Received, Receiver
 
 
 def _serve() -> None:

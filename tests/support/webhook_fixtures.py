@@ -4,7 +4,7 @@
 - `clock`: an injected clock (starts at the real time, moves only when told) for the API, the
   fan-out, delivery and scheduler handlers alike, so retries are stepped through, not slept.
 - `fixed_rng`: a seeded random source for the jitter.
-- `receiver`: a real HTTP receiver on 127.0.0.1 (tests/support/receiver.py).
+- `receiver`: a real HTTP receiver on 127.0.0.1 (harness/receiver.py).
 - `hooks`: the webhooks API as the signed-in admin; endpoints it creates are deleted after the
   test, so an `allWorkspaces` endpoint never catches a later test's events.
 """
@@ -20,9 +20,10 @@ import pytest
 
 from content_service.webhooks import wiring
 from content_service.webhooks.endpoint_store import Endpoint
+from harness.receiver import Receiver
+from harness.webhooks import FakeClock, store_endpoint
 from tests.conftest import sign_in
-from tests.support.receiver import Receiver
-from tests.support.webhooks import FakeClock, Hooks, purge_endpoint, store_endpoint
+from tests.support.webhooks import Hooks, purge_endpoint
 
 
 @pytest.fixture

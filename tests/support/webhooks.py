@@ -1,6 +1,6 @@
 """Helpers for the webhook tests (their fixtures are in tests/support/webhook_fixtures.py).
 
-- `FakeClock`, `FakeResolver`: injected time and DNS.
+- `FakeResolver`: injected DNS (`FakeClock`, injected time, is in harness/webhooks.py).
 - `Hooks`: the webhooks API through an admin client, deleting what it created afterwards.
 - `write_event`: puts an outbox event into the events table, exactly as the content
   capability's write does, for the stream to carry to the fan-out.
@@ -23,30 +23,17 @@ from content_service.clock import iso_utc
 from content_service.settings import Settings
 from content_service.storage import aws
 from content_service.storage.dynamo import encode
-from content_service.webhooks import services, wiring
-from content_service.webhooks.deliveries import DeliveryRow
+from content_service.storage.outbox_event import OutboxEvent, fanout_shard
+from content_service.webhooks import services, wiring, workers
 from content_service.webhooks.delivery import DeliveryWorker
-from content_service.webhooks.endpoint_secrets import mint_secret
+from content_service.webhooks.delivery_rows import DeliveryRow
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.http_sender import Sender
-from content_service.webhooks.outbox import OutboxEvent, fanout_shard
 from content_service.webhooks.queue import message_body
 from content_service.webhooks.url_policy import UnresolvableHost
+from harness.webhooks import FakeClock
 from infra.lambda_runtime import FunctionRuntime
 from infra.local_stack import LocalStack
-
-
-class FakeClock:
-    """Seconds since the epoch, starting at the real time, moving only when told."""
-
-    def __init__(self, start: float | None = None) -> None:
-        self.t = time.time() if start is None else start
-
-    def now(self) -> float:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += seconds
 
 
 class FakeResolver:
@@ -122,7 +109,7 @@ def outbox_event(
     entry_id: str | None = None,
     occurred_at: str | None = None,
 ) -> dict[str, Any]:
-    """An outbox event in the shape the content capability writes (ARCHITECTURE.md)."""
+    """An outbox event in the shape the content capability writes (storage/outbox_event.py)."""
     event_id = event_id or str(uuid.uuid4())
     return {
         "id": event_id,
@@ -184,21 +171,8 @@ def make_worker(
     sender: Sender, clock: FakeClock, rng: random.Random | None = None
 ) -> DeliveryWorker:
     """The delivery core as the delivery handler builds it, with injected time and jitter."""
-    current = settings()
-    return DeliveryWorker(
-        options=current.webhooks,
-        deliveries=services.delivery_store(current),
-        endpoints=services.endpoint_store(current),
-        queue=services.delivery_queue(current),
-        sender=sender,
-        clock=clock,
-        rng=rng or random.Random(7),
-        notices=services.endpoint_notices(current, clock),
-        limiter=services.rate_limiter(current),
-        bus=services.event_bus(current),
-        stats=services.attempt_stats(current),
-        sleep=clock.advance,
-    )
+    deps = wiring.Dependencies(clock=clock, rng=rng or random.Random(7), sleep=clock.advance)
+    return workers.delivery_worker(settings(), sender, deps)
 
 
 def sender_for(resolver: FakeResolver | None = None) -> Sender:
@@ -331,28 +305,6 @@ def hostile_resolver(port: int) -> FakeResolver:
             host = template.format(port=port).split("/")[2].split(":")[0].split("@")[-1]
             answers[host] = resolved
     return FakeResolver(answers)
-
-
-def store_endpoint(url: str, **fields: Any) -> Endpoint:
-    """Writes an endpoint straight into the table, bypassing the API's URL check.
-
-    For a URL that "turned hostile after creation" (a DNS change, a record from before a policy
-    change) and for receivers the current options would refuse on create. Each gets a workspace
-    of its own unless told otherwise, so no other test's events reach it. Its `createdAt` is
-    the injected clock's, as the API's would be: it takes only events that occur after it.
-    """
-    now = iso_utc(wiring.dependencies().clock.now())
-    endpoint = Endpoint(
-        id=str(uuid.uuid4()),
-        url=url,
-        secret=mint_secret(),
-        workspaces=tuple(fields.pop("workspaces", (str(uuid.uuid4()),))),
-        created_at=now,
-        updated_at=now,
-        **fields,
-    )
-    services.endpoint_store(settings()).insert(endpoint)
-    return endpoint
 
 
 def drop_endpoint(endpoint_id: str) -> None:

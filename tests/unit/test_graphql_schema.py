@@ -23,10 +23,10 @@ from graphql import (
 
 from content_service.content.model import ContentType, FieldDef
 from content_service.graphql.build import build_schema as build
+from content_service.graphql.context import plain
 from content_service.graphql.cost_limits import Cost, CostModel, FieldKind, measure
 from content_service.graphql.errors import RequestError
 from content_service.graphql.execution import VALIDATION_RULES, prepare
-from content_service.graphql.resolvers import plain
 from content_service.graphql.scalars import long_literal, long_serialize, long_value
 from content_service.graphql.transport import (
     MAX_VARIABLE_DEPTH,
@@ -515,7 +515,7 @@ def test_the_fast_path_for_scalar_fields_answers_as_graphql_core_does(
 
     from content_service.content import service
     from content_service.graphql import execution
-    from content_service.graphql.resolvers import Context
+    from content_service.graphql.context import Context
     from content_service.identity.principal import UserCaller
 
     built = build("ws", 1, BLOG)
@@ -578,7 +578,7 @@ def test_the_direct_paths_answer_as_graphql_core_does(
     from content_service.content import service
     from content_service.content.views import EntryPage
     from content_service.graphql import execution
-    from content_service.graphql.resolvers import Context
+    from content_service.graphql.context import Context
     from content_service.identity.principal import UserCaller
 
     built = build("ws", 1, BLOG)

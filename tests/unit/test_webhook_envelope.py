@@ -8,17 +8,15 @@ import uuid
 import pytest
 
 from content_service.errors import BadRequest
-from content_service.webhooks.deliveries import (
-    SHARDS,
+from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
+from content_service.webhooks.delivery_log import (
     LogSearch,
     decode_cursor,
     encode_cursor,
-    fanout_delivery_id,
     log_filters,
-    shard_of,
 )
+from content_service.webhooks.delivery_rows import SHARDS, fanout_delivery_id, shard_of
 from content_service.webhooks.envelope import envelope, freeze, ping_envelope, refreeze
-from content_service.webhooks.outbox import MalformedEvent, OutboxEvent
 from content_service.webhooks.outgoing import request_headers
 from content_service.webhooks.queue import MalformedMessage, message_body, parse_message
 from content_service.webhooks.signing import verify_signature

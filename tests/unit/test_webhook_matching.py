@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks.catalogue import ENTRY_EVENT_KINDS
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.matching import matches
-from content_service.webhooks.outbox import OutboxEvent
 
 WS = "11111111-1111-1111-1111-111111111111"
 OTHER_WS = "22222222-2222-2222-2222-222222222222"

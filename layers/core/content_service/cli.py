@@ -307,21 +307,8 @@ def _identity_commands(commands: Any) -> None:
     user_unlock.set_defaults(run=_user_unlock)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="content-service", description=__doc__)
-    parser.add_argument("--stack", help="a deployed CloudFormation stack to act on")
-    parser.add_argument(
-        "--local-dir",
-        default=os.environ.get("LOCAL_DIR", ".local"),
-        help="the local stack's state folder (default .local)",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    _identity_commands(commands)
-    commands.add_parser(
-        "bootstrap", help="create the first workspace, admin and tokens of a fresh stack"
-    ).set_defaults(run=_bootstrap)
-
+def _webhook_commands(commands: Any) -> None:
+    """Operator commands on stored webhook data: sealing secrets, replaying failure queues."""
     webhooks = commands.add_parser("webhooks", help="webhook endpoints").add_subparsers(
         dest="action", required=True
     )
@@ -342,6 +329,10 @@ def build_parser() -> argparse.ArgumentParser:
         )
         queue.add_argument("--limit", type=int, default=1000, help="messages to read at most")
         queue.set_defaults(run=run)
+
+
+def _receiver_commands(commands: Any) -> None:
+    """Commands that receive webhook deliveries on this machine."""
     listen = commands.add_parser(
         "listen", help="receive webhook deliveries here and forward them to a local URL"
     )
@@ -365,6 +356,25 @@ def build_parser() -> argparse.ArgumentParser:
     receive.add_argument("--secret", help="the endpoint's whsec_ secret, to check signatures")
     receive.add_argument("--count", type=int, help="exit after this many deliveries")
     receive.set_defaults(over_api=_receive)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="content-service", description=__doc__)
+    parser.add_argument("--stack", help="a deployed CloudFormation stack to act on")
+    parser.add_argument(
+        "--local-dir",
+        default=os.environ.get("LOCAL_DIR", ".local"),
+        help="the local stack's state folder (default .local)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    _identity_commands(commands)
+    commands.add_parser(
+        "bootstrap", help="create the first workspace, admin and tokens of a fresh stack"
+    ).set_defaults(run=_bootstrap)
+
+    _webhook_commands(commands)
+    _receiver_commands(commands)
 
     lists = commands.add_parser("lists", help="list indexes").add_subparsers(
         dest="action", required=True

@@ -3,7 +3,7 @@
 `{id, kind, occurredAt, workspaceId, actor, data: {kind: "content_entry", id, contentType,
 title}, fanoutShard, expiresAt}`: `actor` is `{id, email}` for a signed-in user and null for a
 token; `title` is the type's titleField value at the time, so it survives deletion;
-`fanoutShard` marks the event as not yet fanned out (`webhooks/outbox.py`). The events table's
+`fanoutShard` marks the event as not yet fanned out (`storage/outbox_event.py`). The events table's
 stream feeds the webhook fan-out; nothing is sent during the write.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from content_service.clock import iso_utc
 from content_service.identity.principal import Caller, UserCaller
 from content_service.storage import dynamo
-from content_service.webhooks.outbox import fanout_shard
+from content_service.storage.outbox_event import fanout_shard
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef

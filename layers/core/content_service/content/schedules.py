@@ -158,6 +158,51 @@ def _schedules_of(workspace_id: str, entry_id: str) -> list[Schedule]:
     return found
 
 
+def _schedule_items(schedule: Schedule) -> list[TransactWriteItemTypeDef]:
+    """The schedule, its row in the due index, and the check that its entry still exists: one
+    transaction, so no schedule outlives a deleted entry."""
+    item = {
+        **_schedule_key(schedule.workspace_id, schedule.entry_id, schedule.id),
+        **dynamo.encode(
+            {
+                "entity": "schedule",
+                "scheduleId": schedule.id,
+                "workspaceId": schedule.workspace_id,
+                "contentType": schedule.content_type,
+                "entryId": schedule.entry_id,
+                "action": schedule.action,
+                "at": schedule.at,
+                "status": "scheduled",
+                "createdAt": schedule.created_at,
+                "createdBy": dict(schedule.created_by),
+            }
+        ),
+    }
+    due = {
+        **dynamo.key(DUE_PK, schedule.due_sk),
+        **dynamo.encode(
+            {
+                "workspaceId": schedule.workspace_id,
+                "entryId": schedule.entry_id,
+                "scheduleId": schedule.id,
+            }
+        ),
+    }
+    return [
+        {"Put": {"TableName": content_table(), "Item": item}},
+        {"Put": {"TableName": content_table(), "Item": due}},
+        {
+            "ConditionCheck": {
+                "TableName": content_table(),
+                "Key": entry_key(schedule.workspace_id, schedule.entry_id),
+                "ConditionExpression": "attribute_exists(pk) AND #deleted = :false",
+                "ExpressionAttributeNames": {"#deleted": "deleted"},
+                "ExpressionAttributeValues": encoded({":false": False}),
+            }
+        },
+    ]
+
+
 def create_schedule(request: ScheduleRequest, clock: Clock | None = None) -> Schedule:
     """`POST /{id}/schedules`: publish or unpublish at a time within the next year."""
     caller, workspace_id = request.caller, request.workspace_id
@@ -186,45 +231,8 @@ def create_schedule(request: ScheduleRequest, clock: Clock | None = None) -> Sch
         created_at=iso_utc(now),
         created_by=_creator(caller),
     )
-    item = {
-        **_schedule_key(workspace_id, current.id, schedule.id),
-        **dynamo.encode(
-            {
-                "entity": "schedule",
-                "scheduleId": schedule.id,
-                "workspaceId": workspace_id,
-                "contentType": content_type.name,
-                "entryId": current.id,
-                "action": schedule.action,
-                "at": at,
-                "status": "scheduled",
-                "createdAt": schedule.created_at,
-                "createdBy": dict(schedule.created_by),
-            }
-        ),
-    }
-    due = {
-        **dynamo.key(DUE_PK, schedule.due_sk),
-        **dynamo.encode(
-            {"workspaceId": workspace_id, "entryId": current.id, "scheduleId": schedule.id}
-        ),
-    }
     try:
-        dynamo.transact(
-            [
-                {"Put": {"TableName": content_table(), "Item": item}},
-                {"Put": {"TableName": content_table(), "Item": due}},
-                {
-                    "ConditionCheck": {
-                        "TableName": content_table(),
-                        "Key": entry_key(workspace_id, current.id),
-                        "ConditionExpression": "attribute_exists(pk) AND #deleted = :false",
-                        "ExpressionAttributeNames": {"#deleted": "deleted"},
-                        "ExpressionAttributeValues": encoded({":false": False}),
-                    }
-                },
-            ]
-        )
+        dynamo.transact(_schedule_items(schedule))
     except dynamo.TransactionCancelled:
         raise not_found(request.id) from None
     return schedule

@@ -24,15 +24,13 @@ from content_service.content.listing import list_entries
 from content_service.content.reads import get_entry, list_related, load_entries_by_ids
 from content_service.content.schedules import cancel_schedule, create_schedule, list_schedules
 from content_service.content.schema import (
-    create_type,
-    delete_type,
     get_schema,
     list_types,
-    replace_type,
     require_type,
     schema_version,
     visible_schema,
 )
+from content_service.content.schema_changes import create_type, delete_type, replace_type
 from content_service.content.transitions import (
     delete_entry,
     discard_changes,

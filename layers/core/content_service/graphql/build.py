@@ -35,30 +35,28 @@ cache key, never per request.
 from __future__ import annotations
 
 import enum
-import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import graphene
 from graphene.types.definitions import GrapheneGraphQLType
 from graphql import (
-    GraphQLEnumType,
     GraphQLInputObjectType,
-    GraphQLLeafType,
-    GraphQLNonNull,
-    GraphQLObjectType,
     GraphQLSchema,
-    is_leaf_type,
-    print_schema,
 )
 
 from content_service.content import service
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.requests import FILTER_OPS, MAX_LIST_DEPTH
-from content_service.graphql import resolvers
+from content_service.graphql import mutations, resolvers
+from content_service.graphql.built import (
+    BuiltSchema,
+    by_attribute,
+    by_key,
+    by_value,
+    direct_fields,
+)
 from content_service.graphql.cost_limits import CostModel
-from content_service.graphql.introspection_bound import INTROSPECTION_FACTOR, standard_size
 from content_service.graphql.naming import SchemaNames, TypeNames, allocate
 from content_service.graphql.scalars import (
     JSON_DESCRIPTION,
@@ -70,83 +68,7 @@ from content_service.graphql.scalars import (
     long_value,
 )
 
-LeafField = tuple[Callable[[Any], Any], Callable[[Any], Any], bool]
-"""(getter of the entry's value, its serializer, whether the field is non-null)."""
-DirectField = Callable[..., Any]
-"""A resolver's `ready(execution, field, nodes)`: a function of the source that answers the
-value when it needs no resolver call (or NOT_READY), or None when the selection cannot."""
 TEXT_TYPES = frozenset({"string", "text", "richtext", "date", "datetime"})
-
-
-@dataclass(eq=False)
-class BuiltSchema:
-    """An executable schema and what the pipeline needs beside it."""
-
-    workspace_id: str
-    version: int
-    type_names: frozenset[str]
-    schema: GraphQLSchema
-    cost_model: CostModel
-    types: Mapping[str, ContentType]
-    relations: Mapping[str, Mapping[str, FieldDef]]
-    names: SchemaNames
-    writable: bool
-    """Built for a caller who may write: only then are there mutations (if any type is visible)."""
-    graphene_schema: Any = field(repr=False)
-    leaves: Mapping[tuple[str, str], LeafField] = field(default_factory=dict, repr=False)
-    """Scalar fields read straight from the entry or page (the executor's fast path)."""
-    directs: Mapping[tuple[str, str], DirectField] = field(default_factory=dict, repr=False)
-    """Fields completed without their resolver when their value is ready (the executor's)."""
-    _sdl: str | None = field(default=None, repr=False)
-    execution_class: Any = field(default=None, repr=False)
-
-    @functools.cached_property
-    def introspection_limit(self) -> int:
-        """The most values introspection may answer (`introspection_bound`), counted on the first
-        document that introspects."""
-        return INTROSPECTION_FACTOR * standard_size(self.schema)
-
-    @property
-    def sdl(self) -> str:
-        if self._sdl is None:
-            self._sdl = print_schema(self.schema)
-        return self._sdl
-
-    @property
-    def key(self) -> tuple[str, int, frozenset[str], bool]:
-        """What the schema was built for (the schema cache's key, `graphql.cache`)."""
-        return (self.workspace_id, self.version, self.type_names, self.writable)
-
-
-def _attribute(name: str) -> Callable[[Any, Any], Any]:
-    def leaf(entry: Any) -> Any:
-        return getattr(entry, name)
-
-    def resolve(entry: Any, _info: Any) -> Any:
-        return leaf(entry)
-
-    resolve.leaf = leaf  # type: ignore[attr-defined]
-    return resolve
-
-
-def _key(name: str) -> Callable[[Any, Any], Any]:
-    """A field of a plain JSON object (a schedule, a user) by its key."""
-
-    def resolve(source: Mapping[str, Any], _info: Any) -> Any:
-        return source.get(name)
-
-    return resolve
-
-
-def _value(name: str) -> Callable[[Any, Any], Any]:
-    def leaf(entry: Any) -> Any:
-        return entry.values.get(name)
-
-    def resolve(entry: Any, _info: Any) -> Any:
-        return leaf(entry)
-
-    resolve.leaf = leaf  # type: ignore[attr-defined]
-    return resolve
 
 
 class _Builder:
@@ -163,7 +85,12 @@ class _Builder:
             name: {f.name: f for f in t.relation_fields if (f.target or "") in types}
             for name, t in types.items()
         }
-        shared = names.shared
+        self._entry_types(names.shared)
+        self._schedule_types(names.shared)
+        self._filter_types(names.shared)
+
+    def _entry_types(self, shared: Mapping[str, str]) -> None:
+        """The scalars and the shared types every content type's object uses."""
         self.json = self._scalar(
             shared["JSON"], JSON_DESCRIPTION, json_identity, json_identity, json_literal
         )
@@ -187,10 +114,15 @@ class _Builder:
             shared["EntryUser"],
             "The signed-in user who wrote a version.",
             {
-                "id": graphene.Field(graphene.NonNull(graphene.ID), resolver=_key("id")),
-                "email": graphene.Field(graphene.NonNull(graphene.String), resolver=_key("email")),
+                "id": graphene.Field(graphene.NonNull(graphene.ID), resolver=by_key("id")),
+                "email": graphene.Field(
+                    graphene.NonNull(graphene.String), resolver=by_key("email")
+                ),
             },
         )
+
+    def _schedule_types(self, shared: Mapping[str, str]) -> None:
+        """A schedule's type and its enums."""
         self.schedule_action = self._enum(
             shared["ScheduleAction"],
             "What a schedule does when due.",
@@ -205,20 +137,23 @@ class _Builder:
             shared["EntrySchedule"],
             "A scheduled publish or unpublish (REST's POST .../schedules answer).",
             {
-                "id": graphene.Field(graphene.NonNull(graphene.ID), resolver=_key("id")),
+                "id": graphene.Field(graphene.NonNull(graphene.ID), resolver=by_key("id")),
                 "action": graphene.Field(
-                    graphene.NonNull(self.schedule_action), resolver=_key("action")
+                    graphene.NonNull(self.schedule_action), resolver=by_key("action")
                 ),
-                "at": graphene.Field(graphene.NonNull(graphene.String), resolver=_key("at")),
+                "at": graphene.Field(graphene.NonNull(graphene.String), resolver=by_key("at")),
                 "status": graphene.Field(
-                    graphene.NonNull(self.schedule_status), resolver=_key("status")
+                    graphene.NonNull(self.schedule_status), resolver=by_key("status")
                 ),
-                "reason": graphene.Field(graphene.String, resolver=_key("reason")),
+                "reason": graphene.Field(graphene.String, resolver=by_key("reason")),
                 "createdAt": graphene.Field(
-                    graphene.NonNull(graphene.String), resolver=_key("createdAt")
+                    graphene.NonNull(graphene.String), resolver=by_key("createdAt")
                 ),
             },
         )
+
+    def _filter_types(self, shared: Mapping[str, str]) -> None:
+        """The inputs of list filters and of relation links."""
         self.filter_op = self._enum(
             shared["FilterOp"],
             "The operators of the REST filter grammar.",
@@ -324,36 +259,37 @@ class _Builder:
                     [(v, v) for v in definition.values],
                 )
 
-    def _object_type(self, content_type: ContentType, own: TypeNames) -> Any:
+    def _system_fields(self, content_type: ContentType) -> dict[str, Any]:
+        """The fields every entry has, whatever its type: id, status, locale, times, versions."""
         non_null = graphene.NonNull
         fields: dict[str, Any] = {
-            "id": graphene.Field(non_null(graphene.ID), resolver=_attribute("id")),
-            "status": graphene.Field(non_null(self.status), resolver=_attribute("status")),
-            "locale": graphene.Field(non_null(graphene.String), resolver=_attribute("locale")),
+            "id": graphene.Field(non_null(graphene.ID), resolver=by_attribute("id")),
+            "status": graphene.Field(non_null(self.status), resolver=by_attribute("status")),
+            "locale": graphene.Field(non_null(graphene.String), resolver=by_attribute("locale")),
             "localeGroupId": graphene.Field(
-                non_null(graphene.ID), resolver=_attribute("locale_group_id")
+                non_null(graphene.ID), resolver=by_attribute("locale_group_id")
             ),
             "createdAt": graphene.Field(
-                non_null(graphene.String), resolver=_attribute("created_at")
+                non_null(graphene.String), resolver=by_attribute("created_at")
             ),
             "updatedAt": graphene.Field(
-                non_null(graphene.String), resolver=_attribute("updated_at")
+                non_null(graphene.String), resolver=by_attribute("updated_at")
             ),
-            "publishedAt": graphene.Field(graphene.String, resolver=_attribute("published_at")),
+            "publishedAt": graphene.Field(graphene.String, resolver=by_attribute("published_at")),
             "entryVersion": graphene.Field(
                 non_null(graphene.Int),
-                resolver=_attribute("version"),
+                resolver=by_attribute("version"),
                 description="Bumped by every write: pass it as `version` to updateX to be "
                 "refused when someone saved first (REST's `version`).",
             ),
             "publishedVersion": graphene.Field(
                 graphene.Int,
-                resolver=_attribute("published_version"),
+                resolver=by_attribute("published_version"),
                 description="The number of the live snapshot; null while not published.",
             ),
             "updatedBy": graphene.Field(
                 self.user,
-                resolver=_attribute("updated_by"),
+                resolver=by_attribute("updated_by"),
                 description="Who wrote this version last (null for a token, and when read "
                 "as PUBLISHED).",
             ),
@@ -361,41 +297,50 @@ class _Builder:
         if content_type.audience_gated:
             fields["audiences"] = graphene.Field(
                 non_null(graphene.List(non_null(graphene.String))),
-                resolver=_attribute("audiences"),
+                resolver=by_attribute("audiences"),
             )
+        return fields
+
+    def _relation_field(self, content_type: ContentType, definition: FieldDef) -> Any:
+        """A relation's field: its linked entry, or a page of its linked entries."""
+        non_null = graphene.NonNull
+        target = definition.target or ""
+
+        def target_type(target: str = target) -> Any:
+            return self.objects[target]
+
+        if definition.to_one:
+            return graphene.Field(
+                target_type,
+                resolver=resolvers.to_one_relation(content_type.name, definition.name, target),
+                description=f"The linked `{target}` ({definition.cardinality}), or null.",
+            )
+        return graphene.Field(
+            non_null(graphene.List(non_null(target_type))),
+            args={
+                "page": graphene.Argument(graphene.Int),
+                "pageSize": graphene.Argument(graphene.Int),
+            },
+            resolver=resolvers.to_many_relation(content_type.name, definition.name, target),
+            description=(
+                f"The linked `{target}` entries ({definition.cardinality}) in link order; "
+                "`pageSize` defaults to 25 (at most 100)."
+            ),
+        )
+
+    def _object_type(self, content_type: ContentType, own: TypeNames) -> Any:
+        fields = self._system_fields(content_type)
         relations = self.relations[content_type.name]
         for definition in content_type.fields:
             if not definition.is_relation:
                 fields[definition.name] = graphene.Field(
-                    self._value_type(content_type, definition), resolver=_value(definition.name)
+                    self._value_type(content_type, definition),
+                    resolver=by_value(definition.name),
                 )
                 continue
             if definition.name not in relations:
                 continue  # the target is not visible: the relation is left out
-            target = definition.target or ""
-
-            def target_type(target: str = target) -> Any:
-                return self.objects[target]
-
-            if definition.to_one:
-                fields[definition.name] = graphene.Field(
-                    target_type,
-                    resolver=resolvers.to_one_relation(content_type.name, definition.name, target),
-                    description=f"The linked `{target}` ({definition.cardinality}), or null.",
-                )
-            else:
-                fields[definition.name] = graphene.Field(
-                    non_null(graphene.List(non_null(target_type))),
-                    args={
-                        "page": graphene.Argument(graphene.Int),
-                        "pageSize": graphene.Argument(graphene.Int),
-                    },
-                    resolver=resolvers.to_many_relation(content_type.name, definition.name, target),
-                    description=(
-                        f"The linked `{target}` entries ({definition.cardinality}) in link order; "
-                        "`pageSize` defaults to 25 (at most 100)."
-                    ),
-                )
+            fields[definition.name] = self._relation_field(content_type, definition)
         kind = "single type" if content_type.is_single else "content type"
         return self._object(own.object, f"An entry of {kind} `{content_type.name}`.", fields)
 
@@ -479,7 +424,7 @@ class _Builder:
                 for input_field in graphql_type.fields.values():
                     input_field.out_name = None  # coerce to dicts keyed by the GraphQL names
         entry_types = [self.names.types[t].object for t in ordered]
-        leaves, directs = _direct_fields(schema)
+        leaves, directs = direct_fields(schema)
         return BuiltSchema(
             leaves=leaves,
             directs=directs,
@@ -496,6 +441,11 @@ class _Builder:
         )
 
     def _root_fields(self, type_name: str, query: dict[str, Any], mutation: dict[str, Any]) -> None:
+        self._query_fields(type_name, query)
+        self._mutation_fields(type_name, mutation)
+
+    def _query_fields(self, type_name: str, query: dict[str, Any]) -> None:
+        """A single type's one field, or a collection's by-id and list fields."""
         content_type = self.types[type_name]
         own = self.names.types[type_name]
         obj = self.objects[type_name]
@@ -552,11 +502,18 @@ class _Builder:
                     f"`page`, which reaches the first {MAX_LIST_DEPTH:,} entries)."
                 ),
             )
+
+    def _mutation_fields(self, type_name: str, mutation: dict[str, Any]) -> None:
+        """create, update, the state changes, the workflow and delete of one type."""
+        content_type = self.types[type_name]
+        own = self.names.types[type_name]
+        obj = self.objects[type_name]
+        id_argument = {"id": graphene.Argument(graphene.NonNull(graphene.ID))}
         create, update = self._write_inputs(content_type, own)
         mutation[own.mutation("create")] = graphene.Field(
             obj,
             args={"input": graphene.Argument(graphene.NonNull(create))},
-            resolver=resolvers.create_mutation(type_name),
+            resolver=mutations.create_mutation(type_name),
             description=f"Creates a draft `{type_name}` entry and returns it.",
         )
         if update is not None:
@@ -567,7 +524,7 @@ class _Builder:
                     "input": graphene.Argument(graphene.NonNull(update)),
                     "version": graphene.Argument(graphene.Int),
                 },
-                resolver=resolvers.update_mutation(type_name),
+                resolver=mutations.update_mutation(type_name),
                 description="Writes the draft: omitted fields are left unchanged, an explicit "
                 "null clears; a published entry stays live and turns CHANGED. With `version` "
                 "(the entryVersion edited), refused when someone saved first.",
@@ -577,13 +534,13 @@ class _Builder:
             ("unpublish", service.unpublish_entry),
             ("discard", service.discard_changes),
         ):
-            resolver = resolvers.state_mutation(type_name, change)
+            resolver = mutations.state_mutation(type_name, change)
             mutation[own.mutation(verb)] = graphene.Field(obj, args=id_argument, resolver=resolver)
         self._workflow_mutations(type_name, own, obj, mutation)
         mutation[own.mutation("delete")] = graphene.Field(
             graphene.Boolean,
             args=id_argument,
-            resolver=resolvers.delete_mutation(type_name),
+            resolver=mutations.delete_mutation(type_name),
             description="Moves the entry to the trash; returns true (null with an error when "
             "refused, leaving the other mutations' results in place).",
         )
@@ -596,7 +553,7 @@ class _Builder:
         mutation[f"restore{own.object}Version"] = graphene.Field(
             obj,
             args={"id": entry_id, "version": graphene.Argument(graphene.NonNull(graphene.Int))},
-            resolver=resolvers.restore_version_mutation(type_name),
+            resolver=mutations.restore_version_mutation(type_name),
             description="Copies published version `version` into the draft.",
         )
         mutation[own.mutation("schedule")] = graphene.Field(
@@ -606,64 +563,16 @@ class _Builder:
                 "action": graphene.Argument(graphene.NonNull(self.schedule_action)),
                 "at": graphene.Argument(graphene.NonNull(graphene.String)),
             },
-            resolver=resolvers.schedule_mutation(type_name),
+            resolver=mutations.schedule_mutation(type_name),
             description="Publishes or unpublishes the entry at `at` (ISO 8601 with a "
             "timezone, within a year).",
         )
         mutation[f"cancel{own.object}Schedule"] = graphene.Field(
             graphene.Boolean,
             args={"id": entry_id, "scheduleId": graphene.Argument(graphene.NonNull(graphene.ID))},
-            resolver=resolvers.cancel_schedule_mutation(type_name),
+            resolver=mutations.cancel_schedule_mutation(type_name),
             description="Cancels a pending schedule; returns true.",
         )
-
-
-def _fast_serializer(leaf_type: GraphQLLeafType) -> Callable[[Any], Any]:
-    """`leaf_type.serialize`, with the common case answered without its checks: a str for
-    String and ID, a bool for Boolean, a float for Float, a known member for an enum."""
-    serialize = leaf_type.serialize
-    plain = {"String": str, "ID": str, "Boolean": bool, "Float": float}.get(leaf_type.name)
-    if isinstance(leaf_type, GraphQLEnumType):
-        names = {
-            getattr(member.value, "value", member.value): name
-            for name, member in leaf_type.values.items()
-        }
-
-        def enum_value(value: Any) -> Any:
-            found = names.get(value) if isinstance(value, str) else None
-            return found if found is not None else serialize(value)
-
-        return enum_value
-    if plain is not None:
-
-        def plain_value(value: Any) -> Any:
-            return value if type(value) is plain else serialize(value)
-
-        return plain_value
-    return serialize
-
-
-def _direct_fields(
-    schema: GraphQLSchema,
-) -> tuple[dict[tuple[str, str], LeafField], dict[tuple[str, str], DirectField]]:
-    """The fields of this build's object types whose resolvers offer a direct path: `leaf` (a
-    scalar read from the source, no arguments) or `ready` (a value available without a call)."""
-    leaves: dict[tuple[str, str], LeafField] = {}
-    directs: dict[tuple[str, str], DirectField] = {}
-    for type_name, object_type in schema.type_map.items():
-        if not isinstance(object_type, GraphQLObjectType) or type_name.startswith("__"):
-            continue
-        for field_name, definition in object_type.fields.items():
-            getter = getattr(definition.resolve, "leaf", None)
-            ready = getattr(definition.resolve, "ready", None)
-            field_type = definition.type
-            non_null = isinstance(field_type, GraphQLNonNull)
-            named = field_type.of_type if non_null else field_type
-            if getter is not None and not definition.args and is_leaf_type(named):
-                leaves[(type_name, field_name)] = (getter, _fast_serializer(named), non_null)
-            elif ready is not None:
-                directs[(type_name, field_name)] = ready
-    return leaves, directs
 
 
 def build_schema(

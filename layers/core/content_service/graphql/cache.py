@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from content_service.content import service
 from content_service.content.model import ContentType
 from content_service.errors import Forbidden
-from content_service.graphql.build import BuiltSchema, build_schema
+from content_service.graphql.build import build_schema
+from content_service.graphql.built import BuiltSchema
 from content_service.identity.principal import Caller
 
 SchemaKey = tuple[str, int, frozenset[str], bool]

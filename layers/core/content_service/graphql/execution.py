@@ -60,7 +60,8 @@ from graphql import (
 from graphql.pyutils import Path
 
 from content_service.graphql import persisted
-from content_service.graphql.build import BuiltSchema
+from content_service.graphql.built import BuiltSchema
+from content_service.graphql.context import NOT_READY, Context
 from content_service.graphql.cost_limits import (
     Cost,
     CostLimitExceeded,
@@ -72,7 +73,6 @@ from content_service.graphql.cost_limits import (
 from content_service.graphql.errors import RequestError, format_error
 from content_service.graphql.introspection_bound import check_answer_size
 from content_service.graphql.prepared import prepared, prepared_entry
-from content_service.graphql.resolvers import NOT_READY, Context
 from content_service.graphql.transport import GraphQLRequest
 from content_service.identity.principal import Caller
 from content_service.settings import GraphQLLimits

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .outbox import OutboxEvent
+from content_service.storage.outbox_event import OutboxEvent
 
 SUBJECT_LIMIT = 100
 

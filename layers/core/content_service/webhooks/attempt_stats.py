@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from content_service.storage.dynamo import batch_get
-
-from .outbox import plain
+from content_service.storage.json_values import plain
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

@@ -1,39 +1,18 @@
-"""Delivery rows in the deliveries table, keyed by `id` (spec 2.4, 3.1).
+"""The deliveries table: creating, reading, claiming, finishing, sweeping and pruning rows.
 
-Attributes (the delivery JSON names of docs/api.md where they exist):
-- `id`, `endpointId`, `eventId`, `event`, `workspaceId`, `status`, `attempts`, `nextAttemptAt`,
-  `createdAt`, `updatedAt`, `requestBody` (the frozen envelope, exact UTF-8 JSON text),
-  `lastStatusCode`, `lastDurationMs`, `responseSnippet`, `lastError`, `attemptLog` (one map per
-  attempt: attempt, at, statusCode, durationMs, error, responseHeaders, responseSnippet; every
-  receiver text bounded by `bounds.py`), `redeliveryOf` and `recoveryId` (a redelivery's
-  origin), `recoveredBy` (the redelivery a recovery made of this row)
-- `claimToken`, `claimedAt`: the current claim (spec 3.1, ARCHITECTURE.md principle 4)
-- `createdKey` = createdAt#id: the `byEndpoint` index's sort key (the log, newest first)
-- `sweepShard` + `sweepAt`: the sparse `bySweep` index; present while the row is not terminal,
-  `sweepAt` is when the minute sweep should look at it again
-- `finishShard` + `finishedAt`: the sparse `byFinish` index of terminal rows, for pruning;
-  `expiresAt` (TTL) deletes them on AWS without the prune having to
-The shard is derived from the id, so both sweep indexes spread over `SHARDS` partitions and no
-single GSI partition takes every write at 10k deliveries per second.
+The rows' attributes are described in `delivery_rows.py`, the log's cursors in
+`delivery_log.py`.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import dataclasses
-import hashlib
-import json
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from content_service import camel
-from content_service.errors import BadRequest
 from content_service.storage.dynamo import (
     TRANSACT_LIMIT,
     TransactionCancelled,
@@ -49,295 +28,38 @@ from content_service.storage.dynamo import (
     transact,
     values,
 )
+from content_service.storage.json_values import plain
 
-from .bounds import Headers
-from .outbox import plain
+from .delivery_log import (
+    FILTERED_SCAN,
+    LogSearch,
+    Page,
+    cursor_after,
+    decode_cursor,
+    log_filter,
+    log_filters,
+)
+from .delivery_rows import (
+    STATUSES,
+    TERMINAL,
+    Claim,
+    DeliveryRow,
+    InsertResult,
+    NotClaimed,
+    Outcome,
+    Refused,
+    claimed,
+)
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
-Status = Literal["pending", "delivering", "succeeded", "failed", "dead"]
-STATUSES: tuple[Status, ...] = ("pending", "delivering", "succeeded", "failed", "dead")
-TERMINAL: frozenset[str] = frozenset({"succeeded", "dead"})
-
-SHARDS = 64
 BY_ENDPOINT = "byEndpoint"
 BY_SWEEP = "bySweep"
 BY_FINISH = "byFinish"
 PRUNE_CONTROL_ID = "control#prune"
-# Rows a filtered log query reads per request: filters drop rows after they are read.
-FILTERED_SCAN = 200
 # The endpoint list's 24 h health counts read at most this many rows per endpoint.
 HEALTH_MAX_ROWS = 20_000
-# A delivery id is derived from (endpoint, event) in this namespace: the same pair always gives
-# the same id, so a repeated stream record cannot create a second row.
-DELIVERY_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "content-service:webhook-delivery")
-
-
-def fanout_delivery_id(endpoint_id: str, event_id: str) -> str:
-    return str(uuid.uuid5(DELIVERY_ID_NAMESPACE, f"{endpoint_id}/{event_id}"))
-
-
-def shard_of(delivery_id: str) -> str:
-    digits = delivery_id.replace("-", "")[-6:]
-    try:
-        number = int(digits, 16)
-    except ValueError:
-        number = sum(delivery_id.encode())
-    return f"{number % SHARDS:02d}"
-
-
-@dataclass(frozen=True)
-class AttemptRecord:
-    attempt: int
-    at: str
-    status_code: int | None = None
-    duration_ms: int | None = None
-    error: str | None = None
-    response_headers: Headers = ()
-    response_snippet: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return camel.dump(self, camel.field_names(AttemptRecord))
-
-    @classmethod
-    def from_json(cls, value: Mapping[str, Any]) -> AttemptRecord:
-        return camel.load(
-            cls,
-            value,
-            attempt=camel.count,
-            at=lambda at: str(at or ""),
-            response_headers=lambda pairs: tuple((str(n), str(v)) for n, v in pairs or ()),
-        )
-
-
-@dataclass(frozen=True)
-class DeliveryRow:
-    id: str
-    endpoint_id: str
-    event_id: str
-    event: str
-    workspace_id: str | None
-    status: Status
-    request_body: str
-    created_at: str
-    updated_at: str
-    attempts: int = 0
-    next_attempt_at: str | None = None
-    last_status_code: int | None = None
-    last_duration_ms: int | None = None
-    response_snippet: str | None = None
-    last_error: str | None = None
-    attempt_log: tuple[AttemptRecord, ...] = ()
-    claim_token: str | None = None
-    claimed_at: str | None = None
-    sweep_at: str | None = None
-    finished_at: str | None = None
-    redelivery_of: str | None = None
-    recovery_id: str | None = None
-    recovered_by: str | None = None
-
-    @property
-    def body_bytes(self) -> bytes:
-        return self.request_body.encode("utf-8")
-
-    @property
-    def entry_id(self) -> str | None:
-        """The id of the record the envelope names (`data.id`), read from the frozen body."""
-        try:
-            data = json.loads(self.request_body).get("data")
-        except (ValueError, AttributeError):
-            return None
-        found = data.get("id") if isinstance(data, dict) else None
-        return found if isinstance(found, str) else None
-
-    def to_json(self, *, detail: bool = False) -> dict[str, Any]:
-        return camel.dump(self, _JSON + _DETAIL if detail else _JSON)
-
-    def to_values(self) -> dict[str, Any]:
-        """The item of a new row (fan-out and redeliver insert only pending rows)."""
-        shard = shard_of(self.id)
-        return camel.dump(self, _NEW_ROW) | {
-            "createdKey": f"{self.created_at}#{self.id}",
-            "sweepShard": shard,
-            "finishShard": shard,
-        }
-
-    @classmethod
-    def from_values(cls, item: Mapping[str, Any]) -> DeliveryRow:
-        return camel.load(
-            cls,
-            item,
-            workspace_id=camel.optional,
-            request_body=camel.text,
-            created_at=camel.text,
-            updated_at=camel.text,
-            attempts=camel.count,
-            attempt_log=lambda log: tuple(AttemptRecord.from_json(a) for a in log or ()),
-        )
-
-
-# What a row's JSON shows (in this order; `detail` adds the rest), and what a new row stores.
-_JSON = (
-    *("id", "endpoint_id", "event_id", "event", "status", "attempts", "next_attempt_at"),
-    *("created_at", "updated_at", "request_body", "last_status_code", "last_duration_ms"),
-    *("response_snippet", "last_error", "redelivery_of", "recovery_id", "recovered_by"),
-)
-_DETAIL = ("workspace_id", "attempt_log")
-_NEW_ROW = (
-    *("id", "endpoint_id", "event_id", "event", "workspace_id", "status", "request_body"),
-    *("created_at", "updated_at", "attempts", "sweep_at", "redelivery_of", "recovery_id"),
-)
-
-
-@dataclass
-class InsertResult:
-    inserted: list[str] = field(default_factory=list)
-    existing: list[str] = field(default_factory=list)
-    requests: int = 0
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A claim this worker now holds; `before` is the row as it was just before the claim."""
-
-    row: DeliveryRow
-    token: str
-    before: DeliveryRow
-
-    @property
-    def attempt(self) -> int:
-        return self.row.attempts
-
-    @property
-    def reclaimed(self) -> bool:
-        """True when the previous claim expired without an outcome (a crashed worker)."""
-        return self.before.status == "delivering"
-
-
-def _claimed(before: DeliveryRow, token: str, now_iso: str, reclaim_at_iso: str) -> Claim:
-    after = dataclasses.replace(
-        before,
-        status="delivering",
-        attempts=before.attempts + 1,
-        claim_token=token,
-        claimed_at=now_iso,
-        updated_at=now_iso,
-        sweep_at=reclaim_at_iso,
-    )
-    return Claim(after, token, before)
-
-
-@dataclass(frozen=True)
-class Refused:
-    """A checked claim's transaction was cancelled: nothing was written. Which conditions
-    failed: the outcome recorded with it (its claim was lost), the endpoint's (it changed), the
-    row's (it changed since it was read, or is not claimable now)."""
-
-    finish: bool
-    check: bool
-    row: bool
-
-
-@dataclass(frozen=True)
-class NotClaimed:
-    """Why a row could not be claimed; `row` is None when there is no such row."""
-
-    reason: Literal["missing", "finished", "not_due", "claimed"]
-    row: DeliveryRow | None
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What an attempt (or a decision not to attempt) leaves on the row."""
-
-    status: Literal["succeeded", "failed", "dead", "pending"]
-    now_iso: str
-    log: tuple[AttemptRecord, ...]
-    status_code: int | None = None
-    duration_ms: int | None = None
-    response_snippet: str | None = None
-    error: str | None = None
-    next_attempt_at: str | None = None
-    sweep_at: str | None = None
-    expires_at: int | None = None
-    attempts: int | None = None  # set to restore the count when no attempt was made
-    sent: bool = True
-
-
-@dataclass(frozen=True)
-class Page:
-    items: list[DeliveryRow]
-    next_cursor: str | None
-
-
-@dataclass(frozen=True)
-class LogSearch:
-    """The log's search filters: an event id, an entry id, a window of creation times."""
-
-    event_id: str | None = None
-    entry_id: str | None = None
-    since_iso: str | None = None
-    until_iso: str | None = None
-
-    def key_range(self) -> str:
-        if self.since_iso is not None and self.until_iso is not None:
-            return " AND createdKey BETWEEN :since AND :until"
-        if self.since_iso is not None:
-            return " AND createdKey >= :since"
-        if self.until_iso is not None:
-            return " AND createdKey < :until"
-        return ""
-
-    def key_values(self) -> dict[str, str]:
-        found = {"since": self.since_iso, "until": self.until_iso}
-        return {name: value for name, value in found.items() if value is not None}
-
-
-def log_filters(status: str | None, event: str | None, search: LogSearch) -> str:
-    """A digest of the filters a log page was asked with; its cursor carries it."""
-    chosen = [status, event, search.event_id, search.entry_id, search.since_iso, search.until_iso]
-    text = json.dumps(chosen, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-def _cursor_after(item: Mapping[str, Any], filters: str) -> str:
-    return encode_cursor({k: item[k] for k in ("id", "endpointId", "createdKey")}, filters)
-
-
-def encode_cursor(key: Mapping[str, Any], filters: str) -> str:
-    """The log's cursor: the last row's key in the index, and the filters that made the page.
-
-    A key found under one set of filters may lie outside another's key range (a `since` after
-    it): DynamoDB refuses such an ExclusiveStartKey, so the cursor is bound to its filters."""
-    plain: dict[str, str] = {name: value["S"] for name, value in key.items()}
-    plain["filters"] = filters
-    raw = json.dumps(plain, separators=(",", ":"), sort_keys=True).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, endpoint_id: str, filters: str) -> dict[str, Any]:
-    """The ExclusiveStartKey in `cursor`, which must come from this endpoint's log asked with
-    the same filters (400 otherwise)."""
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        plain = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-    except (ValueError, binascii.Error, UnicodeError):
-        raise BadRequest("cursor is not one this service issued") from None
-    expected = {"id", "endpointId", "createdKey", "filters"}
-    if (
-        not isinstance(plain, dict)
-        or set(plain) != expected
-        or not all(isinstance(v, str) and v for v in plain.values())
-        or plain["endpointId"] != endpoint_id
-    ):
-        raise BadRequest("cursor is not one this service issued for this endpoint")
-    if plain["filters"] != filters:
-        raise BadRequest(
-            "cursor belongs to the log with other filters; keep the status, event, eventId, "
-            "entryId, since and until of the page that returned it"
-        )
-    return {name: {"S": plain[name]} for name in ("id", "endpointId", "createdKey")}
 
 
 class DeliveryStore:
@@ -462,22 +184,7 @@ class DeliveryStore:
             "ScanIndexForward": False,
         }
         expression_values = values(endpoint=endpoint_id, **search.key_values())
-        names: dict[str, str] = {}
-        filters: list[str] = []
-        if status is not None:
-            filters.append("#status = :status")
-            expression_values.update(values(status=status))
-            names["#status"] = "status"
-        if event is not None:
-            filters.append("event = :event")
-            expression_values.update(values(event=event))
-        if search.event_id is not None:
-            filters.append("eventId = :eventId")
-            expression_values.update(values(eventId=search.event_id))
-        if search.entry_id is not None:
-            # The entry id is inside the frozen body; `contains` narrows, the row decides.
-            filters.append("contains(requestBody, :entryId)")
-            expression_values.update(values(entryId=search.entry_id))
+        filters, names = log_filter(status, event, search, expression_values)
         if filters:
             kwargs["FilterExpression"] = " AND ".join(filters)
         if names:
@@ -499,9 +206,9 @@ class DeliveryStore:
                 items.append(row)
                 if len(items) == limit:
                     more = index < len(found) - 1 or bool(last)
-                    next_cursor = _cursor_after(item, filters_digest) if more else None
+                    next_cursor = cursor_after(item, filters_digest) if more else None
                     return Page(items, next_cursor)
-        return Page(items, _cursor_after(last, filters_digest) if last else None)
+        return Page(items, cursor_after(last, filters_digest) if last else None)
 
     def latest_for_endpoint(self, endpoint_id: str) -> DeliveryRow | None:
         page = self.page_for_endpoint(endpoint_id, limit=1, max_requests=1)
@@ -660,7 +367,7 @@ class DeliveryStore:
                 return NotClaimed("claimed", row)
             return NotClaimed("not_due", row)
         before = DeliveryRow.from_values(plain(decode(response["Attributes"])))
-        return _claimed(before, token, now_iso, reclaim_at_iso)
+        return claimed(before, token, now_iso, reclaim_at_iso)
 
     def claim_checked(
         self,
@@ -703,7 +410,7 @@ class DeliveryStore:
             if finishing is None:
                 codes.insert(0, False)
             return Refused(finish=codes[0], check=codes[1], row=codes[2])
-        return _claimed(seen, token, now_iso, reclaim_at_iso)
+        return claimed(seen, token, now_iso, reclaim_at_iso)
 
     def _claim_request(
         self, delivery_id: str, token: str, now_iso: str, cutoff_iso: str, reclaim_at_iso: str

@@ -10,8 +10,8 @@ ours, and the endpoint's failing, disabled and recovered transitions go out as n
 attempt is queued again with an SQS delay when its wait fits in one (15 minutes); longer waits
 are the sweep's.
 
-A batch costs about one DynamoDB request per delivery (decisions.md, "round trips per
-delivery"). `prepare` reads the batch's rows and their endpoints first (two requests). A claim
+A batch costs about one DynamoDB request per delivery (docs/decisions.md,
+D55). `prepare` reads the batch's rows and their endpoints first (two requests). A claim
 is then a transaction that also checks the endpoint is still at the version read, instead of a
 claim followed by an endpoint read; and the outcome of one delivery is recorded in the same
 transaction that claims the next (claimed ahead, just before its turn, after this one's POST).
@@ -35,7 +35,8 @@ from content_service.settings import WebhookOptions
 
 from .attempt_stats import AttemptStats
 from .bounds import ERROR_BYTES, clip, clip_error
-from .deliveries import AttemptRecord, Claim, DeliveryRow, DeliveryStore, NotClaimed, Outcome
+from .deliveries import DeliveryStore
+from .delivery_rows import AttemptRecord, Claim, DeliveryRow, NotClaimed, Outcome
 from .endpoint_store import Endpoint, EndpointStore
 from .event_bus import EventBusSender
 from .http_sender import Sender, SendResult
@@ -43,7 +44,7 @@ from .notices import EndpointNotices, failing_threshold
 from .outgoing import request_headers
 from .queue import MAX_DELAY_SECONDS, DeliveryQueue
 from .rate_limit import RateLimiter
-from .retry_ladder import RETRY_AFTER_CAP_SECONDS, judge
+from .retry_ladder import RETRY_AFTER_CAP_SECONDS, Judgement, judge
 
 # When a failed row was also queued with a delay, the sweep looks at it only this long after
 # its `nextAttemptAt`, so it does not queue a second message next to the delayed one.
@@ -92,6 +93,21 @@ class Report:
     endpoint_id: str | None = None
     duration_ms: int | None = None
     error: str | None = None
+
+
+def _lost_attempts(claim: Claim) -> tuple[AttemptRecord, ...]:
+    """The log line of the attempt a reclaimed delivery's previous worker died in."""
+    if not claim.reclaimed:
+        return ()
+    return (
+        AttemptRecord(
+            claim.before.attempts,
+            claim.before.claimed_at or claim.before.updated_at,
+            None,
+            None,
+            LOST_CLAIM_ERROR,
+        ),
+    )
 
 
 @dataclass
@@ -234,26 +250,9 @@ class DeliveryWorker:
         """Everything after a successful claim, with the endpoint current at the claim (None
         when it no longer exists)."""
         row = claim.row
-        lost: tuple[AttemptRecord, ...] = ()
-        if claim.reclaimed:
-            lost = (
-                AttemptRecord(
-                    claim.before.attempts,
-                    claim.before.claimed_at or claim.before.updated_at,
-                    None,
-                    None,
-                    LOST_CLAIM_ERROR,
-                ),
-            )
-        if endpoint is None or not endpoint.enabled:
-            why = (
-                "endpoint deleted"
-                if endpoint is None
-                else f"endpoint disabled: {endpoint.disabled_reason or 'no reason given'}"
-            )
-            return self._give_up(claim, lost, why, count_dead=False)
-        if endpoint.pull:
-            return self._hand_over(claim, lost, endpoint)
+        lost = _lost_attempts(claim)
+        if endpoint is None or not endpoint.enabled or endpoint.pull:
+            return self._not_sent(claim, lost, endpoint)
         if claim.attempt > self.options.max_attempts:
             # Only after a reclaim: the last allowed attempt's worker died without an outcome.
             return self._give_up(
@@ -268,37 +267,8 @@ class DeliveryWorker:
         if result.status_code == 429 and result.retry_after_seconds is not None:
             endpoint = self._pause(endpoint, result.retry_after_seconds)
         now = self.clock.now()
-        now_iso = iso_utc(now)
         error = None if judgement.verdict == "succeeded" else clip_error(judgement.reason)
-        entry = AttemptRecord(
-            claim.attempt,
-            now_iso,
-            result.status_code,
-            result.duration_ms,
-            error,
-            result.response_headers,
-            result.response_snippet,
-        )
-        outcome = Outcome(
-            status=judgement.verdict,
-            now_iso=now_iso,
-            log=(*lost, entry),
-            status_code=result.status_code,
-            duration_ms=result.duration_ms,
-            response_snippet=result.response_snippet,
-            error=error,
-            expires_at=self._expires_at(now),
-        )
-        delay: int | None = None
-        if judgement.wait_seconds is not None:
-            wait = judgement.wait_seconds
-            delay = math.ceil(wait) if wait <= MAX_DELAY_SECONDS else None
-            grace = RETRY_SWEEP_GRACE_SECONDS if delay is not None else 0
-            outcome = dataclasses.replace(
-                outcome,
-                next_attempt_at=iso_utc(now + wait),
-                sweep_at=iso_utc(now + wait + grace),
-            )
+        outcome, delay = self._outcome(claim, lost, result, judgement, error, now)
         if not self._finish(claim, outcome):
             return Report(
                 row.id,
@@ -329,6 +299,62 @@ class DeliveryWorker:
             duration_ms=result.duration_ms,
             error=error,
         )
+
+    def _not_sent(
+        self, claim: Claim, lost: tuple[AttemptRecord, ...], endpoint: Endpoint | None
+    ) -> Report:
+        """A delivery whose endpoint is gone or disabled (given up), or pulls (handed over)."""
+        if endpoint is not None and endpoint.enabled:
+            return self._hand_over(claim, lost, endpoint)
+        why = (
+            "endpoint deleted"
+            if endpoint is None
+            else f"endpoint disabled: {endpoint.disabled_reason or 'no reason given'}"
+        )
+        return self._give_up(claim, lost, why, count_dead=False)
+
+    def _outcome(
+        self,
+        claim: Claim,
+        lost: tuple[AttemptRecord, ...],
+        result: SendResult,
+        judgement: Judgement,
+        error: str | None,
+        now: float,
+    ) -> tuple[Outcome, int | None]:
+        """What the attempt leaves on the row, and the queue delay of its retry (None when
+        there is none, or when it is too far off for the queue and the sweeper sends it)."""
+        now_iso = iso_utc(now)
+        entry = AttemptRecord(
+            claim.attempt,
+            now_iso,
+            result.status_code,
+            result.duration_ms,
+            error,
+            result.response_headers,
+            result.response_snippet,
+        )
+        outcome = Outcome(
+            status=judgement.verdict,
+            now_iso=now_iso,
+            log=(*lost, entry),
+            status_code=result.status_code,
+            duration_ms=result.duration_ms,
+            response_snippet=result.response_snippet,
+            error=error,
+            expires_at=self._expires_at(now),
+        )
+        delay: int | None = None
+        if judgement.wait_seconds is not None:
+            wait = judgement.wait_seconds
+            delay = math.ceil(wait) if wait <= MAX_DELAY_SECONDS else None
+            grace = RETRY_SWEEP_GRACE_SECONDS if delay is not None else 0
+            outcome = dataclasses.replace(
+                outcome,
+                next_attempt_at=iso_utc(now + wait),
+                sweep_at=iso_utc(now + wait + grace),
+            )
+        return outcome, delay
 
     def _wait_for_turn(
         self, claim: Claim, lost: tuple[AttemptRecord, ...], endpoint: Endpoint

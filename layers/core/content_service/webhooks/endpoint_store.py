@@ -32,9 +32,9 @@ from content_service.storage.dynamo import (
     pages,
     values,
 )
+from content_service.storage.json_values import plain
 
 from .endpoint_secrets import OlderSecret, SecretRing, SignatureScheme, secret_hint
-from .outbox import plain
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

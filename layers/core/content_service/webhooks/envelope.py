@@ -11,8 +11,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from content_service.storage.outbox_event import OutboxEvent
+
 from .catalogue import PING
-from .outbox import OutboxEvent
 
 
 def envelope(delivery_id: str, event: OutboxEvent) -> dict[str, Any]:

@@ -13,13 +13,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from content_service.clock import Clock, iso_utc
+from content_service.storage.outbox_event import OutboxEvent
 
 from .catalogue import OPERATIONAL_KINDS
-from .deliveries import DeliveryRow, DeliveryStore, fanout_delivery_id
+from .deliveries import DeliveryStore
+from .delivery_rows import DeliveryRow, fanout_delivery_id
 from .endpoint_store import Endpoint
 from .envelope import envelope, freeze
 from .matching import matches
-from .outbox import OutboxEvent
 from .outbox_store import OutboxStore
 from .queue import DeliveryQueue
 

@@ -372,24 +372,7 @@ class Sender:
         if timeout <= 0:
             raise ValueError("timeout_ms must be positive")
         start = time.monotonic()
-
-        def result(
-            status: int | None = None,
-            snippet: str = "",
-            error: str | None = None,
-            retry_after: int | None = None,
-            headers: Headers = (),
-        ) -> SendResult:
-            duration = round((time.monotonic() - start) * 1000)
-            return SendResult(
-                status,
-                duration,
-                clip(snippet, self._snippet_bytes, mark=False),
-                clip_error(error),
-                retry_after,
-                clip_headers(headers),
-            )
-
+        result = functools.partial(self._result, start)
         try:
             checked = check_url(url, self._policy, self._resolver)
         except UrlRefused as refused:
@@ -412,6 +395,26 @@ class Sender:
             exchange.error,
             exchange.retry_after,
             exchange.headers,
+        )
+
+    def _result(
+        self,
+        start: float,
+        status: int | None = None,
+        snippet: str = "",
+        error: str | None = None,
+        retry_after: int | None = None,
+        headers: Headers = (),
+    ) -> SendResult:
+        """A send's result, timed from `start`, its snippet, error and headers clipped."""
+        duration = round((time.monotonic() - start) * 1000)
+        return SendResult(
+            status,
+            duration,
+            clip(snippet, self._snippet_bytes, mark=False),
+            clip_error(error),
+            retry_after,
+            clip_headers(headers),
         )
 
     def _exchange(

@@ -13,9 +13,10 @@ endpoints only, and never the endpoint it is about. There is no expression langu
 
 from __future__ import annotations
 
+from content_service.storage.outbox_event import OutboxEvent
+
 from .catalogue import CATALOGUE, ENDPOINT_SUBJECT, SUBSCRIBABLE_KINDS
 from .endpoint_store import Endpoint
-from .outbox import OutboxEvent
 
 _FILTERED_BY_TYPE = frozenset(e.kind for e in CATALOGUE if e.filtered_by_content_type)
 

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from content_service.clock import Clock, iso_utc
 from content_service.storage.dynamo import TransactionCancelled, encode, transact
+from content_service.storage.outbox_event import fanout_shard
 
 from .catalogue import ENDPOINT_SUBJECT
 from .endpoint_store import AlertState, Endpoint, EndpointStore
-from .outbox import fanout_shard
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

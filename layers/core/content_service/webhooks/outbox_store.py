@@ -12,8 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from content_service.storage.dynamo import conditional, decode, pages, values
-
-from .outbox import FANOUT_SHARDS, PENDING_FANOUT_INDEX, MalformedEvent, OutboxEvent, plain
+from content_service.storage.json_values import plain
+from content_service.storage.outbox_event import (
+    FANOUT_SHARDS,
+    PENDING_FANOUT_INDEX,
+    MalformedEvent,
+    OutboxEvent,
+)
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

@@ -31,8 +31,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from content_service.storage.dynamo import decode, failed_item, is_condition_failure, values
-
-from .outbox import plain
+from content_service.storage.json_values import plain
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

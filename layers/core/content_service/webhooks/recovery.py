@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from content_service.clock import Clock, iso_utc
 from content_service.storage.dynamo import conditional, decode, encode, values
+from content_service.storage.json_values import plain
 
-from .deliveries import DeliveryRow, DeliveryStore, shard_of
+from .deliveries import DeliveryStore
+from .delivery_rows import DeliveryRow, shard_of
 from .endpoint_store import EndpointStore
 from .envelope import refreeze
-from .outbox import plain
 from .queue import DeliveryQueue
 
 if TYPE_CHECKING:

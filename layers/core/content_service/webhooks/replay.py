@@ -24,11 +24,13 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from content_service.storage.dynamo import decode
+from content_service.storage.json_values import NotJson, plain
+from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
 
-from .deliveries import TERMINAL, DeliveryStore
+from .deliveries import DeliveryStore
+from .delivery_rows import TERMINAL
 from .endpoint_store import Endpoint, EndpointStore
 from .fanout import FanOut
-from .outbox import MalformedEvent, OutboxEvent, plain
 from .queue import DeliveryQueue, MalformedMessage, parse_message
 from .recovery import is_recovery_key
 
@@ -152,7 +154,7 @@ class FanoutFailureReplay:
             return {"sequenceNumber": record["dynamodb"]["SequenceNumber"], "action": "skip"}
         try:
             event = OutboxEvent.from_item(plain(decode(image)))
-        except MalformedEvent as error:
+        except (MalformedEvent, NotJson) as error:
             return {"eventId": None, "action": "skip", "why": str(error)}
         rows = self.fanout.rows_for(event, endpoints)
         summary: dict[str, Any] = {"eventId": event.id, "kind": event.kind, "matched": len(rows)}

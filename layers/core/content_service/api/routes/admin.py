@@ -12,6 +12,7 @@ and styles from this origin only, no inline script, never framed) and are never 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 from urllib.parse import quote, urlencode
 
@@ -29,14 +30,10 @@ from content_service.identity.principal import WEBHOOKS_MANAGE, WEBHOOKS_READ, C
 from content_service.identity.workspaces import list_workspaces
 from content_service.webhooks import catalogue, wiring
 from content_service.webhooks.custom_headers import rules_json
-from content_service.webhooks.deliveries import LogSearch
+from content_service.webhooks.delivery_log import LogSearch, Page
+from content_service.webhooks.endpoint_health import STATS_WINDOWS
 from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.endpoints import (
-    DEFAULT_PAGE_SIZE,
-    MAX_PAGE_SIZE,
-    STATS_WINDOWS,
-    EndpointRegistry,
-)
+from content_service.webhooks.endpoints import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, EndpointRegistry
 from content_service.webhooks.recovery import DEFAULT_STATUSES, RECOVERABLE_STATUSES
 from content_service.webhooks.snippets import SNIPPETS, STANDARD_SNIPPETS
 from content_service.webhooks.times import parse_instant
@@ -228,6 +225,141 @@ def _form_time(iso: str | None) -> str:
     return iso[:16] if iso else ""
 
 
+def _log_search(
+    event_id: str | None, entry_id: str | None, since: str | None, until: str | None
+) -> LogSearch:
+    return LogSearch(
+        event_id=(event_id or "").strip() or None,
+        entry_id=(entry_id or "").strip() or None,
+        since_iso=_page_instant(since),
+        until_iso=_page_instant(until),
+    )
+
+
+def _log_page(
+    registry: EndpointRegistry,
+    endpoint_id: str,
+    status: str | None,
+    event: str | None,
+    cursor: str | None,
+    limit: int,
+    search: LogSearch,
+) -> tuple[Page, str | None]:
+    """The page of the delivery log asked for, and the notice shown when its cursor was stale."""
+    try:
+        page = registry.deliveries(
+            endpoint_id,
+            status=status,
+            event=event,
+            cursor=cursor or None,
+            limit=limit,
+            search=search,
+        )
+    except BadRequest:
+        # A stale or edited cursor: show the newest page rather than an error page.
+        page = registry.deliveries(
+            endpoint_id, status=status, event=event, limit=limit, search=search
+        )
+        return page, "That page of the log is no longer available; showing the newest deliveries."
+    return page, None
+
+
+@dataclass(frozen=True)
+class _LogLinks:
+    """The links of the delivery log page: paging, chart windows and the live API query, each
+    keeping the filters shown."""
+
+    window: str
+    chart_windows: list[tuple[str, str, str]]
+    older: str | None
+    newest: str
+    live_query: str
+
+    @classmethod
+    def build(
+        cls,
+        status: str | None,
+        event: str | None,
+        search: LogSearch,
+        limit: int,
+        chart: str | None,
+        next_cursor: str | None,
+    ) -> _LogLinks:
+        filters = {
+            k: v
+            for k, v in (
+                ("status", status),
+                ("event", event),
+                ("eventId", search.event_id),
+                ("entryId", search.entry_id),
+                ("since", _form_time(search.since_iso)),
+                ("until", _form_time(search.until_iso)),
+            )
+            if v
+        }
+        if limit != DEFAULT_PAGE_SIZE:
+            filters["limit"] = str(limit)
+        window = chart if chart in STATS_WINDOWS else "24h"
+        chart_windows = [
+            (key, label, "?" + urlencode({**filters, "chart": key})) for key, label in CHART_WINDOWS
+        ]
+        if window != "24h":
+            filters["chart"] = window
+        older = f"?{urlencode({**filters, 'cursor': next_cursor})}" if next_cursor else None
+        api_query = {k: v for k, v in filters.items() if k not in ("since", "until")}
+        if search.since_iso:
+            api_query["since"] = search.since_iso
+        if search.until_iso:
+            api_query["until"] = search.until_iso
+        return cls(
+            window=window,
+            chart_windows=chart_windows,
+            older=older,
+            newest=f"?{urlencode(filters)}" if filters else "?",
+            live_query=urlencode(api_query),
+        )
+
+
+def _endpoint_context(endpoint: Endpoint, now: float) -> dict[str, Any]:
+    """What the endpoint page shows of the endpoint itself: its subscription and secrets."""
+    labels = views.workspace_labels(list_workspaces())
+    return {
+        "endpoint": endpoint,
+        "workspaces": views.workspaces_summary(endpoint, labels),
+        "events": views.events_summary(endpoint.events),
+        "content_types": views.content_types_summary(endpoint.content_types),
+        "created_at": views.when(endpoint.created_at),
+        "updated_at": views.when(endpoint.updated_at),
+        "older_secrets": [
+            {
+                "hint": o.to_json()["secretHint"],
+                "iso": o.expires_at,
+                "at": views.when(o.expires_at),
+            }
+            for o in endpoint.secrets.valid_older(now)
+        ],
+        "paused_until": views.when(endpoint.paused_until),
+        "grace_choices": GRACE_CHOICES,
+    }
+
+
+def _tools_context(endpoint: Endpoint, now: float) -> dict[str, Any]:
+    """The forms of the endpoint page: the log's filters, test events, recovery and the
+    verification snippets."""
+    return {
+        "statuses": views.log_statuses(),
+        "status_labels": views.STATUS_LABEL,
+        "log_kinds": views.log_event_kinds(),
+        "test_kinds": [e.kind for e in catalogue.CATALOGUE],
+        "recover_since": _form_time(iso_utc(now - 24 * 3600)),
+        "recoverable": RECOVERABLE_STATUSES,
+        "recover_defaults": DEFAULT_STATUSES,
+        "snippets": SNIPPETS,
+        "standard_snippets": STANDARD_SNIPPETS,
+        "now_iso": iso_utc(now),
+    }
+
+
 @router.get("/webhooks/{endpoint_id}", response_class=HTMLResponse)
 def webhook_page(
     request: Request,
@@ -254,70 +386,19 @@ def webhook_page(
         return _not_found(request, gate, "webhook endpoint")
     status = status if status in views.log_statuses() else None
     event = event if event in views.log_event_kinds() else None
-    search = LogSearch(
-        event_id=(event_id or "").strip() or None,
-        entry_id=(entry_id or "").strip() or None,
-        since_iso=_page_instant(since),
-        until_iso=_page_instant(until),
-    )
-    log_error = None
-    try:
-        page = registry.deliveries(
-            endpoint.id,
-            status=status,
-            event=event,
-            cursor=cursor or None,
-            limit=limit,
-            search=search,
-        )
-    except BadRequest:
-        # A stale or edited cursor: show the newest page rather than an error page.
-        log_error = "That page of the log is no longer available; showing the newest deliveries."
+    search = _log_search(event_id, entry_id, since, until)
+    page, log_error = _log_page(registry, endpoint.id, status, event, cursor, limit, search)
+    if log_error:
         cursor = None
-        page = registry.deliveries(
-            endpoint.id, status=status, event=event, limit=limit, search=search
-        )
-    filters = {
-        k: v
-        for k, v in (
-            ("status", status),
-            ("event", event),
-            ("eventId", search.event_id),
-            ("entryId", search.entry_id),
-            ("since", _form_time(search.since_iso)),
-            ("until", _form_time(search.until_iso)),
-        )
-        if v
-    }
-    if limit != DEFAULT_PAGE_SIZE:
-        filters["limit"] = str(limit)
-    window = chart if chart in STATS_WINDOWS else "24h"
-    chart_windows = [
-        (key, label, "?" + urlencode({**filters, "chart": key})) for key, label in CHART_WINDOWS
-    ]
-    if window != "24h":
-        filters["chart"] = window
-    older = f"?{urlencode({**filters, 'cursor': page.next_cursor})}" if page.next_cursor else None
-    newest = f"?{urlencode(filters)}" if filters else "?"
-    labels = views.workspace_labels(list_workspaces())
+    links = _LogLinks.build(status, event, search, limit, chart, page.next_cursor)
     now = wiring.dependencies().clock.now()
     max_attempts = runtime.settings().webhooks.max_attempts
-    api_query = {k: v for k, v in filters.items() if k not in ("since", "until")}
-    if search.since_iso:
-        api_query["since"] = search.since_iso
-    if search.until_iso:
-        api_query["until"] = search.until_iso
     return _page(
         request,
         "admin/webhook_detail.html",
         {
             **_base(gate, done),
-            "endpoint": endpoint,
-            "workspaces": views.workspaces_summary(endpoint, labels),
-            "events": views.events_summary(endpoint.events),
-            "content_types": views.content_types_summary(endpoint.content_types),
-            "created_at": views.when(endpoint.created_at),
-            "updated_at": views.when(endpoint.updated_at),
+            **_endpoint_context(endpoint, now),
             "deliveries": [views.delivery_view(r, now, max_attempts) for r in page.items],
             "status_filter": status or "",
             "event_filter": event or "",
@@ -325,35 +406,16 @@ def webhook_page(
             "since_value": _form_time(search.since_iso),
             "until_value": _form_time(search.until_iso),
             "filtered": bool(status or event or search != LogSearch()),
-            "statuses": views.log_statuses(),
-            "status_labels": views.STATUS_LABEL,
-            "log_kinds": views.log_event_kinds(),
             "paged": bool(cursor),
-            "older_href": older,
-            "newest_href": newest,
+            "older_href": links.older,
+            "newest_href": links.newest,
             "log_error": log_error,
             "limit": limit,
             "default_limit": DEFAULT_PAGE_SIZE,
-            "live_query": urlencode(api_query),
+            "live_query": links.live_query,
             "max_attempts": max_attempts,
-            "test_kinds": [e.kind for e in catalogue.CATALOGUE],
-            "recover_since": _form_time(iso_utc(now - 24 * 3600)),
-            "recoverable": RECOVERABLE_STATUSES,
-            "recover_defaults": DEFAULT_STATUSES,
-            "snippets": SNIPPETS,
-            "standard_snippets": STANDARD_SNIPPETS,
-            "now_iso": iso_utc(now),
-            "chart": health_chart.build(registry.stats(endpoint.id, window)),
-            "chart_windows": chart_windows,
-            "older_secrets": [
-                {
-                    "hint": o.to_json()["secretHint"],
-                    "iso": o.expires_at,
-                    "at": views.when(o.expires_at),
-                }
-                for o in endpoint.secrets.valid_older(now)
-            ],
-            "paused_until": views.when(endpoint.paused_until),
-            "grace_choices": GRACE_CHOICES,
+            **_tools_context(endpoint, now),
+            "chart": health_chart.build(registry.stats(endpoint.id, links.window)),
+            "chart_windows": links.chart_windows,
         },
     )

@@ -11,6 +11,7 @@ the origin guard like any other write.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -87,6 +88,54 @@ def _locales(content_type: ContentType) -> list[str]:
     return sorted(content_type.locales | {DEFAULT_LOCALE})
 
 
+@dataclass(frozen=True)
+class _EntryListing:
+    """One filtered list of a type's entries as the entries page asks for it."""
+
+    caller: UserCaller
+    workspace_id: str
+    definition: ContentType
+    state: str
+    search: str
+    locale: str | None
+
+    def _list(self, cursor: str | None) -> Any:
+        fields = [self.definition.title_field] if self.definition.title_field else []
+        return service.list_entries(
+            ListRequest.parse(
+                self.caller,
+                self.workspace_id,
+                self.definition.name,
+                page_size=LIST_PAGE_SIZE,
+                filter=_list_filter(self.definition, self.state, self.search),
+                fields=fields,
+                locale=self.locale,
+                cursor=cursor,
+            )
+        )
+
+    def page(self, cursor: str | None) -> tuple[Any, str | None, str | None]:
+        """The page at `cursor`, the notice shown when that cursor was stale (the newest page
+        is shown instead), and the error shown when the list itself was refused (no page)."""
+        try:
+            return self._list(cursor), None, None
+        except BadRequest as refused:
+            if cursor:
+                notice = "That page of the list is no longer available; showing the newest entries."
+                return self._list(None), notice, None
+            return None, None, refused.message
+
+    def can_create(self, page: Any) -> bool:
+        """A single's list offers no New button once its one entry exists (seen unfiltered)."""
+        return not (
+            self.definition.is_single
+            and page is not None
+            and page.total > 0
+            and not self.state
+            and not self.search
+        )
+
+
 @router.get("/content/{content_type}", response_class=HTMLResponse)
 def entries_page(
     request: Request,
@@ -113,31 +162,8 @@ def entries_page(
     state = state if state in views.STATES else ""
     locale = locale if is_locale(locale) else DEFAULT_LOCALE
     search = (q or "").strip()
-    fields = [definition.title_field] if definition.title_field else []
-
-    def listed(at: str | None) -> Any:
-        return service.list_entries(
-            ListRequest.parse(
-                gate,
-                ws.id,
-                definition.name,
-                page_size=LIST_PAGE_SIZE,
-                filter=_list_filter(definition, state, search),
-                fields=fields,
-                locale=locale,
-                cursor=at,
-            )
-        )
-
-    notice = error = None
-    try:
-        page = listed(cursor or None)
-    except BadRequest as refused:
-        if cursor:
-            notice = "That page of the list is no longer available; showing the newest entries."
-            page = listed(None)
-        else:
-            error, page, cursor = refused.message, None, None
+    listing = _EntryListing(gate, ws.id, definition, state, search, locale)
+    page, notice, error = listing.page(cursor or None)
     filters = {"state": state, "locale": locale if locale != DEFAULT_LOCALE else "", "q": search}
     older = (
         ws.link(request.url.path, **filters, cursor=page.next_cursor)
@@ -162,13 +188,7 @@ def entries_page(
             "older_href": older,
             "newest_href": ws.link(request.url.path, **filters),
             "new_href": ws.link(f"/content/{definition.name}/new", locale=filters["locale"]),
-            "can_create": not (
-                definition.is_single
-                and page is not None
-                and page.total > 0
-                and not state
-                and not search
-            ),
+            "can_create": listing.can_create(page),
             "notice": notice,
             "error": error,
         },

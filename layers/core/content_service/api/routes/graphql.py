@@ -53,7 +53,7 @@ from content_service.observability import logger
 from content_service.settings import Settings
 
 if TYPE_CHECKING:
-    from content_service.graphql.build import BuiltSchema
+    from content_service.graphql.built import BuiltSchema
     from content_service.graphql.transport import Incoming
 
 router = APIRouter(prefix="/api/v1/graphql", tags=["graphql"])

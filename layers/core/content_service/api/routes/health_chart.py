@@ -11,11 +11,12 @@ the window up, and the same figures follow as a table.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from content_service.webhooks.attempt_stats import VERDICTS, Tally
-from content_service.webhooks.endpoints import StatsSeries
+from content_service.webhooks.endpoint_health import StatsSeries
 
 WIDTH, HEIGHT = 720, 260
 LEFT, RIGHT, TOP, BOTTOM = 56, 64, 30, 44
@@ -125,6 +126,23 @@ def _summary(window: str, total: Tally) -> str:
     )
 
 
+def _segments(tally: Tally, top_count: float, bottom: int) -> tuple[Segment, ...]:
+    """One bucket's bar: a segment per verdict with attempts, stacked up from the axis."""
+    y = float(bottom)
+    segments = []
+    for verdict in VERDICTS:
+        height = tally.verdicts[verdict] / top_count * PLOT_H
+        if height > 0:
+            y -= height
+            segments.append(Segment(verdict, round(y, 1), round(height, 1)))
+    return tuple(segments)
+
+
+def _value_ticks(bottom: int, label: Callable[[int], str]) -> tuple[Tick, ...]:
+    """The TICKS + 1 evenly spaced ticks of a vertical axis, labelled by `label(i)`."""
+    return tuple(Tick(round(bottom - i / TICKS * PLOT_H, 1), label(i)) for i in range(TICKS + 1))
+
+
 def build(series: StatsSeries) -> Chart:
     n = max(1, len(series.buckets))
     slot = PLOT_W / n
@@ -136,20 +154,14 @@ def build(series: StatsSeries) -> Chart:
     for index, bucket in enumerate(series.buckets):
         tally = bucket.tally
         x = LEFT + index * slot
-        y = float(bottom)
-        segments = []
-        for verdict in VERDICTS:
-            height = tally.verdicts[verdict] / top_count * PLOT_H
-            if height > 0:
-                y -= height
-                segments.append(Segment(verdict, round(y, 1), round(height, 1)))
+        segments = _segments(tally, top_count, bottom)
         period = _period(bucket.start, series.bucket_hours)
         p50, p95 = tally.percentile(0.5), tally.percentile(0.95)
         counts = tuple(tally.verdicts[v] for v in VERDICTS)
         tooltip = f"{period}: " + ", ".join(
             f"{c} {v}" for c, v in zip(counts, VERDICTS, strict=True)
         )
-        bars.append(Bar(round(x + slot * 0.15, 1), round(slot * 0.7, 1), tuple(segments), tooltip))
+        bars.append(Bar(round(x + slot * 0.15, 1), round(slot * 0.7, 1), segments, tooltip))
         middle = x + slot / 2
         p50_points.append(None if p50 is None else (middle, bottom - p50 / top_ms * PLOT_H))
         p95_points.append(None if p95 is None else (middle, bottom - p95 / top_ms * PLOT_H))
@@ -158,14 +170,6 @@ def build(series: StatsSeries) -> Chart:
     time_ticks = tuple(
         Tick(round(LEFT + i * slot + slot / 2, 1), rows[i].period)
         for i in range(0, len(rows), every)
-    )
-    count_ticks = tuple(
-        Tick(round(bottom - i / TICKS * PLOT_H, 1), f"{top_count * i / TICKS:g}")
-        for i in range(TICKS + 1)
-    )
-    latency_ticks = tuple(
-        Tick(round(bottom - i / TICKS * PLOT_H, 1), milliseconds(top_ms * i / TICKS))
-        for i in range(TICKS + 1)
     )
     words = WINDOW_WORDS.get(series.window, series.window)
     return Chart(
@@ -182,8 +186,8 @@ def build(series: StatsSeries) -> Chart:
             for point in points
             if point is not None
         ),
-        count_ticks=count_ticks,
-        latency_ticks=latency_ticks,
+        count_ticks=_value_ticks(bottom, lambda i: f"{top_count * i / TICKS:g}"),
+        latency_ticks=_value_ticks(bottom, lambda i: milliseconds(top_ms * i / TICKS)),
         time_ticks=time_ticks,
         title=f"Attempts by verdict and latency, {words}",
         summary=_summary(series.window, series.total),

@@ -25,7 +25,8 @@ from content_service.identity.principal import (
     UserCaller,
 )
 from content_service.webhooks import catalogue, wiring
-from content_service.webhooks.deliveries import DeliveryRow, LogSearch
+from content_service.webhooks.delivery_log import LogSearch
+from content_service.webhooks.delivery_rows import DeliveryRow
 from content_service.webhooks.endpoint_secrets import SignatureScheme
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.endpoints import (

@@ -1,4 +1,4 @@
-"""An event as the content capability's outbox writes it.
+"""An event as the content capability's outbox writes it and the webhook fan-out reads it.
 
 `{id, kind, occurredAt, workspaceId, actor, data}`: one item in the events table per entry
 write, in the same transaction as the entry. The fan-out reads it from the table's stream.
@@ -7,15 +7,19 @@ Every event is written with a fan-out marker, `fanoutShard`, which puts it in th
 `byPendingFanout` index (partitioned by shard, sorted by `occurredAt`); the fan-out removes the
 marker once the event's delivery rows exist and are queued. The minute sweep fans out again
 any event still in the index after a grace period: a stream batch that failed for good, a
-local stack restarted after a crash (docs/decisions.md, "outbox reconciliation").
+local stack restarted after a crash (docs/decisions.md, D30).
+
+The shape lives in storage, not in either capability, so content writes it and webhooks read
+it without one importing the other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
+
+from content_service.storage.json_values import NotJson, plain
 
 PENDING_FANOUT_INDEX = "byPendingFanout"
 FANOUT_SHARDS = 16
@@ -34,19 +38,11 @@ class MalformedEvent(ValueError):
     """The item is not an outbox event; retrying cannot help, so it is logged and skipped."""
 
 
-def plain(value: Any) -> Any:
-    """DynamoDB's Decimals as int or float, sets as sorted lists, so the value is JSON."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted(plain(v) for v in value)
-    if isinstance(value, bytes | bytearray):
-        raise MalformedEvent("binary attributes cannot be put into a JSON envelope")
-    return value
+def _json(value: Any) -> Any:
+    try:
+        return plain(value)
+    except NotJson as error:
+        raise MalformedEvent(str(error)) from None
 
 
 def _text(item: Mapping[str, Any], name: str) -> str:
@@ -82,11 +78,11 @@ class OutboxEvent:
                 isinstance(actor.get(key), str) for key in ("id", "email")
             ):
                 raise MalformedEvent("outbox event actor must be {id, email} or null")
-            actor = plain(actor)
+            actor = _json(actor)
         data = item.get("data")
         if not isinstance(data, Mapping):
             raise MalformedEvent("outbox event has no data object")
-        data = plain(data)
+        data = _json(data)
         if not isinstance(data.get("kind"), str) or not isinstance(data.get("id"), str):
             raise MalformedEvent("outbox event data must name its kind and id")
         return cls(

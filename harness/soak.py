@@ -10,7 +10,7 @@ What runs (the product's own code throughout, on moto in server mode):
   batch processor) with its own SQS poller, working the queue at once as Lambda's execution
   environments do, while the wave's fan-out runs. A share of the fan-out's messages is sent a
   second time (`--duplicate-rate`), as a standard queue may.
-- **Receivers**: five real HTTP receivers (tests/support/receiver.py): `healthy`; `flaky` (a
+- **Receivers**: five real HTTP receivers (harness/receiver.py): `healthy`; `flaky` (a
   random 20 % of its answers are 500); `timeout` (never answers: the sender gives up after
   `timeoutMs`); `slow` (answers after `--slow-ms`, inside the timeout); `healthy-2`. Each
   endpoint subscribes to the soak's workspace, every kind.
@@ -69,18 +69,18 @@ from content_service.content.events import EVENT_KINDS, event_item
 from content_service.identity.principal import UserCaller
 from content_service.observability import logger as service_logger
 from content_service.storage import aws, dynamo
+from content_service.storage.json_values import plain
 from content_service.webhooks import services, wiring
-from content_service.webhooks.deliveries import DeliveryRow, fanout_delivery_id
 from content_service.webhooks.delivery import RETRY_SWEEP_GRACE_SECONDS
-from content_service.webhooks.outbox import plain
+from content_service.webhooks.delivery_rows import DeliveryRow, fanout_delivery_id
 from content_service.webhooks.retry_ladder import JITTER, LADDER_SECONDS
 from content_service.webhooks.signing import SignatureVerificationError, verify_signature
+from harness.receiver import Answer, Received, Receiver
+from harness.webhooks import FakeClock, store_endpoint
 from infra.emulator import Emulator, EmulatorError
 from infra.lambda_runtime import FunctionRuntime, load_handler
 from infra.local_stack import LocalStack, LocalStackOptions
 from infra.pollers import PollerOptions, SqsPoller, build_pollers
-from tests.support.receiver import Answer, Received, Receiver
-from tests.support.webhooks import FakeClock, store_endpoint
 
 Behaviour = Literal["healthy", "flaky", "timeout", "slow"]
 ENDPOINTS: tuple[tuple[str, Behaviour], ...] = (
@@ -497,7 +497,7 @@ class ProcessEmulator(Emulator):
 def main(argv: Sequence[str]) -> int:
     defaults = SoakConfig()
     parser = argparse.ArgumentParser(
-        prog="python -m bench.soak", description=__doc__.split("\n")[0]
+        prog="python -m harness.soak", description=__doc__.split("\n")[0]
     )
     for name, value in vars(defaults).items():
         parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)

@@ -12,7 +12,7 @@ What runs:
   ahead, in a seeded random order. Every answer is kept in a ledger; a call that got no answer
   (the stack died under it) is uncertain: it may or may not have been applied. An entry with a
   schedule is left alone afterwards, so its state is the schedule's doing.
-- **Receivers**: real HTTP receivers on 127.0.0.1 (tests/support/receiver.py), each behind an
+- **Receivers**: real HTTP receivers on 127.0.0.1 (harness/receiver.py), each behind an
   endpoint: one always 200 (of the default workspace, every kind; its secret rotated with a
   grace hour at the start, so every delivery carries two signatures), one answering 500 to a
   seeded random fifth of its requests (so rows fail and retry; `rateLimit` 20, so rows are
@@ -80,17 +80,18 @@ import httpx
 from boto3.dynamodb.types import TypeDeserializer
 
 from content_service.clock import iso_utc, parse_iso_utc
+from content_service.storage.json_values import NotJson, plain
+from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
 from content_service.webhooks.catalogue import OPERATIONAL_KINDS
-from content_service.webhooks.deliveries import fanout_delivery_id
+from content_service.webhooks.delivery_rows import fanout_delivery_id
 from content_service.webhooks.endpoint_secrets import secret_hint
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.matching import matches
-from content_service.webhooks.outbox import MalformedEvent, OutboxEvent, plain
 from content_service.webhooks.signing import SignatureVerificationError, verify_signature
+from harness.ports import free_port
+from harness.receiver import Answer, Received, Receiver
 from infra import REPO_ROOT
 from infra.emulator import FAKE_CREDENTIALS
-from tests.conftest_infra import free_port
-from tests.support.receiver import Answer, Received, Receiver
 
 TYPE = "note"
 BUSY = ("pending", "delivering")
@@ -568,7 +569,7 @@ def check_events(final: Final, ledger: Ledger) -> list[str]:
             problems.append(f"event {event['id']} still marked: its fan-out never completed")
         try:
             outbox = OutboxEvent.from_item(plain(event))
-        except MalformedEvent as error:
+        except (MalformedEvent, NotJson) as error:
             problems.append(f"event {event['id']} is not an outbox event: {error}")
             continue
         for endpoint in endpoints:
@@ -1000,7 +1001,7 @@ def _heard(receiver: Receiver, kind: str) -> int:
 def main(argv: Sequence[str]) -> int:
     defaults = CrashConfig()
     parser = argparse.ArgumentParser(
-        prog="python -m bench.crash", description=__doc__.split("\n")[0]
+        prog="python -m harness.crash", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--kills", type=int, default=defaults.kills)
     parser.add_argument("--graceful", type=int, default=defaults.graceful)

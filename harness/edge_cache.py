@@ -31,8 +31,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from harness.ports import free_port
 from infra.template_model import Template
-from tests.conftest_infra import free_port
 
 SERVED_FROM_CACHE = frozenset({"HIT", "STALE", "UPDATING"})
 """Cache statuses of answers the origin did not make for this request."""
