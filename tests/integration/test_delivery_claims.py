@@ -1,4 +1,4 @@
-"""Crashes and duplicates (spec 2.4, 3.1; ARCHITECTURE.md principle 4).
+"""Crashes and duplicates (spec 2.4, 3.1; docs/decisions.md, D19 and D55).
 
 A stream record delivered twice makes one delivery; an SQS message delivered twice makes one
 attempt; a worker killed after its claim (before or after its send) leaves a row the minute

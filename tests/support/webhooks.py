@@ -122,7 +122,7 @@ def outbox_event(
     entry_id: str | None = None,
     occurred_at: str | None = None,
 ) -> dict[str, Any]:
-    """An outbox event in the shape the content capability writes (ARCHITECTURE.md)."""
+    """An outbox event as content writes it (docs/content.md, "The outbox")."""
     event_id = event_id or str(uuid.uuid4())
     return {
         "id": event_id,

@@ -1,5 +1,5 @@
 """Resolvers: each turns a field and its arguments into the request the REST route builds, and
-calls the same service function (ARCHITECTURE.md principle 1). No storage access here.
+calls the same service function (docs/graphql.md). No storage access here.
 
 | GraphQL field                       | service call (REST route)                               |
 |-------------------------------------|---------------------------------------------------------|

@@ -7,7 +7,7 @@ Attributes (the delivery JSON names of docs/api.md where they exist):
   attempt: attempt, at, statusCode, durationMs, error, responseHeaders, responseSnippet; every
   receiver text bounded by `bounds.py`), `redeliveryOf` and `recoveryId` (a redelivery's
   origin), `recoveredBy` (the redelivery a recovery made of this row)
-- `claimToken`, `claimedAt`: the current claim (spec 3.1, ARCHITECTURE.md principle 4)
+- `claimToken`, `claimedAt`: the current claim (spec 3.1; docs/decisions.md, D19 and D55)
 - `createdKey` = createdAt#id: the `byEndpoint` index's sort key (the log, newest first)
 - `sweepShard` + `sweepAt`: the sparse `bySweep` index; present while the row is not terminal,
   `sweepAt` is when the minute sweep should look at it again
