@@ -10,8 +10,8 @@ ours, and the endpoint's failing, disabled and recovered transitions go out as n
 attempt is queued again with an SQS delay when its wait fits in one (15 minutes); longer waits
 are the sweep's.
 
-A batch costs about one DynamoDB request per delivery (decisions.md, "round trips per
-delivery"). `prepare` reads the batch's rows and their endpoints first (two requests). A claim
+A batch costs about one DynamoDB request per delivery (docs/decisions.md,
+D55). `prepare` reads the batch's rows and their endpoints first (two requests). A claim
 is then a transaction that also checks the endpoint is still at the version read, instead of a
 claim followed by an endpoint read; and the outcome of one delivery is recorded in the same
 transaction that claims the next (claimed ahead, just before its turn, after this one's POST).

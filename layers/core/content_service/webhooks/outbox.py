@@ -7,7 +7,7 @@ Every event is written with a fan-out marker, `fanoutShard`, which puts it in th
 `byPendingFanout` index (partitioned by shard, sorted by `occurredAt`); the fan-out removes the
 marker once the event's delivery rows exist and are queued. The minute sweep fans out again
 any event still in the index after a grace period: a stream batch that failed for good, a
-local stack restarted after a crash (docs/decisions.md, "outbox reconciliation").
+local stack restarted after a crash (docs/decisions.md, D30).
 """
 
 from __future__ import annotations
