@@ -21,7 +21,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 help:
 	@echo "make run    - start the local stack (API, GraphQL, admin pages, webhook delivery)"
 	@echo "make test   - install everything the tests need and run them all"
-	@echo "make bench  - run the benchmarks and print the table"
+	@echo "make bench  - run the benchmarks, print the table, write docs/benchmarks.md's table"
 	@echo "make soak   - run the bounded soak test"
 	@echo "make crash  - kill the local stack at random moments and prove nothing is lost"
 	@echo "make fuzz   - run the fuzzers long (200 examples per operation; make test runs them short)"

@@ -1,4 +1,5 @@
-"""`make bench`: starts one local stack, runs every suite against it, prints one table.
+"""`make bench`: starts one local stack, runs every suite against it, prints one table, and
+renders `bench/results/latest.json` into docs/benchmarks.md.
 
 A suite is a module exposing `run(stack: LocalStack) -> list[Row]`. Suites measure against
 moto in server mode and local receivers and report medians of repeated runs.
@@ -11,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.report import Row, render_table, write_results
+from bench.report import Row, render_table, update_doc, write_results
 from content_service.observability import logger as service_logger
 from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
 
@@ -64,6 +65,7 @@ def main(selected: list[str]) -> int:
                 rows.extend(module.run(stack))
     print(render_table(rows))
     print(f"\nwritten to {write_results(rows, complete=len(suites) == len(SUITES))}")
+    update_doc()
     return 0
 
 

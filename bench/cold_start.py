@@ -28,7 +28,7 @@ ROOT = Path(__file__).parents[1]
 BUILD_DIR = ROOT / ".aws-sam" / "build"
 LAYER = "CoreLayer"
 WEB_FRAMEWORKS = ("fastapi", "starlette", "pydantic", "mangum", "graphene", "graphql", "jinja2")
-# The budgets the README states for importing a handler module (the API's builds the app).
+# The budgets docs/benchmarks.md states for importing a handler module (the API's builds the app).
 API_IMPORT_BUDGET_MS = 600.0
 WORKER_IMPORT_BUDGET_MS = 250.0
 # Tracing on, as in Lambda with Active tracing: reported beside, no budget of its own.

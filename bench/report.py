@@ -1,4 +1,5 @@
-"""Benchmark rows, the printed table and the JSON written under bench/results/."""
+"""Benchmark rows, the printed table, the JSON written under bench/results/, and the table of
+docs/benchmarks.md rendered from `latest.json` (so no figure there is typed by hand)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,18 @@ import os
 import platform
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 RESULTS_DIR = Path(__file__).parent / "results"
+LATEST = RESULTS_DIR / "latest.json"
+BENCHMARKS_DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
+TABLE_BEGIN = "<!-- bench-table:begin (written by bench/report.py from latest.json) -->"
+TABLE_END = "<!-- bench-table:end -->"
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,14 @@ def median_seconds(run: Callable[[], object], repeat: int = 7, warmup: int = 1) 
     return statistics.median(samples)
 
 
+def _value(value: float) -> str:
+    return f"{value:,.3f}".rstrip("0").rstrip(".")
+
+
+def _verdict(meets_target: bool | None) -> str:
+    return "" if meets_target is None else ("yes" if meets_target else "MISSED")
+
+
 def render_table(rows: Sequence[Row]) -> str:
     headers = ("benchmark", "case", "metric", "value", "unit", "target", "ok")
     lines = [
@@ -47,10 +62,10 @@ def render_table(rows: Sequence[Row]) -> str:
             r.benchmark,
             r.case,
             r.metric,
-            f"{r.value:,.3f}".rstrip("0").rstrip("."),
+            _value(r.value),
             r.unit,
             r.target,
-            "" if r.meets_target is None else ("yes" if r.meets_target else "MISSED"),
+            _verdict(r.meets_target),
         )
         for r in rows
     ]
@@ -79,7 +94,7 @@ def machine() -> dict[str, str | int | None]:
 
 def write_results(rows: Sequence[Row], *, complete: bool = True) -> Path:
     """Writes a timestamped copy; a run of every suite (`complete`) is also `latest.json`,
-    the figures the README quotes, so a run of one suite never replaces them."""
+    the figures docs/benchmarks.md shows, so a run of one suite never replaces them."""
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     try:
         commit = subprocess.run(
@@ -97,5 +112,90 @@ def write_results(rows: Sequence[Row], *, complete: bool = True) -> Path:
     path = RESULTS_DIR / f"{at.replace(':', '')}-{commit or 'nocommit'}.json"
     path.write_text(json.dumps(document, indent=2))
     if complete:
-        (RESULTS_DIR / "latest.json").write_text(json.dumps(document, indent=2))
+        LATEST.write_text(json.dumps(document, indent=2))
     return path
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _metric(metric: str) -> str:
+    """A sub-row's metric is indented in the JSON; markdown drops spaces, so a dot per level."""
+    depth = (len(metric) - len(metric.lstrip(" "))) // 2
+    return "· " * depth + metric.strip()
+
+
+def render_markdown(document: dict[str, Any] | None) -> str:
+    """The markdown of a `latest.json` document: where it ran, then one table row per figure
+    (a case named once for its run of rows). None: no full run is recorded yet."""
+    if document is None:
+        return "No run of every suite is recorded yet: `make bench` writes the table here."
+    where = document.get("machine", {})
+    lines = [
+        f"Run of every suite at commit `{document.get('commit') or 'unknown'}`, "
+        f"{document.get('at', '')}: {where.get('cpu') or 'unknown CPU'}, "
+        f"{where.get('cores')} cores, Python {where.get('python')}, {where.get('platform')}.",
+        "",
+        "| Benchmark | Case | Metric | Value | Unit | Target | Met |",
+        "|---|---|---|--:|---|---|---|",
+    ]
+    previous: tuple[str, str] = ("", "")
+    for row in document.get("rows", []):
+        named = (row["benchmark"], row["case"])
+        benchmark = "" if named[0] == previous[0] else named[0]
+        case = "" if named == previous else named[1]
+        previous = named
+        cells = (
+            benchmark,
+            case,
+            _metric(row["metric"]),
+            _value(row["value"]),
+            row["unit"],
+            row.get("target", ""),
+            _verdict(row.get("meets_target")),
+        )
+        lines.append("| " + " | ".join(_cell(str(c)) for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def render_doc(text: str, document: dict[str, Any] | None) -> str:
+    """`text` with what lies between the table markers replaced by `document`'s table."""
+    begin, end = text.find(TABLE_BEGIN), text.find(TABLE_END)
+    if begin < 0 or end < begin:
+        raise ValueError(f"the table markers are missing: {TABLE_BEGIN} ... {TABLE_END}")
+    head, tail = text[: begin + len(TABLE_BEGIN)], text[end:]
+    return f"{head}\n{render_markdown(document)}\n{tail}"
+
+
+def load_latest(latest: Path = LATEST) -> dict[str, Any] | None:
+    if not latest.exists():
+        return None
+    document: dict[str, Any] = json.loads(latest.read_text(encoding="utf-8"))
+    return document
+
+
+def update_doc(doc: Path = BENCHMARKS_DOC, latest: Path = LATEST, *, check: bool = False) -> bool:
+    """Rewrites docs/benchmarks.md's table from `latest.json` (`make bench` calls it); True when
+    the table was already current. With `check`, only says so."""
+    text = doc.read_text(encoding="utf-8")
+    rendered = render_doc(text, load_latest(latest))
+    if rendered != text and not check:
+        doc.write_text(rendered, encoding="utf-8")
+    return rendered == text
+
+
+def main(argv: Sequence[str]) -> int:
+    """`python -m bench.report [--check] [LATEST DOC]`: --check exits 1 if the table is stale."""
+    check = "--check" in argv
+    paths = [Path(a) for a in argv if a != "--check"]
+    latest, doc = paths if paths else (LATEST, BENCHMARKS_DOC)
+    current = update_doc(doc, latest, check=check)
+    if check and not current:
+        print(f"{doc}: its table is not the one {latest} renders; run python -m bench.report")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,11 +1,11 @@
 """The README's quickstart as data: its commands, the answers it shows, and how to compare.
 
-The quickstart marks its fenced blocks with HTML comments (invisible on GitHub):
-`<!-- quickstart: server -->` before the `make run` line (its `NAME=value` settings are what
-the test stack is started with), `<!-- quickstart -->` before each block of commands, and
-`<!-- answer -->` before the answer the block's last command prints: JSON (compared as a
-pattern: every key shown must be there with that value, lists element by element, and `…`
-inside a string stands for any text) or text (line by line, `…` standing for any text).
+The quickstart is the README's `## Quickstart` section; every fenced block in it is read, in
+order. The first is the `make run` line (its `NAME=value` settings are what the test stack is
+started with); each later `sh` block is a step, and the `json` or `text` block right after it is
+the answer the step's last command prints: JSON (compared as a pattern: every key shown must be
+there with that value, lists element by element, and `…` inside a string stands for any text)
+or text (line by line, `…` standing for any text). Every step shows its answer.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from typing import Any
 from infra import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
-_BLOCK = re.compile(r"<!-- (quickstart(?:: server)?|answer) -->\n```(\w*)\n(.*?)\n```", re.DOTALL)
+_SECTION = re.compile(r"^## Quickstart\n(.*?)(?=^## |\Z)", re.DOTALL | re.MULTILINE)
+_BLOCK = re.compile(r"^```(\w*)\n(.*?)\n```$", re.DOTALL | re.MULTILINE)
 ELLIPSIS = "…"
 
 
@@ -39,20 +40,24 @@ class Quickstart:
 
 def parse(text: str | None = None) -> Quickstart:
     text = README.read_text(encoding="utf-8") if text is None else text
-    server_env: dict[str, str] = {}
+    section = _SECTION.search(text)
+    assert section, "the README has no '## Quickstart' section"
+    blocks = _BLOCK.findall(section.group(1))
+    assert blocks, "the quickstart has no fenced blocks"
+    (server_language, server), *rest = blocks
+    words = shlex.split(server)
+    assert server_language == "sh", server
+    assert words[-2:] == ["make", "run"], server
+    server_env = dict(word.split("=", 1) for word in words[:-2])
     steps: list[Step] = []
-    for marker, language, body in _BLOCK.findall(text):
-        if marker == "quickstart: server":
-            words = shlex.split(body)
-            assert words[-2:] == ["make", "run"], body
-            server_env = dict(word.split("=", 1) for word in words[:-2])
-        elif marker == "quickstart":
-            assert language == "sh", body
+    for language, body in rest:
+        if language == "sh":
             steps.append(Step(body))
-        else:
-            assert steps, f"an answer before any commands: {body}"
-            assert steps[-1].answer is None, f"two answers for one block of commands: {body}"
-            steps[-1].answer, steps[-1].answer_kind = body, language
+            continue
+        assert language in ("json", "text"), f"a {language!r} block in the quickstart: {body}"
+        assert steps, f"an answer before any commands: {body}"
+        assert steps[-1].answer is None, f"two answers for one block of commands: {body}"
+        steps[-1].answer, steps[-1].answer_kind = body, language
     return Quickstart(server_env, steps)
 
 

@@ -1,5 +1,5 @@
 """No module of the service's layer over 600 lines: one that grows past it holds several ideas
-and is split by the sections it already has (docs/decisions.md, D-28-c)."""
+and is split by the sections it already has (docs/decisions.md, D101)."""
 
 from __future__ import annotations
 
