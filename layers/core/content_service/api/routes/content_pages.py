@@ -52,6 +52,25 @@ def _workspace_or_404(
     return found
 
 
+def _type_page(
+    request: Request, caller: OptionalCallerDep, workspace: str | None, content_type: str
+) -> tuple[UserCaller, pages.PageWorkspace, ContentType] | Response:
+    """The signed-in caller, the workspace and the content type a type's page is about, or the
+    answer instead: the sign-in redirect, or a 404 page for an unknown workspace or type."""
+    gate = pages.gate(request, caller)
+    if isinstance(gate, Response):
+        return gate
+    ws = _workspace_or_404(request, gate, workspace)
+    if isinstance(ws, Response):
+        return ws
+    try:
+        return gate, ws, service.require_type(gate, ws.id, content_type)
+    except NotFound:
+        return pages.not_found(
+            request, gate, "content type", ws.link("/content"), "Back to the content"
+        )
+
+
 def _base(caller: UserCaller, ws: pages.PageWorkspace) -> dict[str, Any]:
     return {"caller": caller, "nav": "content", "ws": ws, "is_admin": caller.role == "admin"}
 
@@ -147,18 +166,10 @@ def entries_page(
     q: Annotated[str | None, Query(max_length=MAX_SEARCH)] = None,
     cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)] = None,
 ) -> Response:
-    gate = pages.gate(request, caller)
-    if isinstance(gate, Response):
-        return gate
-    ws = _workspace_or_404(request, gate, workspace)
-    if isinstance(ws, Response):
-        return ws
-    try:
-        definition = service.require_type(gate, ws.id, content_type)
-    except NotFound:
-        return pages.not_found(
-            request, gate, "content type", ws.link("/content"), "Back to the content"
-        )
+    page = _type_page(request, caller, workspace, content_type)
+    if isinstance(page, Response):
+        return page
+    gate, ws, definition = page
     state = state if state in views.STATES else ""
     locale = locale if is_locale(locale) else DEFAULT_LOCALE
     search = (q or "").strip()
@@ -272,17 +283,10 @@ def new_entry_page(
     locale: Annotated[str | None, Query(max_length=16)] = None,
     translation_of: Annotated[str | None, Query(alias="translationOf", max_length=64)] = None,
 ) -> Response:
-    gate = pages.gate(request, caller)
-    if isinstance(gate, Response):
-        return gate
-    ws = _workspace_or_404(request, gate, workspace)
-    if isinstance(ws, Response):
-        return ws
-    back = ws.link("/content")
-    try:
-        definition = service.require_type(gate, ws.id, content_type)
-    except NotFound:
-        return pages.not_found(request, gate, "content type", back, "Back to the content")
+    page = _type_page(request, caller, workspace, content_type)
+    if isinstance(page, Response):
+        return page
+    gate, ws, definition = page
     chosen = locale if definition.localized and is_locale(locale) else DEFAULT_LOCALE
     if not (translation_of and is_entry_id(translation_of) and definition.localized):
         return _editor(request, gate, ws, definition, None, {}, {"locale": chosen})
@@ -323,18 +327,10 @@ def entry_page(
     caller: OptionalCallerDep,
     workspace: Workspace = None,
 ) -> Response:
-    gate = pages.gate(request, caller)
-    if isinstance(gate, Response):
-        return gate
-    ws = _workspace_or_404(request, gate, workspace)
-    if isinstance(ws, Response):
-        return ws
-    try:
-        definition = service.require_type(gate, ws.id, content_type)
-    except NotFound:
-        return pages.not_found(
-            request, gate, "content type", ws.link("/content"), "Back to the content"
-        )
+    page = _type_page(request, caller, workspace, content_type)
+    if isinstance(page, Response):
+        return page
+    gate, ws, definition = page
     back = ws.link(f"/content/{definition.name}")
     if not is_entry_id(entry_id):
         return pages.not_found(request, gate, "entry", back, "Back to the list")
