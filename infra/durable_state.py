@@ -7,20 +7,31 @@ closes the current segment under the write lock and folds the closed segments in
 snapshot, so a snapshot is always one point in time across every table. A `kill -9` at any
 moment loses no acknowledged write: the next start replays it.
 
+The fold reads and writes files only, never the emulator's memory, so while the stack serves
+it runs in a process of its own (`compact_aside`, `python -m infra.durable_state`): decoding
+and encoding a large snapshot would otherwise hold the emulator's interpreter for seconds and
+stall every request meanwhile (docs/decisions.md, D106). A fold that dies leaves the old
+snapshot and the closed segments, which the next fold or start folds again.
+
 SQS messages are not kept: the delivery rows are the truth (docs/decisions.md D18), and after a
 restore the local stack runs the scheduler's `resume` job, which re-queues every unfinished row.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from infra import journal, moto_journal
+from infra import REPO_ROOT, journal, moto_journal
+from infra.child_process import die_with_parent
 from infra.journal import Change, Journal
 from infra.moto_transactions import WRITE_LOCK
 from infra.provisioning import ProvisionedTable
@@ -35,6 +46,7 @@ COMPACT_AT_BYTES = 32 * 1024 * 1024
 log = logging.getLogger(__name__)
 
 Items = dict[str, dict[str, Any]]  # canonical key -> item, per table
+KeyAttributes = Mapping[str, tuple[str, ...]]  # logical table id -> its key attributes
 
 
 def _canonical(attributes: tuple[str, ...], values: Mapping[str, Any]) -> str:
@@ -91,19 +103,54 @@ class DurableState:
     def needs_compaction(self) -> bool:
         return self.journal_bytes >= COMPACT_AT_BYTES
 
+    @property
+    def _keys(self) -> dict[str, tuple[str, ...]]:
+        return {logical_id: t.key_attributes for logical_id, t in self.tables.items()}
+
+    def _rotate(self) -> int | None:
+        if self._journal is None:
+            return None
+        with WRITE_LOCK:
+            return self._journal.rotate()
+
     def compact(self) -> int:
-        """Folds every closed segment into a new snapshot; returns the items it holds."""
+        """Folds every closed segment into a new snapshot, in this process; returns the items
+        it holds."""
         with self._compact_lock:
-            if self._journal is None:
+            closed = self._rotate()
+            if closed is None:
                 return 0
-            with WRITE_LOCK:
-                closed = self._journal.rotate()
-            snapshot = self._recovered(last_segment=closed)
-            count = self.snapshot_file.save(Snapshot(snapshot.tables, closed + 1))
-            for path in journal.segments(self.journal_dir):
-                if journal.segment_number(path) <= closed:
-                    path.unlink()
-            return count
+            return fold(self.snapshot_file, self.journal_dir, self._keys, closed)
+
+    def compact_aside(self) -> int | None:
+        """`compact`, with the fold in a child process; the items saved, or None when the fold
+        failed (the closed segments stay for the next one)."""
+        with self._compact_lock:
+            closed = self._rotate()
+            if closed is None:
+                return 0
+            command = [
+                sys.executable,
+                "-m",
+                "infra.durable_state",
+                "--snapshot",
+                str(self.snapshot_file.path),
+                "--journal",
+                str(self.journal_dir),
+                "--keys",
+                json.dumps(self._keys),
+                "--closed",
+                str(closed),
+                "--parent",
+                str(os.getpid()),
+            ]
+            done = subprocess.run(
+                command, cwd=REPO_ROOT, capture_output=True, text=True, check=False
+            )
+            if done.returncode != 0:
+                log.error("journal compaction failed (%s): %s", done.returncode, done.stderr)
+                return None
+            return int(done.stdout)
 
     def close(self) -> int:
         """Stops journaling after a last compaction; returns the items saved."""
@@ -117,36 +164,73 @@ class DurableState:
         return count
 
     def _recovered(self, last_segment: int | None) -> Snapshot:
-        """The snapshot with the journal's segments (up to `last_segment`) folded in."""
-        snapshot = self.snapshot_file.load()
-        state: dict[str, Items] = {}
-        for logical_id, items in snapshot.tables.items():
-            table = self.tables.get(logical_id)
-            if table is None:
-                log.warning("snapshot has table %s, which the template no longer has", logical_id)
-                continue
-            state[logical_id] = {_canonical(table.key_attributes, i): i for i in items}
-        for path in journal.segments(self.journal_dir):
-            number = journal.segment_number(path)
-            if number < snapshot.journal_segment:
-                continue
-            if last_segment is not None and number > last_segment:
-                break
-            for changes in journal.read(path):
-                self._apply(state, changes)
-        return Snapshot(
-            {logical_id: list(items.values()) for logical_id, items in state.items()},
-            snapshot.journal_segment,
-        )
+        return recovered(self.snapshot_file, self.journal_dir, self._keys, last_segment)
 
-    def _apply(self, state: dict[str, Items], changes: list[Change]) -> None:
-        for logical_id, key, item in changes:
-            table = self.tables.get(logical_id)
-            if table is None:
-                continue
-            items = state.setdefault(logical_id, {})
-            canonical = _canonical(table.key_attributes, key)
-            if item is None:
-                items.pop(canonical, None)
-            else:
-                items[canonical] = item
+
+def recovered(
+    snapshot_file: SnapshotFile, journal_dir: Path, keys: KeyAttributes, last_segment: int | None
+) -> Snapshot:
+    """The snapshot with the journal's segments (up to `last_segment`) folded in."""
+    snapshot = snapshot_file.load()
+    state: dict[str, Items] = {}
+    for logical_id, items in snapshot.tables.items():
+        attributes = keys.get(logical_id)
+        if attributes is None:
+            log.warning("snapshot has table %s, which the template no longer has", logical_id)
+            continue
+        state[logical_id] = {_canonical(attributes, i): i for i in items}
+    for path in journal.segments(journal_dir):
+        number = journal.segment_number(path)
+        if number < snapshot.journal_segment:
+            continue
+        if last_segment is not None and number > last_segment:
+            break
+        for changes in journal.read(path):
+            _apply(state, keys, changes)
+    return Snapshot(
+        {logical_id: list(items.values()) for logical_id, items in state.items()},
+        snapshot.journal_segment,
+    )
+
+
+def _apply(state: dict[str, Items], keys: KeyAttributes, changes: list[Change]) -> None:
+    for logical_id, key, item in changes:
+        attributes = keys.get(logical_id)
+        if attributes is None:
+            continue
+        items = state.setdefault(logical_id, {})
+        canonical = _canonical(attributes, key)
+        if item is None:
+            items.pop(canonical, None)
+        else:
+            items[canonical] = item
+
+
+def fold(snapshot_file: SnapshotFile, journal_dir: Path, keys: KeyAttributes, closed: int) -> int:
+    """Saves the snapshot with segments up to `closed` folded in, then deletes those segments;
+    returns the items saved."""
+    snapshot = recovered(snapshot_file, journal_dir, keys, closed)
+    count = snapshot_file.save(Snapshot(snapshot.tables, closed + 1))
+    for path in journal.segments(journal_dir):
+        if journal.segment_number(path) <= closed:
+            path.unlink()
+    return count
+
+
+def main(argv: list[str]) -> int:
+    """`compact_aside`'s child: folds, prints the items saved."""
+    parser = argparse.ArgumentParser(prog="python -m infra.durable_state")
+    parser.add_argument("--snapshot", type=Path, required=True)
+    parser.add_argument("--journal", type=Path, required=True)
+    parser.add_argument("--keys", type=json.loads, required=True)
+    parser.add_argument("--closed", type=int, required=True)
+    parser.add_argument("--parent", type=int, required=True)
+    args = parser.parse_args(argv)
+    die_with_parent(args.parent)
+    keys = {logical_id: tuple(names) for logical_id, names in args.keys.items()}
+    print(fold(SnapshotFile(args.snapshot), args.journal, keys, args.closed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

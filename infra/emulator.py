@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 from botocore.config import Config
-from moto.server import ThreadedMotoServer
 
 from infra import moto_journal, moto_speedups, moto_transactions
+from infra.emulator_server import EmulatorServer
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -56,7 +56,7 @@ class Emulator:
         self.host = host
         self.requested_port = port
         self.region = region
-        self._server: ThreadedMotoServer | None = None
+        self._server: EmulatorServer | None = None
         self._port: int | None = None
         self._session: boto3.Session | None = None
         self.durable: dict[Path, DurableState] = {}
@@ -65,17 +65,15 @@ class Emulator:
     def start(self) -> None:
         if self._server is not None:
             return
-        # Every request would otherwise be logged by werkzeug, pollers included.
-        logging.getLogger("werkzeug").setLevel(logging.WARNING)
         moto_transactions.install()
         moto_journal.install()
         moto_speedups.install()
         if self.requested_port:
             _check_port_free(self.host, self.requested_port)
-        server = ThreadedMotoServer(ip_address=self.host, port=self.requested_port, verbose=False)
+        server = EmulatorServer(self.host, self.requested_port)
         server.start()
         self._server = server
-        self._port = server.get_host_and_port()[1]
+        self._port = server.port
         log.info("AWS emulator (moto) listening on %s", self.endpoint_url)
 
     def stop(self) -> None:
@@ -118,7 +116,7 @@ class Emulator:
         iterators (`compact`)."""
         for state in list(self.durable.values()):
             if state.needs_compaction():
-                state.compact()
+                state.compact_aside()
         self.compact()
 
     @property

@@ -8,7 +8,6 @@ work repeated per request whose result cannot change between requests:
 - routing: every request lists moto's package directory (a `stat` per sub-package) and matches
   the host against a few hundred URL regexes to find its backend, and inspects the response
   class's members to find its action; both are fixed per host and per class;
-- werkzeug formats an access-log line for every request before its logger drops it;
 - the response serializer builds, for every member of every value (ten per DynamoDB attribute
   value), the list of names it might be stored under; for a plain dict that list depends only on
   the botocore shape. Even so, walking the botocore shapes of every attribute value of every
@@ -110,10 +109,6 @@ def _backend_for_host(original: Any) -> Any:
         return found[host]
 
     return get_backend_for_host
-
-
-def _no_access_log(self: Any, code: int | str = "-", size: int | str = "-") -> None:
-    """The emulator sets werkzeug's logger to WARNING; the line would be dropped anyway."""
 
 
 # -- response serialization ----------------------------------------------------------------
@@ -357,10 +352,11 @@ _OTHER_QUERY_KEYWORDS = frozenset(
 
 
 def _page_window(
-    items: list[Any], keys: list[Any], hash_key: Any, query: dict[str, Any], range_attr: str
-) -> list[Any] | None:
-    """The items moto's loop reaches for one page, in key order; None when it may reach more
-    (a sort-key condition, a legacy filter, no limit, or a start key it must judge itself)."""
+    ordered: list[tuple[Any, Any]], hash_key: Any, query: dict[str, Any], range_attr: str
+) -> list[tuple[Any, Any]] | None:
+    """The (sort value, sort key) pairs moto's loop reaches for one page, in key order; None
+    when it may reach more (a sort-key condition, a legacy filter, no limit, or a start key it
+    must judge itself)."""
     limit = query.get("limit")
     if query.get("range_comparison") or query.get("filters") or not limit or limit < 1:
         return None
@@ -372,16 +368,32 @@ def _page_window(
             return None
         start_hash = dynamo_type.DynamoType(start[hash_attr])
         start_range = dynamo_type.DynamoType(start[range_attr])
-        if start_hash != hash_key or (items and items[0].range_key.type != start_range.type):
+        if start_hash != hash_key or (ordered and ordered[0][1].type != start_range.type):
             return None
         position = (bisect.bisect_right if forward else bisect.bisect_left)(
-            keys, start_range.cast_value
+            ordered, start_range.cast_value, key=_sort_value
         )
     else:
-        position = 0 if forward else len(items)
+        position = 0 if forward else len(ordered)
     if forward:
-        return items[position : position + limit + 1]
-    return items[max(0, position - limit - 1) : position]
+        return ordered[position : position + limit + 1]
+    return ordered[max(0, position - limit - 1) : position]
+
+
+def _sort_value(pair: tuple[Any, Any]) -> Any:
+    return pair[0]
+
+
+def _key_order(table: Any, hash_key: Any, found: dict[Any, Any]) -> list[tuple[Any, Any]]:
+    """The partition's (sort value, sort key) pairs in key order: the order `_keep_order` keeps
+    up to date on every put and delete, or, when it does not hold as many keys as the partition
+    (a write it did not see, such as a cancelled transaction's rollback), sorted afresh."""
+    orders: dict[Any, list[tuple[Any, Any]]] = table.__dict__.setdefault("_key_orders", {})
+    ordered = list(orders.get(hash_key, ()))
+    if len(ordered) != len(found):
+        ordered = sorted(((key.cast_value, key) for key in found), key=_sort_value)
+        orders[hash_key] = list(ordered)
+    return ordered
 
 
 def _partition_query(original: Any) -> Any:
@@ -390,14 +402,16 @@ def _partition_query(original: Any) -> Any:
         named.update((k, v) for k, v in kwargs.items() if k in _QUERY_PARAMETERS)
         if named.get("index_name") or hash_key is None or self.range_key_attr is None:
             return original(self, hash_key, *args, **kwargs)
-        found = self.items.get(hash_key)
-        items = sorted(found.values(), key=_range_value) if found else []
-        keys = [_range_value(item) for item in items]
+        found = self.items.get(hash_key) or {}
+        ordered = _key_order(self, hash_key, found)
         # Legacy `KeyConditions`/`QueryFilter` terms arrive as extra keywords.
         legacy = set(kwargs) - set(_QUERY_PARAMETERS) - _OTHER_QUERY_KEYWORDS
         named["filters"] = bool(legacy) or bool(kwargs.get("range_key_conditions"))
-        window = _page_window(items, keys, hash_key, named, self.range_key_attr)
-        _querying.partition = (self, items if window is None else window)
+        window = _page_window(ordered, hash_key, named, self.range_key_attr)
+        items = [found.get(key) for _, key in (ordered if window is None else window)]
+        if any(item is None for item in items):  # deleted meanwhile: judge the partition whole
+            items = sorted(found.values(), key=lambda item: item.range_key.cast_value)
+        _querying.partition = (self, items)
         try:
             return original(self, hash_key, *args, **kwargs)
         finally:
@@ -406,8 +420,28 @@ def _partition_query(original: Any) -> Any:
     return query
 
 
-def _range_value(item: Any) -> Any:
-    return item.range_key.cast_value
+def _keep_order(original: Any) -> Any:
+    """`Table.put_item` / `delete_item` that also insert or remove the written key in the
+    partition's key order (`_key_order`), so a Query need not sort the partition."""
+
+    def write(self: Any, *args: Any, **kwargs: Any) -> Any:
+        item = original(self, *args, **kwargs)
+        orders = self.__dict__.get("_key_orders")
+        if item is None or orders is None or item.range_key is None:
+            return item
+        ordered = orders.get(item.hash_key)
+        if ordered is None:
+            return item
+        value = item.range_key.cast_value
+        at = bisect.bisect_left(ordered, value, key=_sort_value)
+        present = at < len(ordered) and ordered[at][0] == value
+        if original.__name__ == "delete_item" and present:
+            del ordered[at]
+        elif original.__name__ == "put_item" and not present:
+            ordered.insert(at, (value, item.range_key))
+        return item
+
+    return write
 
 
 def _partition_items(original: Any) -> Any:
@@ -480,7 +514,6 @@ def install() -> None:
     _patch(backends, "list_of_moto_modules", lambda _: lambda: modules)
     _patch(werkzeug_app.DomainDispatcherApplication, "get_backend_for_host", _backend_for_host)
     _patch(core_responses, "method_names_from_class", functools.cache)
-    _patch(werkzeug_app.MotoRequestHandler, "log_request", lambda _: _no_access_log)
     _patch(serialize.AttributePicker, "__call__", _picker_call)
     _patch(serialize.BaseJSONSerializer, "_serialize_type_structure", _plain_structures)
 
@@ -497,6 +530,8 @@ def install() -> None:
 
     _patch(dynamodb_table.Table, "query", _partition_query)
     _patch(dynamodb_table.Table, "all_items", _partition_items)
+    _patch(dynamodb_table.Table, "put_item", _keep_order)
+    _patch(dynamodb_table.Table, "delete_item", _keep_order)
     _patch(dynamo_type.DynamoType, "cast_value", _string_first)
     _patch(dynamo_type.Item, "__init__", _item_init)
     _patch(dynamo_type.Item, "project", lambda _: _project_once)

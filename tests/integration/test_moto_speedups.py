@@ -228,6 +228,82 @@ def test_a_query_reads_one_partition_in_key_order(
     assert client.query(**request, Select="COUNT")["Count"] == len(expected)
 
 
+def _numbered_table(client: Any) -> str:
+    name = f"speedups-order-{uuid.uuid4().hex[:8]}"
+    client.create_table(
+        TableName=name,
+        KeySchema=[
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "n", "KeyType": "RANGE"},
+        ],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "n", "AttributeType": "N"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    return name
+
+
+def _pages_hold(client: Any, name: str, expected: list[int]) -> None:
+    request = {
+        "TableName": name,
+        "KeyConditionExpression": "pk = :p",
+        "ExpressionAttributeValues": {":p": {"S": "p"}},
+    }
+    for forward in (True, False):
+        wanted = [str(n) for n in (expected if forward else expected[::-1])]
+        for limit in (1, 4, 100):
+            pages = client.get_paginator("query").paginate(
+                **request, ScanIndexForward=forward, Limit=limit
+            )
+            assert [i["n"]["N"] for page in pages for i in page["Items"]] == wanted
+
+
+def test_a_partition_stays_in_key_order_across_puts_deletes_and_a_cancelled_transaction(
+    stack: LocalStack,
+) -> None:
+    """The key order a Query keeps for a partition follows every write after it was built."""
+    client = stack.emulator.dynamodb()
+    name = _numbered_table(client)
+    held = {n * 10 for n in range(12)}
+
+    def put(n: int, tag: str = "a") -> None:
+        item = {"pk": {"S": "p"}, "n": {"N": str(n)}, "tag": {"S": tag}}
+        client.put_item(TableName=name, Item=item)
+
+    def key(n: int) -> dict[str, Any]:
+        return {"pk": {"S": "p"}, "n": {"N": str(n)}}
+
+    for n in held:
+        put(n)
+    _pages_hold(client, name, sorted(held))
+    for n in (5, 115, -3, 1000):  # new keys between, before and after the others
+        put(n)
+        held.add(n)
+    put(40, tag="b")  # an overwrite keeps its place
+    for n in (0, 60, 1000):
+        client.delete_item(TableName=name, Key=key(n))
+        held.discard(n)
+    _pages_hold(client, name, sorted(held))
+    with pytest.raises(ClientError):  # the delete is rolled back when the update fails
+        client.transact_write_items(
+            TransactItems=[
+                {"Delete": {"TableName": name, "Key": key(30)}},
+                {
+                    "Update": {
+                        "TableName": name,
+                        "Key": key(50),
+                        "UpdateExpression": "SET tag = tag + :one",
+                        "ExpressionAttributeValues": {":one": {"N": "1"}},
+                    }
+                },
+            ]
+        )
+    _pages_hold(client, name, sorted(held))
+    client.delete_table(TableName=name)
+
+
 def test_an_item_over_the_size_limit_is_refused_whole_or_in_attributes(
     table: tuple[Any, str],
 ) -> None:

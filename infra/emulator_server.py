@@ -1,0 +1,71 @@
+"""moto's WSGI app served by waitress: kept-alive connections and a pool of threads.
+
+moto's own `ThreadedMotoServer` is werkzeug's development server, which answers every request
+with `Connection: close`: each AWS call of the API, the pollers and the tests then opens a TCP
+connection and the server starts a thread for it. waitress keeps the connections boto3 pools
+and hands each request to one of a fixed set of threads (docs/decisions.md, D105).
+
+The pool is large because some calls wait inside moto (a journaled write waits for its group
+commit; an SQS receive may long-poll), and a request waiting for a thread is a request stalled.
+The asyncore loop runs on a thread of its own; `stop` asks that thread to close every socket,
+so nothing is closed under a running `select`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+from waitress import wasyncore
+from waitress.server import BaseWSGIServer, create_server
+
+THREADS = 64
+CONNECTION_LIMIT = 1000
+# Idle kept-alive connections are closed after this; boto3 opens a new one when it needs it.
+CHANNEL_TIMEOUT_S = 60
+_LOOP_TIMEOUT_S = 0.5
+
+
+class EmulatorServer:
+    """The emulator's HTTP endpoint on `host`:`port` (0: any free port)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        app = DomainDispatcherApplication(create_backend_app)
+        server = create_server(
+            app,
+            host=host,
+            port=port,
+            threads=THREADS,
+            connection_limit=CONNECTION_LIMIT,
+            channel_timeout=CHANNEL_TIMEOUT_S,
+            ident="moto",
+            asyncore_use_poll=True,
+        )
+        if not isinstance(server, BaseWSGIServer):
+            raise TypeError("one listening socket expected")
+        self._server = server
+        # Set by waitress's constructor; its type stubs do not declare them.
+        self._port = int(vars(server)["effective_port"])
+        self._sockets: dict[int, Any] = vars(server)["_map"]
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._serve, name="aws-emulator", daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._server.pull_trigger()
+        self._thread.join()
+
+    def _serve(self) -> None:
+        while not self._stopping.is_set():
+            wasyncore.loop(timeout=_LOOP_TIMEOUT_S, map=self._sockets, use_poll=True, count=1)
+        for dispatcher in list(self._sockets.values()):
+            dispatcher.close()
+        self._server.task_dispatcher.shutdown()
