@@ -12,6 +12,7 @@ same rules through the API.)
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from content_service.content.list_keys import COUNT_SK, bucket, count_pks
 from content_service.content.list_plan import Scope, Served, plan
 from content_service.content.listing import list_entries
 from content_service.content.requests import ListRequest
+from content_service.content.schema import get_type
 from content_service.errors import BadRequest
 from content_service.identity.principal import Caller
 from tests.support.content_model import (
@@ -55,12 +57,16 @@ def _book(n: int, rank: int | None, genre: str, status: Any = "draft") -> Any:
     return entry(BOOK, n, values, status=status)
 
 
-@pytest.fixture
-def books() -> Iterator[InMemoryContentStore]:
+@pytest.fixture(params=[1, 2], ids=["one shard", "two shards"])
+def books(request: pytest.FixtureRequest) -> Iterator[InMemoryContentStore]:
+    """The books, in an index of one shard (equal values in one partition) or two (merged)."""
+    sharded = replace(
+        BOOK, list_shards=request.param, list_layout=replace(BOOK.list_layout, shards=request.param)
+    )
     fake = InMemoryContentStore()
-    fake.add_type(BOOK)
+    fake.add_type(sharded)
     for n, rank, genre in ROWS:
-        fake.add_entry(BOOK, _book(n, rank, genre))
+        fake.add_entry(sharded, _book(n, rank, genre))
     with content_store.using(fake):
         yield fake
 
@@ -125,10 +131,13 @@ def test_an_index_page_orders_values_ties_by_id_and_nulls_last(
     assert "index_keys" in books.calls
 
 
+@pytest.mark.parametrize("page_size", [1, 3, 10])
 def test_descending_keeps_ties_by_id_ascending_across_page_boundaries(
-    books: InMemoryContentStore,
+    books: InMemoryContentStore, page_size: int
 ) -> None:
-    ids, _ = _walk(sort="-rank", page_size=1)
+    """Pages of 1 and 3 end inside a run of equal values (read again ascending); a page of
+    10 reads every value in one descending Query (each run turned round)."""
+    ids, _ = _walk(sort="-rank", page_size=page_size)
     assert ids == _ids(1, 4, 3, 6, 2, 5)
     assert "index_keys_descending" in books.calls
     assert "summaries" not in books.calls
@@ -176,7 +185,9 @@ def test_the_delivery_view_lists_published_versions_only(
     books: InMemoryContentStore,
 ) -> None:
     live = _book(7, 5, "a", status="published")
-    books.add_entry(BOOK, live, published(live))
+    stored_type = get_type(WORKSPACE, "book")
+    assert stored_type is not None
+    books.add_entry(stored_type, live, published(live))
     page = list_entries(_request(token(access="read"), sort="rank"))
     assert [item.id for item in page.items] == _ids(7)
     assert page.total == 1
