@@ -14,7 +14,7 @@ from playwright.sync_api import Dialog, Page, expect
 
 from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
-from tests.support.admin_pages import Shots, editor_user, signed_in, unique_path
+from tests.support.admin_pages import Shots, admin_in, editor_user, signed_in, unique_path
 from tests.support.webhooks import Hooks, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
@@ -149,8 +149,7 @@ def test_hostile_data_is_shown_as_text(
         assert page.evaluate(injected) is False
         assert page.locator("main img").count() == 0
 
-    admin = credentials["admin"]
-    signed_in(page, admin["email"], admin["password"], "/webhooks?q=__pwned")
+    admin_in(page, credentials, "/webhooks?q=__pwned")
     row = page.locator(".endpoint-row")
     expect(row).to_have_count(1)
     expect(row.get_by_role("link")).to_have_text(endpoint["url"])
@@ -192,8 +191,7 @@ def test_keyboard_reaches_every_main_action_and_controls_are_labelled(
     workspace = new_workspace()
     path = unique_path("keys")
     endpoint = hooks.create(receiver.url(path), workspaces=[workspace.id])
-    admin = credentials["admin"]
-    signed_in(page, admin["email"], admin["password"], f"/webhooks?q={path[1:]}")
+    admin_in(page, credentials, f"/webhooks?q={path[1:]}")
 
     # The list: skip link first, then the main navigation, then New endpoint.
     passed = tab_until(page, "New endpoint")

@@ -16,17 +16,12 @@ from playwright.sync_api import Page, expect
 
 from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
-from tests.support.admin_pages import Shots, editor_user, signed_in, unique_path
+from tests.support.admin_pages import Shots, admin_in, editor_user, signed_in, unique_path
 from tests.support.axe import assert_no_violations, violations
 from tests.support.webhooks import Hooks, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser
-
-
-def admin_in(page: Page, credentials: dict[str, Any], next_path: str) -> None:
-    admin = credentials["admin"]
-    signed_in(page, admin["email"], admin["password"], next_path)
 
 
 def test_axe_sees_a_violation_when_there_is_one(page: Page, base_url: str) -> None:

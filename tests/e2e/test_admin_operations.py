@@ -19,17 +19,12 @@ from playwright.sync_api import Page, expect
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.support.admin_pages import Shots, signed_in, unique_path
+from tests.support.admin_pages import Shots, admin_in, unique_path
 from tests.support.axe import assert_no_violations
 from tests.support.webhooks import Hooks, rows_for_endpoint, seed_rows, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser
-
-
-def admin_in(page: Page, credentials: dict[str, Any], next_path: str) -> None:
-    admin = credentials["admin"]
-    signed_in(page, admin["email"], admin["password"], next_path)
 
 
 def test_recover_after_an_outage_delivers_each_event_exactly_once(

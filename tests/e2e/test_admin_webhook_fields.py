@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
 from tests.conftest import webhook_options
-from tests.support.admin_pages import Shots, signed_in, unique_path
+from tests.support.admin_pages import Shots, admin_in, unique_path
 from tests.support.axe import assert_no_violations
 from tests.support.webhooks import Hooks, write_event
 
@@ -25,11 +25,6 @@ pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser
 
 STANDARD_SECRET = re.compile(r"whsec_[A-Za-z0-9+/]{43}=")
-
-
-def admin_in(page: Page, credentials: dict[str, Any], next_path: str) -> None:
-    admin = credentials["admin"]
-    signed_in(page, admin["email"], admin["password"], next_path)
 
 
 def test_the_endpoint_page_draws_attempts_and_latency(

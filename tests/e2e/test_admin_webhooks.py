@@ -21,7 +21,7 @@ from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import webhook_options
-from tests.support.admin_pages import Shots, no_horizontal_scroll, signed_in, unique_path
+from tests.support.admin_pages import Shots, admin_in, no_horizontal_scroll, unique_path
 from tests.support.content import create, define, publish
 from tests.support.webhooks import Hooks, seed_rows, write_event
 
@@ -29,12 +29,6 @@ pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser
 
 SECRET = re.compile(r"whsec_[A-Za-z0-9_-]{43}")
-
-
-def admin_in(page: Page, credentials: dict[str, Any], next_path: str = "/webhooks") -> None:
-    admin = credentials["admin"]
-    signed_in(page, admin["email"], admin["password"], next_path)
-    expect(page).to_have_url(next_path)
 
 
 def test_create_shows_the_secret_once_then_edit(

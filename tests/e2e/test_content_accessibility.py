@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.admin_pages import Shots, no_horizontal_scroll, signed_in
+from tests.support.admin_pages import Shots, admin_in, no_horizontal_scroll
 from tests.support.axe import assert_no_violations
 from tests.support.content import create, publish
 from tests.support.content_pages import blog_model, editor_in, in_ws
@@ -134,8 +134,7 @@ def test_every_content_page_has_no_axe_violation(
     assert_no_violations(page, "the 404 page of an entry")
 
     page.get_by_role("button", name="Sign out").click()
-    admin = credentials["admin"]
-    signed_in(page, admin["email"], admin["password"], in_ws(ws, "/content-types"))
+    admin_in(page, credentials, in_ws(ws, "/content-types"))
     assert_no_violations(page, "the content model")
     page.goto(in_ws(ws, "/content-types/post"))
     expect(page.get_by_role("button", name="Add a field")).to_be_enabled()

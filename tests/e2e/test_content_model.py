@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.admin_pages import Shots, signed_in
+from tests.support.admin_pages import Shots, admin_in
 from tests.support.content import create
 from tests.support.content_pages import editor_in, in_ws
 
@@ -27,8 +27,7 @@ def test_an_administrator_builds_a_type_and_an_editor_cannot(
 ) -> None:
     shot = Shots(page, output_dir)
     ws = new_workspace()
-    admin = credentials["admin"]
-    signed_in(page, admin["email"], admin["password"], in_ws(ws, "/content-types"))
+    admin_in(page, credentials, in_ws(ws, "/content-types"))
     expect(page.get_by_role("heading", name="Content model")).to_be_visible()
 
     name = page.get_by_label("Name")

@@ -29,9 +29,9 @@ from playwright.sync_api import Page, expect
 
 from harness.ports import free_port
 from infra import REPO_ROOT
-from tests.conftest_infra import wait_until
 from tests.e2e.conftest import sign_in_page
 from tests.support import readme
+from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -19,21 +19,11 @@ from tests.support.content import (
     publish,
     shared_workspace,
 )
+from tests.support.field_types import every_field_type
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 
-ARTICLE_FIELDS: list[dict[str, Any]] = [
-    {"name": "title", "type": "string", "required": True},
-    {"name": "summary", "type": "text"},
-    {"name": "body", "type": "richtext"},
-    {"name": "views", "type": "integer"},
-    {"name": "rating", "type": "float"},
-    {"name": "featured", "type": "boolean"},
-    {"name": "published_on", "type": "datetime"},
-    {"name": "day", "type": "date"},
-    {"name": "mood", "type": "enum", "values": ["happy", "SAD"]},
-    {"name": "meta", "type": "json"},
-]
+ARTICLE_FIELDS = every_field_type(enum_values=("happy", "SAD"))
 
 
 @pytest.fixture

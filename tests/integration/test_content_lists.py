@@ -19,19 +19,17 @@ from tests.support.content import (
     publish,
     shared_workspace,
 )
+from tests.support.field_types import every_field_type
 
-FIELDS: list[dict[str, Any]] = [
-    {"name": "title", "type": "string", "required": True},
-    {"name": "body", "type": "richtext"},
-    {"name": "notes", "type": "text"},
-    {"name": "rank", "type": "integer"},
-    {"name": "score", "type": "float"},
-    {"name": "hot", "type": "boolean"},
-    {"name": "at", "type": "datetime"},
-    {"name": "day", "type": "date"},
-    {"name": "color", "type": "enum", "values": ["red", "green", "blue"]},
-    {"name": "meta", "type": "json"},
-]
+FIELDS = every_field_type(
+    text="notes",
+    integer="rank",
+    float="score",
+    boolean="hot",
+    datetime="at",
+    enum="color",
+    enum_values=("red", "green", "blue"),
+)
 ROWS: list[dict[str, Any]] = [
     {
         "title": "alpha",

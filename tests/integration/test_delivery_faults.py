@@ -23,9 +23,9 @@ from content_service.webhooks.retry_ladder import LADDER_SECONDS, RETRY_AFTER_CA
 from harness.receiver import Answer, Receiver, refused_port
 from harness.webhooks import FakeClock, store_endpoint
 from tests.conftest import WorkspaceAccess, webhook_options
+from tests.support.resolver import FakeResolver
 from tests.support.webhooks import (
     HOSTILE_URLS,
-    FakeResolver,
     Hooks,
     hostile_resolver,
     make_worker,
@@ -290,7 +290,7 @@ def test_dns_rebinding_after_create_is_refused_at_send_time(
     resolver = FakeResolver({"rebinding.test": ["93.184.215.14"]})
     with webhook_options(allow_insecure_urls=True), wiring.overridden(resolver=resolver):
         created = hooks.create(url, workspaces=[workspace.id])
-        resolver.answers["rebinding.test"] = ["93.184.215.14", "127.0.0.1"]
+        resolver.answer("rebinding.test", ["93.184.215.14", "127.0.0.1"])
         (seeded,) = seed_rows(created["id"], clock)
         with sender_for(resolver) as sender:
             make_worker(sender, clock).process(seeded.id)

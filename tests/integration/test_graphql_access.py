@@ -19,13 +19,13 @@ from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import ClientFactory, WorkspaceAccess
 from tests.support.content import capture, create, define, publish
+from tests.support.field_types import relation
 from tests.support.graphql import (
     PATH,
     data,
     errors,
     only_error,
     post,
-    relation,
     service_calls,
 )
 

@@ -12,7 +12,8 @@ import pytest
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.content import capture, define, shared_workspace
-from tests.support.graphql import data, relation, seed, service_calls
+from tests.support.field_types import relation
+from tests.support.graphql import data, seed, service_calls
 
 ROWS = 50
 

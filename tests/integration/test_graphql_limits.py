@@ -15,7 +15,8 @@ from graphql import get_introspection_query
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.content import capture, create, define, publish, shared_workspace
-from tests.support.graphql import PATH, data, errors, only_error, post, relation, service_calls
+from tests.support.field_types import relation
+from tests.support.graphql import PATH, data, errors, only_error, post, service_calls
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,8 @@ import pytest
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.content import Storage, create, define
-from tests.support.graphql import data, errors, only_error, post, relation, service_calls
+from tests.support.field_types import relation
+from tests.support.graphql import data, errors, only_error, post, service_calls
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 

@@ -27,8 +27,8 @@ from content_service.webhooks.url_policy import UrlPolicy
 from harness.webhooks import FakeClock, store_endpoint
 from tests.conftest import webhook_options
 from tests.support.raw_receiver import RawReceiver, answer
+from tests.support.resolver import FakeResolver
 from tests.support.webhooks import (
-    FakeResolver,
     make_worker,
     purge_endpoint,
     row,

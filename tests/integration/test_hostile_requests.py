@@ -38,7 +38,8 @@ from tests.support.content import (
     publish,
     shared_workspace,
 )
-from tests.support.graphql import PATH, data, only_error, post, relation, service_calls
+from tests.support.field_types import relation
+from tests.support.graphql import PATH, data, only_error, post, service_calls
 
 NOTE_FIELDS = [
     {"name": "text", "type": "string"},

@@ -25,7 +25,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from content_service.webhooks.http_sender import Sender, SendResult, parse_retry_after
-from content_service.webhooks.url_policy import UnresolvableHost, UrlPolicy, check_url
+from content_service.webhooks.url_policy import UrlPolicy, check_url
+from tests.support.resolver import FakeResolver
 
 LOCAL = UrlPolicy(allow_insecure_urls=True, allow_private_networks=True)
 DEFAULT = UrlPolicy()
@@ -147,23 +148,6 @@ def drip_body(receiver: Receiver, handler: BaseHTTPRequestHandler) -> None:
         handler.wfile.flush()
 
 
-class FakeResolver:
-    """Gives its answers in turn (the last one repeats) and records every lookup."""
-
-    def __init__(self, *answers: list[str]) -> None:
-        self.answers = list(answers)
-        self.calls: list[tuple[str, int]] = []
-
-    def resolve(self, host: str, port: int) -> list[str]:
-        self.calls.append((host, port))
-        return list(self.answers.pop(0) if len(self.answers) > 1 else self.answers[0])
-
-
-class NoAnswer:
-    def resolve(self, host: str, port: int) -> list[str]:
-        raise UnresolvableHost(f"{host} could not be resolved (Name or service not known)")
-
-
 @pytest.fixture
 def serve() -> Iterator[Callable[..., Receiver]]:
     started: list[Receiver] = []
@@ -180,7 +164,10 @@ def serve() -> Iterator[Callable[..., Receiver]]:
 
 
 def local_sender(**kwargs: object) -> Sender:
-    options: dict[str, object] = {"resolver": FakeResolver(["127.0.0.1"]), "timeout_ms": 5000}
+    options: dict[str, object] = {
+        "resolver": FakeResolver.in_turn(["127.0.0.1"]),
+        "timeout_ms": 5000,
+    }
     options.update(kwargs)
     return Sender(LOCAL, **options)  # type: ignore[arg-type]
 
@@ -377,7 +364,7 @@ class TestNoStatus:
         assert result.error == "connection refused"
 
     def test_unresolvable_host(self) -> None:
-        with Sender(LOCAL, resolver=NoAnswer()) as sender:
+        with Sender(LOCAL, resolver=FakeResolver()) as sender:
             result = sender.post("https://gone.test/", BODY, HEADERS)
         assert result.status_code is None
         assert result.error is not None
@@ -385,7 +372,7 @@ class TestNoStatus:
         assert "gone.test" in result.error
 
     def test_empty_dns_answer_is_unresolvable(self) -> None:
-        with Sender(LOCAL, resolver=FakeResolver([])) as sender:
+        with Sender(LOCAL, resolver=FakeResolver.in_turn([])) as sender:
             result = sender.post("https://empty.test/", BODY, HEADERS)
         assert result.status_code is None
         assert result.error is not None
@@ -395,7 +382,9 @@ class TestNoStatus:
         self, serve: Callable[..., Receiver]
     ) -> None:
         receiver = serve(reply(200))
-        with Sender(UrlPolicy(allow_insecure_urls=True), resolver=FakeResolver([])) as sender:
+        with Sender(
+            UrlPolicy(allow_insecure_urls=True), resolver=FakeResolver.in_turn([])
+        ) as sender:
             result = sender.post(f"http://127.0.0.1:{receiver.port}/", BODY, HEADERS)
         assert result.status_code is None
         assert result.error is not None
@@ -410,7 +399,7 @@ class TestPinning:
     ) -> None:
         receiver = serve(reply(200))
         policy = UrlPolicy(allow_insecure_urls=True)
-        resolver = FakeResolver(["93.184.215.14"], ["127.0.0.1"])
+        resolver = FakeResolver.in_turn(["93.184.215.14"], ["127.0.0.1"])
         url = f"http://receiver.test:{receiver.port}/hook"
         # On create the name pointed at a public address, so the endpoint was accepted...
         assert check_url(url, policy, resolver).addresses == ("93.184.215.14",)
@@ -427,7 +416,7 @@ class TestPinning:
     ) -> None:
         receiver = serve(reply(204))
         # The first answer is the one checked; a later answer must never be used for this send.
-        resolver = FakeResolver(["127.0.0.1"], ["93.184.215.14"])
+        resolver = FakeResolver.in_turn(["127.0.0.1"], ["93.184.215.14"])
         with Sender(LOCAL, resolver=resolver, timeout_ms=5000) as sender:
             result = sender.post(f"http://receiver.test:{receiver.port}/in", BODY, HEADERS)
         assert result.status_code == 204
@@ -436,7 +425,7 @@ class TestPinning:
 
     def test_every_send_resolves_and_checks_again(self, serve: Callable[..., Receiver]) -> None:
         receiver = serve(reply(200))
-        resolver = FakeResolver(["127.0.0.1"], ["127.0.0.1"], ["10.0.0.9"])
+        resolver = FakeResolver.in_turn(["127.0.0.1"], ["127.0.0.1"], ["10.0.0.9"])
         policy = UrlPolicy(allow_insecure_urls=True, allow_private_networks=False)
         url = f"http://receiver.test:{receiver.port}/"
         with Sender(LOCAL, resolver=resolver) as sender:
@@ -452,7 +441,7 @@ class TestPinning:
     def test_falls_back_to_the_next_checked_address(self, serve: Callable[..., Receiver]) -> None:
         receiver = serve(reply(200))
         # Nothing listens on 127.0.0.2 (or ::1) at this port; 127.0.0.1 answers.
-        resolver = FakeResolver(["127.0.0.2", "::1", "127.0.0.1"])
+        resolver = FakeResolver.in_turn(["127.0.0.2", "::1", "127.0.0.1"])
         with Sender(LOCAL, resolver=resolver) as sender:
             result = sender.post(f"http://receiver.test:{receiver.port}/", BODY, HEADERS)
         assert result.status_code == 200

@@ -31,7 +31,7 @@ from infra.local_stack import LocalStack, LocalStackOptions
 from infra.provisioning import Provisioned, provision
 from infra.snapshot import SnapshotFile
 from infra.template_model import Template
-from tests.conftest_infra import wait_until
+from tests.support.waiting import wait_until
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import AttributeValueTypeDef, WriteRequestTypeDef

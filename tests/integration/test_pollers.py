@@ -25,7 +25,8 @@ from infra.lambda_runtime import FunctionRuntime, load_runtimes
 from infra.pollers import PollerOptions, Pollers, build_pollers, parse_rate
 from infra.provisioning import Provisioned, provision
 from infra.template_model import Template, TemplateError
-from tests.conftest_infra import calls_of, plan_of, template_with_recording_handlers, wait_until
+from tests.support.recording_handlers import calls_of, plan_of, template_with_recording_handlers
+from tests.support.waiting import wait_until
 
 FAST = PollerOptions(
     delivery_interval_s=0.05,

@@ -14,7 +14,8 @@ from content_service.api.auth import SESSION_COOKIE
 from content_service.api.security_headers import PAGE_POLICY
 from content_service.webhooks import wiring
 from tests.conftest import ClientFactory, sign_in
-from tests.support.webhooks import FakeResolver, Hooks
+from tests.support.resolver import FakeResolver
+from tests.support.webhooks import Hooks
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 

@@ -17,7 +17,8 @@ from content_service.identity.users import create_user
 from content_service.webhooks import catalogue, services, wiring
 from harness.webhooks import FakeClock
 from tests.conftest import ClientFactory, WorkspaceAccess, sign_in, webhook_options
-from tests.support.webhooks import HOSTILE_URLS, FakeResolver, Hooks, hostile_resolver, seed_rows
+from tests.support.resolver import FakeResolver
+from tests.support.webhooks import HOSTILE_URLS, Hooks, hostile_resolver, seed_rows
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Page, ViewportSize, expect
 
@@ -58,6 +59,14 @@ def signed_in(page: Page, email: str, password: str, next_path: str = "/webhooks
     sign_in_page(page, email, password, next_path=next_path)
     expect(page.get_by_role("button", name="Sign out")).to_be_visible()
     page.wait_for_load_state("load")
+
+
+def admin_in(page: Page, credentials: dict[str, Any], next_path: str = "/webhooks") -> None:
+    """Signs the suite's admin (the `credentials` fixture) in through the form, landing on
+    `next_path`."""
+    admin = credentials["admin"]
+    signed_in(page, admin["email"], admin["password"], next_path)
+    expect(page).to_have_url(next_path)
 
 
 @dataclass(frozen=True)

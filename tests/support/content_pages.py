@@ -3,28 +3,19 @@ and an editor signed in to it."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from playwright.sync_api import Page
 
 from tests.conftest import WorkspaceAccess
 from tests.support.admin_pages import Account, editor_user, signed_in
 from tests.support.content import define
+from tests.support.field_types import every_field_type, relation
 
-EVERY_FIELD: list[dict[str, Any]] = [
-    {"name": "title", "type": "string", "required": True},
-    {"name": "summary", "type": "text"},
-    {"name": "body", "type": "richtext"},
-    {"name": "views", "type": "integer"},
-    {"name": "rating", "type": "float"},
-    {"name": "featured", "type": "boolean"},
-    {"name": "published_on", "type": "datetime"},
-    {"name": "day", "type": "date"},
-    {"name": "mood", "type": "enum", "values": ["happy", "sad"]},
-    {"name": "meta", "type": "json"},
-    {"name": "author", "type": "relation", "target": "author", "cardinality": "many-to-one"},
-    {"name": "related", "type": "relation", "target": "post", "cardinality": "many-to-many"},
-]
+EVERY_FIELD = every_field_type(
+    relations=(
+        relation("author", "author", "many-to-one"),
+        relation("related", "post", "many-to-many"),
+    )
+)
 
 
 def blog_model(ws: WorkspaceAccess, *, localized: bool = False) -> None:

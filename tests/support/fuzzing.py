@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, settings
 
 from content_service.content.model import FieldDef
 from tests.support.content import create, define, publish
+from tests.support.field_types import every_field_type, relation
 from tests.support.filter_grammar import Operand, operands
 
 QUICK_EXAMPLES = 10
@@ -49,18 +50,20 @@ AUTHOR_FIELDS: list[dict[str, Any]] = [
     {"name": "name", "type": "string", "required": True},
     {"name": "born", "type": "date"},
 ]
-POST_FIELDS: list[dict[str, Any]] = [
-    {"name": "title", "type": "string", "required": True},
-    {"name": "body", "type": "richtext"},
-    {"name": "rank", "type": "integer"},
-    {"name": "score", "type": "float"},
-    {"name": "hot", "type": "boolean"},
-    {"name": "at", "type": "datetime"},
-    {"name": "color", "type": "enum", "values": ["red", "green", "blue"]},
-    {"name": "meta", "type": "json"},
-    {"name": "author", "type": "relation", "target": "author", "cardinality": "many-to-one"},
-    {"name": "tags", "type": "relation", "target": "author", "cardinality": "many-to-many"},
-]
+POST_FIELDS = every_field_type(
+    text=None,
+    integer="rank",
+    float="score",
+    boolean="hot",
+    datetime="at",
+    date=None,
+    enum="color",
+    enum_values=("red", "green", "blue"),
+    relations=(
+        relation("author", "author", "many-to-one"),
+        relation("tags", "author", "many-to-many"),
+    ),
+)
 
 
 def filter_operands(fields: list[dict[str, Any]]) -> tuple[Operand, ...]:

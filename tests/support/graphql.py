@@ -16,6 +16,7 @@ from content_service.graphql.cache import schemas
 from harness.seeding import seed_published
 from tests.conftest import WorkspaceAccess
 from tests.support.content import create, define, publish
+from tests.support.field_types import every_field_type, relation
 
 PATH = "/api/v1/graphql"
 SERVICE_READS = ("list_entries", "get_entry", "list_related", "load_entries_by_ids")
@@ -119,24 +120,19 @@ def clear_schema_cache() -> None:
 # A small blog shared by the read tests (built over REST, read over both protocols)
 
 
-def relation(name: str, target: str, cardinality: str) -> dict[str, Any]:
-    return {"name": name, "type": "relation", "target": target, "cardinality": cardinality}
-
-
-POST_FIELDS: list[dict[str, Any]] = [
-    {"name": "title", "type": "string", "required": True},
-    {"name": "body", "type": "richtext"},
-    {"name": "views", "type": "integer"},
-    {"name": "score", "type": "float"},
-    {"name": "hot", "type": "boolean"},
-    {"name": "day", "type": "date"},
-    {"name": "at", "type": "datetime"},
-    {"name": "color", "type": "enum", "values": ["red", "green", "blue"]},
-    {"name": "meta", "type": "json"},
-    relation("author", "author", "many-to-one"),
-    relation("tags", "tag", "many-to-many"),
-    relation("related", "post", "many-to-many"),
-]
+POST_FIELDS = every_field_type(
+    float="score",
+    boolean="hot",
+    datetime="at",
+    text=None,
+    enum="color",
+    enum_values=("red", "green", "blue"),
+    relations=(
+        relation("author", "author", "many-to-one"),
+        relation("tags", "tag", "many-to-many"),
+        relation("related", "post", "many-to-many"),
+    ),
+)
 RICH = "<p>" + "rich text " * 200 + "</p>"
 
 

@@ -1,6 +1,5 @@
 """Helpers for the webhook tests (their fixtures are in tests/support/webhook_fixtures.py).
 
-- `FakeResolver`: injected DNS (`FakeClock`, injected time, is in harness/webhooks.py).
 - `Hooks`: the webhooks API through an admin client, deleting what it created afterwards.
 - `write_event`: puts an outbox event into the events table, exactly as the content
   capability's write does, for the stream to carry to the fan-out.
@@ -30,22 +29,10 @@ from content_service.webhooks.delivery_rows import DeliveryRow
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.http_sender import Sender
 from content_service.webhooks.queue import message_body
-from content_service.webhooks.url_policy import UnresolvableHost
 from harness.webhooks import FakeClock
 from infra.lambda_runtime import FunctionRuntime
 from infra.local_stack import LocalStack
-
-
-class FakeResolver:
-    """Answers the names it was given; every other name is unresolvable (no real DNS)."""
-
-    def __init__(self, answers: dict[str, list[str]] | None = None) -> None:
-        self.answers = dict(answers or {})
-
-    def resolve(self, host: str, port: int) -> list[str]:
-        if host not in self.answers:
-            raise UnresolvableHost(f"{host} could not be resolved (test resolver)")
-        return list(self.answers[host])
+from tests.support.resolver import FakeResolver
 
 
 @dataclass

@@ -34,8 +34,8 @@ from content_service.content.requests import (
     ListRequest,
     SortKey,
 )
+from content_service.content.store import store
 from content_service.errors import BadRequest
-from content_service.storage import dynamo
 
 # Entries a list sorted or filtered in memory may read (about 3.3 MB of summaries).
 READ_BUDGET = 10_000
@@ -71,17 +71,8 @@ def _summaries(content_type: ContentType, request: ListRequest, view: Visibility
         pk = partition(
             request.workspace_id, content_type.name, request.locale, view, shard, shards, "@c"
         )
-        for page in dynamo.query_pages(
-            {
-                "TableName": dynamo.tables().content,
-                "KeyConditionExpression": "#pk = :pk",
-                "ExpressionAttributeNames": {"#pk": "pk", "#s": "summary"},
-                "ExpressionAttributeValues": {":pk": {"S": pk}},
-                "ProjectionExpression": "#s",
-                "ConsistentRead": True,
-            }
-        ):
-            summaries.extend(summary_from(raw["summary"]["S"]) for raw in page if "summary" in raw)
+        for page in store().summaries(pk):
+            summaries.extend(summary_from(text) for text in page)
     return summaries
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from content_service.content.list_cursor import Cursor, Position
 from content_service.content.list_keys import (
@@ -22,50 +21,11 @@ from content_service.content.model import ContentType
 from content_service.content.requests import (
     ListRequest,
 )
+from content_service.content.store import store
 from content_service.errors import BadRequest
-from content_service.storage import dynamo
 
 # Index keys counting a range's total may examine (about ten 1 MB Query pages on DynamoDB).
 COUNT_BUDGET = 100_000
-
-
-def _query(
-    pk: str,
-    lower: str | None,
-    upper: str | None,
-    *,
-    forward: bool,
-    limit: int,
-    count: bool = False,
-) -> dict[str, Any]:
-    """A strongly consistent Query of one partition between inclusive sort-key bounds, of the
-    keys (or, `count`, of their number)."""
-    condition = "#pk = :pk"
-    values: dict[str, Any] = {":pk": {"S": pk}}
-    if lower is not None and upper is not None:
-        condition += " AND #sk BETWEEN :lo AND :hi"
-    elif lower is not None:
-        condition += " AND #sk >= :lo"
-    elif upper is not None:
-        condition += " AND #sk <= :hi"
-    if lower is not None:
-        values[":lo"] = {"S": lower}
-    if upper is not None:
-        values[":hi"] = {"S": upper}
-    request: dict[str, Any] = {
-        "TableName": dynamo.tables().content,
-        "KeyConditionExpression": condition,
-        "ExpressionAttributeNames": {"#pk": "pk", "#sk": "sk"},
-        "ExpressionAttributeValues": values,
-        "ScanIndexForward": forward,
-        "Limit": limit,
-        "ConsistentRead": True,
-    }
-    if not count:
-        request["ProjectionExpression"] = "#sk"
-    elif lower is None and upper is None:
-        del request["ExpressionAttributeNames"]["#sk"]
-    return request
 
 
 def _max(a: str | None, b: str | None) -> str | None:
@@ -136,9 +96,8 @@ class _Stream:
     ) -> Iterator[list[Position]]:
         if lower is not None and upper is not None and lower > upper:
             return
-        request = _query(pk, lower, upper, forward=True, limit=self.fetch)
-        for raw in dynamo.query_pages(request):
-            yield [_position(item["sk"]["S"], null) for item in raw]
+        for page in store().index_keys(pk, lower, upper, limit=self.fetch):
+            yield [_position(sk, null) for sk in page]
 
     def _group(self, sort_token: str, after_id: str | None) -> Iterator[list[Position]]:
         """The entries of one value, ids ascending (after `after_id`)."""
@@ -156,16 +115,17 @@ class _Stream:
             yield from self._group(self.after.token, self.after.id)
             upper = _min(upper, self.after.token)  # every key below is a smaller value
         while self.lower is None or upper is None or self.lower <= upper:
-            request = _query(self.value_pk, self.lower, upper, forward=False, limit=self.fetch)
-            raw, last = dynamo.query_page(request)
+            keys, more = store().index_keys_descending(
+                self.value_pk, self.lower, upper, limit=self.fetch
+            )
             groups: list[list[Position]] = []
-            for item in raw:
-                position = _position(item["sk"]["S"], False)
+            for sk in keys:
+                position = _position(sk, False)
                 if groups and groups[-1][0].token == position.token:
                     groups[-1].append(position)
                 else:
                     groups.append([position])
-            if last is None or not groups:
+            if not more or not groups:
                 for group in groups:
                     yield group[::-1]
                 return
@@ -268,8 +228,9 @@ def _counted(streams: Sequence[_Stream]) -> int:
         for pk, lower, upper in parts:
             if pk is None or (lower is not None and upper is not None and lower > upper):
                 continue
-            request = _query(pk, lower, upper, forward=True, limit=COUNT_BUDGET, count=True)
-            counted = dynamo.query_count(request, COUNT_BUDGET - total)
+            counted = store().index_count(
+                pk, lower, upper, limit=COUNT_BUDGET, budget=COUNT_BUDGET - total
+            )
             if counted is None:
                 raise BadRequest(
                     f"filter: counting the entries in this range would examine more than "

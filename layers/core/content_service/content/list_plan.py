@@ -35,6 +35,7 @@ from content_service.content.requests import (
     ListRequest,
     SortKey,
 )
+from content_service.content.store import store
 from content_service.identity.principal import TokenCaller
 from content_service.storage import dynamo
 
@@ -121,9 +122,7 @@ class Counts:
         missing = [w for w in wants if w not in self.sums]
         if missing:
             keys = count_keys(self.request, missing)
-            found = dynamo.batch_get(
-                dynamo.tables().schema, [dynamo.key(pk, COUNT_SK) for pk in keys]
-            )
+            found = store().get_many("schema", [dynamo.key(pk, COUNT_SK) for pk in keys])
             self.sums.update(sum_counts(keys, found))
         return sum(self.sums[w] for w in wants)
 

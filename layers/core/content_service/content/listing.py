@@ -57,6 +57,7 @@ from content_service.content.requests import (
     is_entry_id,
 )
 from content_service.content.schema import require_type_with
+from content_service.content.store import store
 from content_service.content.views import EntryPage
 from content_service.storage import dynamo
 
@@ -72,9 +73,7 @@ def _addressed(
     if field_name == "localeGroupId":
         if not is_entry_id(value):
             return [], {}
-        claim = dynamo.get_item(
-            dynamo.tables().content, group_claim_key(request.workspace_id, value, request.locale)
-        )
+        claim = store().get("content", group_claim_key(request.workspace_id, value, request.locale))
         entry_id = str(claim["entryId"]) if claim else None
     if entry_id is None:
         return [], {}

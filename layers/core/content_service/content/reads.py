@@ -28,15 +28,11 @@ from content_service.content.requests import (
     is_entry_id,
 )
 from content_service.content.schema import get_type, get_types, require_type
+from content_service.content.store import store
 from content_service.content.views import Entry, EntryPage, entry_view
 from content_service.content.visibility import visible
 from content_service.errors import NotFound
 from content_service.identity.principal import Caller
-from content_service.storage import dynamo
-
-
-def _content_table() -> str:
-    return dynamo.tables().content
 
 
 def stored_visible(
@@ -78,10 +74,8 @@ def fetch_entries(
     wanted = [i for i in dict.fromkeys(ids) if is_entry_id(i)]
     if not wanted:
         return {}
-    projection = dynamo.Projection.of(projection_paths(value_keys, link_keys))
-    items = dynamo.batch_get(
-        _content_table(), [view_key(workspace_id, i, view) for i in wanted], projection
-    )
+    paths = projection_paths(value_keys, link_keys)
+    items = store().get_many("content", [view_key(workspace_id, i, view) for i in wanted], paths)
     return {e.id: e for e in (from_item(workspace_id, i) for i in items)}
 
 
@@ -90,9 +84,7 @@ def fetch_one(
 ) -> dict[str, Any] | None:
     if not is_entry_id(entry_id):
         return None
-    return dynamo.get_item(
-        _content_table(), view_key(workspace_id, entry_id, view), dynamo.Projection.of(paths)
-    )
+    return store().get("content", view_key(workspace_id, entry_id, view), paths)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from content_service.content.model import (
 from content_service.content.names import (
     is_valid_name,
 )
+from content_service.content.store import store
 from content_service.errors import Forbidden, NotFound
 from content_service.identity.principal import Caller
 from content_service.storage import dynamo
@@ -91,7 +92,7 @@ def get_type(workspace_id: str, name: str) -> ContentType | None:
     """One content type, strongly consistent; None when the workspace has no such type."""
     if not is_valid_name(name):
         return None
-    item = dynamo.get_item(dynamo.tables().schema, type_key(workspace_id, name))
+    item = store().get("schema", type_key(workspace_id, name))
     return _from_item(workspace_id, item) if item else None
 
 
@@ -100,7 +101,7 @@ def get_types(workspace_id: str, names: Iterable[str]) -> dict[str, ContentType]
     wanted = sorted({n for n in names if is_valid_name(n)})
     if not wanted:
         return {}
-    items = dynamo.batch_get(dynamo.tables().schema, [type_key(workspace_id, n) for n in wanted])
+    items = store().get_many("schema", [type_key(workspace_id, n) for n in wanted])
     found = (_from_item(workspace_id, item) for item in items)
     return {t.name: t for t in found}
 
@@ -109,16 +110,8 @@ def get_schema(workspace_id: str) -> WorkspaceSchema:
     """Every type of the workspace and its schema version, in one strongly consistent Query."""
     types: dict[str, ContentType] = {}
     version = 0
-    for page in dynamo.query_pages(
-        {
-            "TableName": dynamo.tables().schema,
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": workspace_pk(workspace_id)}},
-            "ConsistentRead": True,
-        }
-    ):
-        for raw in page:
-            item = dynamo.decode(raw)
+    for page in store().partition("schema", workspace_pk(workspace_id)):
+        for item in page:
             sk = str(item["sk"])
             if sk == SCHEMA_SK:
                 version = int(item.get("version", 0))
@@ -130,11 +123,7 @@ def get_schema(workspace_id: str) -> WorkspaceSchema:
 
 def schema_version(workspace_id: str) -> int:
     """The workspace's schema version alone (one GetItem): cheap enough to check per request."""
-    item = dynamo.get_item(
-        dynamo.tables().schema,
-        dynamo.key(workspace_pk(workspace_id), SCHEMA_SK),
-        dynamo.Projection.of([["version"]]),
-    )
+    item = store().get("schema", dynamo.key(workspace_pk(workspace_id), SCHEMA_SK), [["version"]])
     return int(item["version"]) if item else 0
 
 
@@ -169,7 +158,7 @@ def require_type_with(
     if not caller.grants(name) or not is_valid_name(name):
         raise NotFound(f"content type {name!r} not found")
     wanted = type_key(workspace_id, name)
-    found = dynamo.batch_get(dynamo.tables().schema, [wanted, *keys])
+    found = store().get_many("schema", [wanted, *keys])
     sk = wanted["sk"]["S"]
     types = [item for item in found if item.get("sk") == sk]
     if not types:

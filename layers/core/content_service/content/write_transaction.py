@@ -40,6 +40,7 @@ from content_service.content.list_keys import Visibility
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.requests import is_entry_id
 from content_service.content.schema import get_type, type_key
+from content_service.content.store import store
 from content_service.content.visibility import audiences_allow
 from content_service.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from content_service.identity.principal import Caller
@@ -241,9 +242,8 @@ def read_for_write(
     item and, while it is live, its published item, in one strongly consistent read."""
     if not is_entry_id(entry_id):
         raise not_found(entry_id)
-    items = dynamo.batch_get(
-        content_table(),
-        [entry_key(workspace_id, entry_id), published_key(workspace_id, entry_id)],
+    items = store().get_many(
+        "content", [entry_key(workspace_id, entry_id), published_key(workspace_id, entry_id)]
     )
     by_sk = {str(item.get("sk")): item for item in items}
     item = by_sk.get("ENTRY")

@@ -35,6 +35,7 @@ from content_service.content.requests import (
     is_locale,
 )
 from content_service.content.schema import get_type
+from content_service.content.store import store
 from content_service.content.versions import read_snapshot
 from content_service.content.views import Entry, entry_view
 from content_service.content.write_body import (
@@ -201,19 +202,11 @@ def _group_member(
     exists, and must not name the new claim's own item twice)."""
     if not is_entry_id(group_id):
         return None
-    for page in dynamo.query_pages(
-        {
-            "TableName": dynamo.tables().content,
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": f"GROUP#{workspace_id}#{group_id}"}},
-            "ConsistentRead": True,
-            "Limit": 10,
-        }
-    ):
+    for page in store().partition("content", f"GROUP#{workspace_id}#{group_id}", limit=10):
         members = [
-            {"pk": raw["pk"], "sk": raw["sk"]}
-            for raw in page
-            if raw.get("contentType", {}).get("S") == content_type.name
+            dynamo.key(item["pk"], item["sk"])
+            for item in page
+            if item.get("contentType") == content_type.name
         ]
         others = [m for m in members if m["sk"]["S"] != f"LOCALE#{locale}"]
         chosen = others or members

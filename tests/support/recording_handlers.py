@@ -1,19 +1,13 @@
-"""Helpers shared by the infra tests (local stack, provisioning, pollers).
-
-Not a conftest pytest loads by itself: the test modules import it explicitly.
-"""
+"""Recording handlers: the real template with every function's code replaced by a handler that
+records each event it gets and answers from a plan the test sets (the poller tests)."""
 
 from __future__ import annotations
 
 import copy
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from infra.template_model import Template
-
-T = TypeVar("T")
 
 # A handler that records what it was called with and answers from a plan the test sets:
 # "ok", "raise", or {"fail": [indexes]} (a partial batch failure naming those records).
@@ -72,18 +66,6 @@ def template_with_recording_handlers(tmp_path: Path) -> Template:
         (code_dir / "handler.py").write_text(RECORDING_HANDLER, encoding="utf-8")
         body["Resources"][logical_id]["Properties"]["CodeUri"] = f"functions/{logical_id}/"
     return Template(body, tmp_path / "template.yaml")
-
-
-def wait_until(predicate: Callable[[], T], timeout: float = 5.0, message: str = "") -> T:
-    """Polls `predicate` until it returns something truthy; fails after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {message or predicate}")
-        time.sleep(0.02)
 
 
 def calls_of(handler: Any) -> list[dict[str, Any]]:
