@@ -10,7 +10,7 @@ moment loses no acknowledged write: the next start replays it.
 The fold reads and writes files only, never the emulator's memory, so while the stack serves
 it runs in a process of its own (`compact_aside`, `python -m infra.durable_state`): decoding
 and encoding a large snapshot would otherwise hold the emulator's interpreter for seconds and
-stall every request meanwhile (docs/decisions.md, D106). A fold that dies leaves the old
+stall every request meanwhile (docs/decisions.md, D107). A fold that dies leaves the old
 snapshot and the closed segments, which the next fold or start folds again.
 
 SQS messages are not kept: the delivery rows are the truth (docs/decisions.md D18), and after a

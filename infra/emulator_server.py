@@ -3,7 +3,7 @@
 moto's own `ThreadedMotoServer` is werkzeug's development server, which answers every request
 with `Connection: close`: each AWS call of the API, the pollers and the tests then opens a TCP
 connection and the server starts a thread for it. waitress keeps the connections boto3 pools
-and hands each request to one of a fixed set of threads (docs/decisions.md, D105).
+and hands each request to one of a fixed set of threads (docs/decisions.md, D106).
 
 The pool is large because some calls wait inside moto (a journaled write waits for its group
 commit; an SQS receive may long-poll), and a request waiting for a thread is a request stalled.

@@ -11,7 +11,7 @@ Items come back decoded (`storage.dynamo.decode`: numbers as Decimal); keys are
 keys themselves holding the sort value and the entry id (`content.list_keys`).
 
 Writes (every TransactWriteItems) and the background jobs still call `storage.dynamo`
-directly: docs/decisions.md, D-28-d-a, says what this interface covers.
+directly: docs/decisions.md, D105, says what this interface covers.
 """
 
 from __future__ import annotations
