@@ -8,6 +8,7 @@ type.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -64,8 +65,10 @@ def _value_getter(definition: FieldDef) -> Getter:
 
 
 def _number(value: Any, kind: type[int] | type[float]) -> Any:
+    """A stored number as the field's type; None (matching no comparison) for anything else,
+    including a non-finite float that a summary decoded by a lenient reader could hold."""
     if isinstance(value, Decimal | int | float) and not isinstance(value, bool):
-        return kind(value)
+        return kind(value) if math.isfinite(value) else None
     return None
 
 
