@@ -32,8 +32,8 @@ write removes what it no longer needs and counts each change once, whatever layo
 had when the entry was last written (`content.list_index`).
 
 It is stored as compact JSON in ONE string attribute rather than a DynamoDB map: botocore parses
-a response shape-driven, node by node, and a 10,000-entry listing of nested maps cost 1.3 s to
-parse against 0.1 s for the same summaries as strings (measured; json.loads then takes 0.04 s).
+a response shape-driven, node by node, so a large listing of nested maps costs many times
+what the same summaries cost as strings decoded by `json.loads` (docs/benchmarks.md).
 Every write rebuilds it from the entry, so it never drifts.
 
 Claim items make uniqueness rules conditions of the write transaction:

@@ -299,7 +299,7 @@ class _Exchange:
 @functools.cache
 def tls_context(ca_bundle: str | None) -> ssl.SSLContext:
     """One verifying client context per CA bundle and process, built at the first https send:
-    loading the trusted certificates costs about 20 ms, too much to pay per batch, and an
+    loading the trusted certificates is too slow to repeat per batch, and an
     `SSLContext` is safe to share between connections and threads."""
     context = ssl.create_default_context(cafile=ca_bundle)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
