@@ -35,8 +35,8 @@ from content_service.settings import WebhookOptions
 
 from .attempt_stats import AttemptStats
 from .bounds import ERROR_BYTES, clip, clip_error
-from .deliveries import DeliveryStore
 from .delivery_rows import AttemptRecord, Claim, DeliveryRow, NotClaimed, Outcome
+from .delivery_store import DeliveryStore
 from .endpoint_store import Endpoint, EndpointStore
 from .event_bus import EventBusSender
 from .http_sender import Sender, SendResult

@@ -22,9 +22,9 @@ from content_service.settings import Settings
 from . import services, wiring
 from .catalogue import PING, SUBSCRIBABLE_KINDS, is_known_kind
 from .custom_headers import HeaderRuleError, validate_custom_headers
-from .delivery import RETRY_SWEEP_GRACE_SECONDS
 from .delivery_log import LogSearch, Page
 from .delivery_rows import STATUSES, DeliveryRow
+from .delivery_worker import RETRY_SWEEP_GRACE_SECONDS
 from .endpoint_health import HEALTH_WINDOW_SECONDS, STATS_WINDOWS, Health, StatsSeries
 from .endpoint_secrets import MAX_GRACE_SECONDS, SignatureScheme, mint_secret
 from .endpoint_store import Endpoint, EndpointType, Mode

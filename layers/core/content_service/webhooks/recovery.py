@@ -26,8 +26,8 @@ from content_service.clock import Clock, iso_utc
 from content_service.storage.dynamo import conditional, decode, encode, values
 from content_service.storage.json_values import plain
 
-from .deliveries import DeliveryStore
 from .delivery_rows import DeliveryRow, shard_of
+from .delivery_store import DeliveryStore
 from .endpoint_store import EndpointStore
 from .envelope import refreeze
 from .queue import DeliveryQueue

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from content_service.clock import Clock, iso_utc, parse_iso_utc
 from content_service.settings import WebhookOptions
 
-from .deliveries import DeliveryStore
 from .delivery_rows import SHARDS, TERMINAL, DeliveryRow
+from .delivery_store import DeliveryStore
 from .endpoint_store import Endpoint, EndpointStore
 from .fanout import ENQUEUE_GRACE_SECONDS, FanOut
 from .outbox_store import OutboxStore
