@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from content_service import camel
 from content_service.clock import Clock, iso_utc
 
 from .catalogue import EXAMPLE_WORKSPACE_ID, PING, example, kind_of
@@ -34,13 +35,7 @@ class PingResult:
     event_id: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "statusCode": self.status_code,
-            "durationMs": self.duration_ms,
-            "responseSnippet": self.response_snippet,
-            "error": self.error,
-        }
+        return camel.dump(self, ("ok", "status_code", "duration_ms", "response_snippet", "error"))
 
 
 TEST_HEADER = "X-Service-Test"

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from content_service import camel
 from content_service.clock import Clock, iso_utc
 from content_service.storage.dynamo import conditional, decode, encode, values
 from content_service.storage.json_values import plain
@@ -77,20 +78,8 @@ class Recovery:
     reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "endpointId": self.endpoint_id,
-            "status": self.status,
-            "matched": self.matched,
-            "queued": self.queued,
-            "since": self.since,
-            "until": self.until,
-            "statuses": list(self.statuses),
-            "createdAt": self.created_at,
-            "updatedAt": self.updated_at,
-            "completedAt": self.completed_at,
-            "reason": self.reason,
-        }
+        shown = ("id", "endpoint_id", "status", "matched", "queued", "since", "until", "statuses")
+        return camel.dump(self, (*shown, "created_at", "updated_at", "completed_at", "reason"))
 
     @classmethod
     def from_values(cls, item: dict[str, Any]) -> Recovery:
