@@ -115,12 +115,12 @@ def link_claim_key(
     return dynamo.key(f"LINK#{workspace_id}#{content_type}#{field_key}#{target_id}", CLAIM_SK)
 
 
-@dataclass(frozen=True)
-class StoredEntry:
-    """An entry as stored, values and links by field key. A projected read fills part of it."""
+@dataclass(frozen=True, kw_only=True)
+class EntrySystemFields:
+    """What an entry shows of its record whatever the selection: the stored entry and every
+    view of it (`views.Entry`) hold these."""
 
     id: str
-    workspace_id: str
     content_type: str
     status: Status
     locale: str
@@ -128,6 +128,13 @@ class StoredEntry:
     created_at: str
     updated_at: str
     published_at: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredEntry(EntrySystemFields):
+    """An entry as stored, values and links by field key. A projected read fills part of it."""
+
+    workspace_id: str
     audiences: tuple[str, ...]
     deleted: bool
     version: int

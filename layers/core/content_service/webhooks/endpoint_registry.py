@@ -28,7 +28,6 @@ from .delivery_worker import RETRY_SWEEP_GRACE_SECONDS
 from .endpoint_health import HEALTH_WINDOW_SECONDS, STATS_WINDOWS, Health, StatsSeries
 from .endpoint_secrets import MAX_GRACE_SECONDS, SignatureScheme, mint_secret
 from .endpoint_store import Endpoint, EndpointType, Mode
-from .envelope import refreeze
 from .fanout import ENQUEUE_GRACE_SECONDS
 from .notices import DISABLED
 from .ping import PingResult, send_ping
@@ -450,19 +449,7 @@ class EndpointRegistry:
         if not endpoint.enabled:
             raise Conflict("the endpoint is disabled; re-enable it before redelivering")
         now = self._deps.clock.now()
-        new_id = str(uuid.uuid4())
-        row = DeliveryRow(
-            id=new_id,
-            endpoint_id=original.endpoint_id,
-            event_id=original.event_id,
-            event=original.event,
-            workspace_id=original.workspace_id,
-            status="pending",
-            request_body=refreeze(original.body_bytes, new_id).decode("utf-8"),
-            created_at=iso_utc(now),
-            updated_at=iso_utc(now),
-            sweep_at=iso_utc(now + ENQUEUE_GRACE_SECONDS),
-        )
+        row = original.resent(str(uuid.uuid4()), iso_utc(now), iso_utc(now + ENQUEUE_GRACE_SECONDS))
         self._deliveries.insert_one(row)
         services.delivery_queue(self._settings).enqueue([row.id])
         return row

@@ -30,7 +30,6 @@ from content_service.storage.json_values import plain
 from .delivery_rows import DeliveryRow, shard_of
 from .delivery_store import DeliveryStore
 from .endpoint_store import EndpointStore
-from .envelope import refreeze
 from .queue import DeliveryQueue
 
 if TYPE_CHECKING:
@@ -209,18 +208,10 @@ class StepReport:
 def redelivery_of(
     original: DeliveryRow, recovery_id: str, now_iso: str, sweep_at: str
 ) -> DeliveryRow:
-    new_id = redelivery_id(original.id)
-    return DeliveryRow(
-        id=new_id,
-        endpoint_id=original.endpoint_id,
-        event_id=original.event_id,
-        event=original.event,
-        workspace_id=original.workspace_id,
-        status="pending",
-        request_body=refreeze(original.body_bytes, new_id).decode("utf-8"),
-        created_at=now_iso,
-        updated_at=now_iso,
-        sweep_at=sweep_at,
+    return original.resent(
+        redelivery_id(original.id),
+        now_iso,
+        sweep_at,
         redelivery_of=original.id,
         recovery_id=recovery_id,
     )
