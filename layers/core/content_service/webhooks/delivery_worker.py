@@ -457,7 +457,7 @@ class DeliveryWorker:
             )
             return self.sender.post(endpoint.url, body, headers)
         except ValueError as error:  # a stored header or secret the sender cannot use
-            return SendResult(None, 0, "", f"request not sent: {error}", None)
+            return SendResult.not_sent(error)
 
     def _hand_over(
         self, claim: Claim, lost: tuple[AttemptRecord, ...], endpoint: Endpoint

@@ -89,6 +89,12 @@ class SendResult:
         """A 2xx answer, or an event bus's acceptance: the delivery succeeded."""
         return self.accepted or (self.status_code is not None and 200 <= self.status_code < 300)
 
+    @classmethod
+    def not_sent(cls, reason: object) -> SendResult:
+        """A request that could not be built (a header or secret the sender cannot use):
+        nothing left, no status."""
+        return cls(None, 0, "", f"request not sent: {reason}", None)
+
 
 def _remaining(deadline: float) -> float:
     remaining = deadline - time.monotonic()

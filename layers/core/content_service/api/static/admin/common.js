@@ -140,6 +140,19 @@ export function installSecretPanel() {
   window.addEventListener("pagehide", wipeSecret);
 }
 
+// A small button of a list row; `context`, read only by screen readers, says which row it acts on.
+export function rowButton(label, context) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "button secondary small";
+  button.textContent = label;
+  const hidden = document.createElement("span");
+  hidden.className = "visually-hidden";
+  hidden.textContent = context;
+  button.append(hidden);
+  return button;
+}
+
 // A button that shows it is working and cannot be pressed twice. It stays focusable (a
 // disabled button would drop the keyboard focus to the top of the page).
 export async function busy(button, label, work) {
