@@ -442,12 +442,17 @@ class EndpointRegistry:
             raise NotFound(f"delivery {delivery_id} not found for this endpoint")
         return row
 
+    def _of_enabled(self, endpoint_id: str, delivery_id: str, doing: str) -> DeliveryRow:
+        """The endpoint's delivery, when the endpoint is enabled (409 saying what waits for
+        the re-enable when it is not)."""
+        row = self.delivery(endpoint_id, delivery_id)
+        if not self.get(endpoint_id).enabled:
+            raise Conflict(f"the endpoint is disabled; re-enable it before {doing}")
+        return row
+
     def redeliver(self, endpoint_id: str, delivery_id: str) -> DeliveryRow:
         """A new pending row: new id, same event id, the body re-frozen with the new id."""
-        original = self.delivery(endpoint_id, delivery_id)
-        endpoint = self.get(endpoint_id)
-        if not endpoint.enabled:
-            raise Conflict("the endpoint is disabled; re-enable it before redelivering")
+        original = self._of_enabled(endpoint_id, delivery_id, "redelivering")
         now = self._deps.clock.now()
         row = original.resent(str(uuid.uuid4()), iso_utc(now), iso_utc(now + ENQUEUE_GRACE_SECONDS))
         self._deliveries.insert_one(row)
@@ -456,10 +461,7 @@ class EndpointRegistry:
 
     def retry_now(self, endpoint_id: str, delivery_id: str) -> DeliveryRow:
         """Retry now: the same `failed` delivery, its next attempt due at once and queued."""
-        current = self.delivery(endpoint_id, delivery_id)
-        endpoint = self.get(endpoint_id)
-        if not endpoint.enabled:
-            raise Conflict("the endpoint is disabled; re-enable it before retrying")
+        current = self._of_enabled(endpoint_id, delivery_id, "retrying")
         if current.status != "failed":
             raise Conflict(
                 f"only a failed delivery can be retried now; this one is {current.status}"
