@@ -96,6 +96,11 @@ def _unique(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(values))
 
 
+def _url_problem(what: str, reason: str) -> ValidationFailed:
+    """The 422 of a refused `url`: what is wrong with it, and the policy's reason as a detail."""
+    return ValidationFailed(f"url {what}: {reason}", details={"field": "url", "reason": reason})
+
+
 def _valid_id(endpoint_id: str, what: str = "webhook endpoint") -> str:
     try:
         return str(uuid.UUID(endpoint_id))
@@ -117,15 +122,9 @@ class EndpointRegistry:
         try:
             check_url(url, wiring.url_policy(self._options), self._deps.resolver)
         except UrlRefused as refused:
-            raise ValidationFailed(
-                f"url refused by the URL policy: {refused.reason}",
-                details={"field": "url", "reason": refused.reason},
-            ) from None
+            raise _url_problem("refused by the URL policy", refused.reason) from None
         except UnresolvableHost as unresolvable:
-            raise ValidationFailed(
-                f"url host could not be resolved: {unresolvable.reason}",
-                details={"field": "url", "reason": unresolvable.reason},
-            ) from None
+            raise _url_problem("host could not be resolved", unresolvable.reason) from None
         return url
 
     def _check_events(self, events: Iterable[str]) -> tuple[str, ...]:
@@ -190,10 +189,7 @@ class EndpointRegistry:
         try:
             check_url_syntax(url, UrlPolicy(allow_insecure_urls=True, allow_private_networks=True))
         except UrlRefused as refused:
-            raise ValidationFailed(
-                f"url is not a URL a listener can forward to: {refused.reason}",
-                details={"field": "url", "reason": refused.reason},
-            ) from None
+            raise _url_problem("is not a URL a listener can forward to", refused.reason) from None
         return url
 
     def check_event_bus(self, arn: str | None) -> str:
