@@ -1,9 +1,9 @@
 """Makes moto's server answer the same things with less CPU: each patch caches a pure result.
 
-Measured with the soak's delivery pattern, moto 5.2 spends about 27 ms of CPU per delivery (a
-claim UpdateItem ~9.7 ms, an outcome UpdateItem ~10.4 ms, the endpoint GetItem ~3.7 ms, the
-queue's share), which bounds every webhook load test on one core. Profiling its server shows
-work repeated per request whose result cannot change between requests:
+Under the soak's delivery pattern, moto 5.2's CPU time per delivery (the claim and outcome
+UpdateItems, the endpoint GetItem, the queue's share) bounds every webhook load test on one
+core (docs/benchmarks.md). Profiling its server shows work repeated per request whose result
+cannot change between requests:
 
 - routing: every request lists moto's package directory (a `stat` per sub-package) and matches
   the host against a few hundred URL regexes to find its backend, and inspects the response
@@ -11,13 +11,13 @@ work repeated per request whose result cannot change between requests:
 - the response serializer builds, for every member of every value (ten per DynamoDB attribute
   value), the list of names it might be stored under; for a plain dict that list depends only on
   the botocore shape. Even so, walking the botocore shapes of every attribute value of every
-  item was the largest part of moto's time for a page of entries (about half of it under a
-  list page's load). A DynamoDB `AttributeValue` that moto holds as plain JSON (S, N, BOOL,
-  NULL, SS, NS, and M or L of those) serializes to itself, which is what the walk produces for
-  it; any other value (binary, anything unexpected) still takes the walk;
+  item was the largest part of moto's time for a page of entries. A DynamoDB `AttributeValue`
+  that moto holds as plain JSON (S, N, BOOL, NULL, SS, NS, and M or L of those) serializes to
+  itself, which is what the walk produces for it; any other value (binary, anything
+  unexpected) still takes the walk;
 - DynamoDB expressions: the UpdateExpression is parsed twice per request and the condition
   lexed twice, both pure functions of the expression string; the validator deep-copies the
-  parsed tree (a pickle round trip is the same copy at a tenth of the time), and each of its ten
+  parsed tree (a pickle round trip is the same copy, much cheaper), and each of its ten
   passes rebuilds its dispatch table at every node and checks node classes through `ABCMeta`;
   its three structural passes (duplicate clauses, overlapping paths, key attributes updated)
   depend only on the expression, the attribute names and the table's keys;
@@ -25,18 +25,19 @@ work repeated per request whose result cannot change between requests:
   time through datetime arithmetic per message) for every message sent or received;
 - a DynamoDB Query of a table's own key lists and sorts every item of the table (by hash and
   range key, through Python-level comparisons) to keep those of one partition; the list index
-  puts hundreds of thousands of items in the content table, so a benchmark's one Query took
-  seconds. The patch hands that Query the partition's items alone, already in range-key order
+  puts hundreds of thousands of items in the content table, so one Query cost the whole table.
+  The patch hands that Query the partition's items alone, already in range-key order
   (moto's own sort then finds them sorted), so it costs the partition, not the table; and a
   string's comparison value (`DynamoType.cast_value`, behind every key comparison) is found
   before five type checks that a string always fails;
 - a page of such a Query (a `Limit`, no sort-key condition, no legacy `KeyConditions` filter:
   the list index's every read) still made moto compare and sort every item of the partition
   twice in Python and walk to the exclusive start key item by item, so a page of 20 cost the
-  whole partition (4,000 entries: most of an idle list's time). The partition's sort keys are
-  now sorted once per Query at C speed and the start found by bisection, and moto is handed the
-  `Limit + 1` items its own loop would reach (the one past the page is what makes it answer a
-  `LastEvaluatedKey`), so it answers the same page, key and counts from a window;
+  whole partition. Each partition's sort keys are now kept in order as items are put and
+  deleted (sorted afresh only when their count disagrees with the partition's), the start is
+  found by bisection, and moto is handed the `Limit + 1` items its own loop would reach (the
+  one past the page is what makes it answer a `LastEvaluatedKey`), so it answers the same
+  page, key and counts from a window;
 - a `ProjectionExpression` converted the whole item to plain JSON (deep copies, boto3's
   deserializer) once per projected path, for every item read: a BatchGetItem of 20 entries
   with a dozen paths each converted every entry a dozen times. It is converted once per item

@@ -26,7 +26,7 @@ from content_service import runtime
 from content_service.observability import logger, metrics
 from content_service.tracing import tracer
 from content_service.webhooks import wiring, workers
-from content_service.webhooks.delivery import Report
+from content_service.webhooks.delivery_worker import Report
 from content_service.webhooks.queue import MalformedMessage, parse_message
 from content_service.webhooks.recovery import StepReport, is_recovery_key
 

@@ -20,8 +20,8 @@ import pytest
 from content_service.clock import iso_utc
 from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services
-from content_service.webhooks.delivery import LOST_CLAIM_ERROR
 from content_service.webhooks.delivery_rows import Claim
+from content_service.webhooks.delivery_worker import LOST_CLAIM_ERROR
 from content_service.webhooks.endpoint_secrets import mint_secret
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from content_service.webhooks.endpoints import EndpointRegistry
+from content_service.webhooks.endpoint_registry import EndpointRegistry
 from content_service.webhooks.queue import message_body
 from content_service.webhooks.recovery import recovery_key
 from harness.receiver import Answer, Receiver

@@ -18,7 +18,7 @@ import pytest
 from content_service.clock import iso_utc
 from content_service.storage import aws
 from content_service.webhooks import services
-from content_service.webhooks.deliveries import PRUNE_CONTROL_ID
+from content_service.webhooks.delivery_store import PRUNE_CONTROL_ID
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
 from content_service.webhooks.queue import message_body

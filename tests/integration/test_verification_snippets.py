@@ -1,4 +1,4 @@
-"""The receivers' verification code (webhooks/snippets.py) against a real delivery.
+"""The receivers' verification code (webhooks/verification_snippets.py) against a real delivery.
 
 A delivery made by the real pipeline reaches a receiver on 127.0.0.1; the Python snippet runs
 under this machine's Python and the Node snippet under its `node`, each exactly as a receiver
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from content_service.webhooks.signing import signature_header
-from content_service.webhooks.snippets import (
+from content_service.webhooks.verification_snippets import (
     NODE,
     PYTHON,
     SNIPPETS,

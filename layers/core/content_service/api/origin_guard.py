@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from content_service.api.http_middleware import HttpMiddleware
 from content_service.api.refusals import send_refusal
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -86,7 +87,7 @@ def own_origins(
     return (own, *(o for o in allowed_origins if o))
 
 
-class OriginGuardMiddleware:
+class OriginGuardMiddleware(HttpMiddleware):
     def __init__(
         self,
         app: ASGIApp,
@@ -95,13 +96,13 @@ class OriginGuardMiddleware:
         allowed_origins: Iterable[str],
         session_cookie: str,
     ) -> None:
-        self.app = app
+        super().__init__(app)
         self.public_base_url = public_base_url
         self.allowed_origins = tuple(allowed_origins)
         self.session_cookie = session_cookie
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] not in WRITE_METHODS:
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] not in WRITE_METHODS:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}

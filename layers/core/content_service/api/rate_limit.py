@@ -12,9 +12,10 @@ the answer, whichever protocol made it. Signed-in users are not counted.
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from content_service import runtime
+from content_service.api.http_middleware import HttpMiddleware
 from content_service.errors import TooManyRequests
 from content_service.identity.principal import TokenCaller
 from content_service.identity.rate_limits import RateDecision, limit_for, limiter
@@ -36,16 +37,10 @@ def admit(request: Request, caller: TokenCaller) -> None:
         )
 
 
-class RateLimitHeadersMiddleware:
+class RateLimitHeadersMiddleware(HttpMiddleware):
     """Adds the request's rate decision, if one was made, to its answer's headers."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
 
         async def send_with_rate(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -6,24 +6,19 @@ import re
 import time
 import uuid
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from content_service.api.http_middleware import HttpMiddleware
 from content_service.observability import logger
 
 CORRELATION_HEADER = "x-correlation-id"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
-class CorrelationIdMiddleware:
+class CorrelationIdMiddleware(HttpMiddleware):
     """Takes the caller's `X-Correlation-Id` (else Lambda's request id, else a new one)."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         supplied = ""
         for name, value in scope["headers"]:
             if name.decode("latin-1").lower() == CORRELATION_HEADER:

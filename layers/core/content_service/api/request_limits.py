@@ -26,6 +26,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from content_service import strict_json
+from content_service.api.http_middleware import HttpMiddleware
 from content_service.api.refusals import is_graphql_post, send_refusal
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -70,7 +71,7 @@ def is_json(scope: Scope) -> bool:
     return False
 
 
-class RequestLimitsMiddleware:
+class RequestLimitsMiddleware(HttpMiddleware):
     def __init__(
         self,
         app: ASGIApp,
@@ -79,15 +80,12 @@ class RequestLimitsMiddleware:
         max_url_bytes: int = MAX_URL_BYTES,
         max_header_bytes: int = MAX_HEADER_BYTES,
     ) -> None:
-        self.app = app
+        super().__init__(app)
         self.max_body_bytes = max_body_bytes
         self.max_url_bytes = max_url_bytes
         self.max_header_bytes = max_header_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = b""
         refused = self._head_refusal(scope)
         if refused is None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from content_service.api.http_middleware import HttpMiddleware
+
 PAGE_POLICY = "; ".join(
     [
         "default-src 'self'",
@@ -49,15 +51,12 @@ def secure_cookie(value: str) -> str:
     return value if "secure" in attributes else value + "; Secure"
 
 
-class SecurityHeadersMiddleware:
+class SecurityHeadersMiddleware(HttpMiddleware):
     def __init__(self, app: ASGIApp, *, public_base_url: str) -> None:
-        self.app = app
+        super().__init__(app)
         self.public_base_url = public_base_url
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         https = came_over_https(scope, self.public_base_url)
 
         async def send_with_headers(message: Message) -> None:

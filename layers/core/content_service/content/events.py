@@ -9,13 +9,11 @@ stream feeds the webhook fan-out; nothing is sent during the write.
 
 from __future__ import annotations
 
-import uuid
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from content_service.clock import iso_utc
 from content_service.identity.principal import Caller, UserCaller
 from content_service.storage import dynamo
-from content_service.storage.outbox_event import fanout_shard
+from content_service.storage.outbox_event import new_event_item
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
@@ -29,17 +27,7 @@ EventKind = Literal[
     "entry.restored",
     "entry.purged",
 ]
-EVENT_KINDS: tuple[EventKind, ...] = (
-    "entry.created",
-    "entry.updated",
-    "entry.published",
-    "entry.unpublished",
-    "entry.deleted",
-    "entry.restored",
-    "entry.purged",
-)
-# The fan-out reads an event within seconds; the item only needs to outlive stream retries.
-EVENT_TTL_SECONDS = 7 * 24 * 3600
+EVENT_KINDS: tuple[EventKind, ...] = get_args(EventKind)
 
 
 def actor_of(caller: Caller) -> dict[str, str] | None:
@@ -58,22 +46,8 @@ def event_item(
     title: str,
     now: float,
 ) -> dict[str, Any]:
-    event_id = str(uuid.uuid4())
-    return {
-        "id": event_id,
-        "kind": kind,
-        "occurredAt": iso_utc(now),
-        "workspaceId": workspace_id,
-        "actor": actor_of(caller),
-        "data": {
-            "kind": "content_entry",
-            "id": entry_id,
-            "contentType": content_type,
-            "title": title,
-        },
-        "fanoutShard": fanout_shard(event_id),
-        "expiresAt": int(now) + EVENT_TTL_SECONDS,
-    }
+    data = {"kind": "content_entry", "id": entry_id, "contentType": content_type, "title": title}
+    return new_event_item(kind, now, actor=actor_of(caller), data=data, workspace_id=workspace_id)
 
 
 def event_put(kind: EventKind, **fields: Any) -> TransactWriteItemTypeDef:

@@ -32,8 +32,8 @@ write removes what it no longer needs and counts each change once, whatever layo
 had when the entry was last written (`content.list_index`).
 
 It is stored as compact JSON in ONE string attribute rather than a DynamoDB map: botocore parses
-a response shape-driven, node by node, and a 10,000-entry listing of nested maps cost 1.3 s to
-parse against 0.1 s for the same summaries as strings (measured; json.loads then takes 0.04 s).
+a response shape-driven, node by node, so a large listing of nested maps costs many times
+what the same summaries cost as strings decoded by `json.loads` (docs/benchmarks.md).
 Every write rebuilds it from the entry, so it never drifts.
 
 Claim items make uniqueness rules conditions of the write transaction:
@@ -115,12 +115,12 @@ def link_claim_key(
     return dynamo.key(f"LINK#{workspace_id}#{content_type}#{field_key}#{target_id}", CLAIM_SK)
 
 
-@dataclass(frozen=True)
-class StoredEntry:
-    """An entry as stored, values and links by field key. A projected read fills part of it."""
+@dataclass(frozen=True, kw_only=True)
+class EntrySystemFields:
+    """What an entry shows of its record whatever the selection: the stored entry and every
+    view of it (`views.Entry`) hold these."""
 
     id: str
-    workspace_id: str
     content_type: str
     status: Status
     locale: str
@@ -128,6 +128,13 @@ class StoredEntry:
     created_at: str
     updated_at: str
     published_at: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredEntry(EntrySystemFields):
+    """An entry as stored, values and links by field key. A projected read fills part of it."""
+
+    workspace_id: str
     audiences: tuple[str, ...]
     deleted: bool
     version: int
@@ -229,16 +236,17 @@ def summary_text(content_type: ContentType, entry: StoredEntry) -> str:
     return json.dumps(summary_of(content_type, entry), separators=(",", ":"), ensure_ascii=False)
 
 
-def entry_item(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
-    """The whole item for `entry` (plain Python; `dynamo.encode` makes it wire-ready)."""
-    item: dict[str, Any] = {
+def _record_attributes(entry: StoredEntry, sk: str, entity: str, status: str) -> dict[str, Any]:
+    """What the entry item and each published version's item both hold: the key, the
+    record, the values and the links."""
+    return {
         "pk": entry_pk(entry.workspace_id, entry.id),
-        "sk": ENTRY_SK,
-        "entity": "entry",
+        "sk": sk,
+        "entity": entity,
         "id": entry.id,
         "workspaceId": entry.workspace_id,
         "contentType": entry.content_type,
-        "status": entry.status,
+        "status": status,
         "locale": entry.locale,
         "localeGroupId": entry.locale_group_id,
         "createdAt": entry.created_at,
@@ -250,12 +258,17 @@ def entry_item(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
         "title": entry.title,
         "values": {k: v for k, v in entry.values.items() if v is not None},
         "links": {k: list(v) for k, v in entry.links.items() if v},
-        "summary": summary_text(content_type, entry),
-        "listKeys": [list(k) for k in entry.list_keys],
-        "listCounts": list(entry.list_counts),
-        "updatedBy": dict(entry.updated_by) if entry.updated_by else None,
-        "versionCount": entry.versions,
     }
+
+
+def entry_item(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
+    """The whole item for `entry` (plain Python; `dynamo.encode` makes it wire-ready)."""
+    item = _record_attributes(entry, ENTRY_SK, "entry", entry.status)
+    item["summary"] = summary_text(content_type, entry)
+    item["listKeys"] = [list(k) for k in entry.list_keys]
+    item["listCounts"] = list(entry.list_counts)
+    item["updatedBy"] = dict(entry.updated_by) if entry.updated_by else None
+    item["versionCount"] = entry.versions
     if entry.published_version is not None:
         item["publishedVersion"] = entry.published_version
     if entry.published_hash is not None:
@@ -266,29 +279,12 @@ def entry_item(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
 def published_item(entry: StoredEntry, sk: str = PUBLISHED_SK) -> dict[str, Any]:
     """A published version's item (`PUBLISHED`, or a `VERSION#n` snapshot): `entry` as the
     version it is, without what only the entry item keeps (summary, index bookkeeping)."""
-    return {
-        "pk": entry_pk(entry.workspace_id, entry.id),
-        "sk": sk,
-        "entity": "entry_version" if sk != PUBLISHED_SK else "entry_published",
-        "id": entry.id,
-        "workspaceId": entry.workspace_id,
-        "contentType": entry.content_type,
-        "status": "published",
-        "locale": entry.locale,
-        "localeGroupId": entry.locale_group_id,
-        "createdAt": entry.created_at,
-        "updatedAt": entry.updated_at,
-        "publishedAt": entry.published_at,
-        "audiences": list(entry.audiences),
-        "deleted": entry.deleted,
-        "version": entry.version,
-        "title": entry.title,
-        "values": {k: v for k, v in entry.values.items() if v is not None},
-        "links": {k: list(v) for k, v in entry.links.items() if v},
-        "updatedBy": dict(entry.updated_by) if entry.updated_by else None,
-        "publishedVersion": entry.published_version,
-        "versionCount": entry.versions,
-    }
+    entity = "entry_version" if sk != PUBLISHED_SK else "entry_published"
+    item = _record_attributes(entry, sk, entity, "published")
+    item["updatedBy"] = dict(entry.updated_by) if entry.updated_by else None
+    item["publishedVersion"] = entry.published_version
+    item["versionCount"] = entry.versions
+    return item
 
 
 def item_size(item: Mapping[str, Any]) -> int:

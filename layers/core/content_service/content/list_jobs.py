@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from content_service import camel
 from content_service.content.items import (
     PUBLISHED_SK,
     StoredEntry,
@@ -61,13 +62,7 @@ class JobReport:
     stopped_early: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "job": "lists",
-            "jobs": self.jobs,
-            "entries": self.entries,
-            "finished": self.finished,
-            "stoppedEarly": self.stopped_early,
-        }
+        return {"job": "lists", **camel.dump(self, camel.field_names(JobReport))}
 
 
 class _LostLease(Exception):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from content_service import camel
+
 NAME_PATTERN = r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
 MAX_NAME_LENGTH = 64
 _NAME = re.compile(NAME_PATTERN)
@@ -68,11 +70,7 @@ class GraphQLNames:
     list_field: str
 
     def to_json(self) -> dict[str, str]:
-        return {
-            "typeName": self.type_name,
-            "singleField": self.single_field,
-            "listField": self.list_field,
-        }
+        return camel.dump(self, camel.field_names(GraphQLNames))
 
 
 def graphql_names(name: str) -> GraphQLNames:

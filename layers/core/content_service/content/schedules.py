@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from content_service import camel
 from content_service.clock import Clock, SystemClock, iso_utc
 from content_service.content.items import entry_key, entry_pk
 from content_service.content.requests import EntryAction, ScheduleAction, ScheduleRequest
@@ -73,17 +74,11 @@ class Schedule:
     ran_at: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "entryId": self.entry_id,
-            "action": self.action,
-            "at": self.at,
-            "status": self.status,
-            "reason": self.reason,
-            "createdAt": self.created_at,
-            "createdBy": dict(self.created_by),
-            "ranAt": self.ran_at,
-        }
+        # Every field but the workspace and the type, in field order.
+        shown = (
+            n for n in camel.field_names(Schedule) if n not in ("workspace_id", "content_type")
+        )
+        return camel.dump(self, shown)
 
     @property
     def due_sk(self) -> str:
@@ -309,12 +304,7 @@ class ScheduleReport:
     stopped_early: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "job": "schedules",
-            "done": self.done,
-            "failed": self.failed,
-            "stoppedEarly": self.stopped_early,
-        }
+        return {"job": "schedules", **camel.dump(self, camel.field_names(ScheduleReport))}
 
 
 def _caller_of(created_by: Mapping[str, str]) -> Caller:

@@ -29,6 +29,7 @@ from typing import Any
 from content_service.content import rich_text
 from content_service.content.model import FieldDef
 from content_service.storage.dynamo import is_storable_number
+from content_service.strict_json import is_unicode
 
 STRING_MAX = 256
 TEXT_MAX = 50_000
@@ -41,14 +42,6 @@ _MAX_LENGTHS = {"string": STRING_MAX, "text": TEXT_MAX}
 
 class InvalidValue(ValueError):
     """A value the field refuses; the message says why, for the 422's details."""
-
-
-def is_unicode(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def normalise_datetime(raw: Any) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from content_service import camel
 from content_service.content.items import (
     StoredEntry,
     entry_key,
@@ -67,9 +68,7 @@ class VersionSummary:
     def to_json(self) -> dict[str, Any]:
         return {
             "version": self.number,
-            "publishedAt": self.published_at,
-            "publishedBy": self.published_by,
-            "title": self.title,
+            **camel.dump(self, ("published_at", "published_by", "title")),
         }
 
 

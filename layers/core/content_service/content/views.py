@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from content_service.camel import camel
 from content_service.content import values as value_rules
-from content_service.content.items import Status, StoredEntry, View
+from content_service.content.items import EntrySystemFields, StoredEntry, View
 from content_service.content.model import ContentType, FieldDef
 
-SYSTEM_FIELDS = (
-    *("id", "content_type", "status", "locale", "locale_group_id"),
-    *("created_at", "updated_at", "published_at"),
-)
-"""What an entry shows of its record whatever the selection (`StoredEntry` has them too)."""
+SYSTEM_FIELDS = tuple(f.name for f in fields(EntrySystemFields))
 _SYSTEM_JSON = tuple((name, camel(name)) for name in SYSTEM_FIELDS)
 
 
-@dataclass(frozen=True)
-class Entry:
+@dataclass(frozen=True, kw_only=True)
+class Entry(EntrySystemFields):
     """One entry as a caller sees it.
 
     `values` holds the selected value fields by name (None when unset). `links` holds, for the
@@ -29,14 +25,6 @@ class Entry:
     holds expanded targets and is None unless something was expanded.
     """
 
-    id: str
-    content_type: str
-    status: Status
-    locale: str
-    locale_group_id: str
-    created_at: str
-    updated_at: str
-    published_at: str | None
     audiences: tuple[str, ...] | None
     values: Mapping[str, Any]
     links: Mapping[str, tuple[str, ...]] = field(default_factory=dict)

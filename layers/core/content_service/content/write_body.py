@@ -24,6 +24,7 @@ from content_service.content.write_transaction import (
 )
 from content_service.errors import ValidationFailed
 from content_service.identity.principal import Caller, TokenCaller
+from content_service.strict_json import is_unicode
 
 MAX_LINK_CHANGES_PER_WRITE = 40
 MAX_LINKS_PER_FIELD = 1000
@@ -204,7 +205,7 @@ def check_audiences(
         return ()
     cleaned = tuple(sorted({a.strip() for a in audiences if isinstance(a, str)}))
     if len(cleaned) > MAX_AUDIENCES or any(
-        not a or len(a) > 64 or not value_rules.is_unicode(a) for a in cleaned
+        not a or len(a) > 64 or not is_unicode(a) for a in cleaned
     ):
         problems.add("audiences", f"at most {MAX_AUDIENCES} names of 1 to 64 characters")
         return None

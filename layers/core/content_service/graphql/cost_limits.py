@@ -1,13 +1,13 @@
 """GraphQL cost limits (spec 8.1) counted in one cheap pass over the syntax tree.
 
 The pass runs after parsing and before graphql-core's validation, because validation itself is
-costly on hostile documents (its overlapping-fields rule takes ~170 ms on 500 duplicate
-fields). It follows fragments as if inlined, so a fragment spread N times counts N times; it
-refuses fragment cycles itself, and stops as soon as any figure passes its limit, so the work
-it does is bounded by the limits, not by the document. Introspection subtrees (`__schema`,
-`__type`) count nothing, so GraphiQL keeps working; `check_introspection` bounds them on their
-own instead (nested type lists and their size), since an exempt subtree must not become the way
-around the limits.
+costly on hostile documents (its overlapping-fields rule compares duplicate fields pairwise;
+docs/benchmarks.md). It follows fragments as if inlined, so a fragment spread N times counts N
+times; it refuses fragment cycles itself, and stops as soon as any figure passes its limit, so the
+work it does is bounded by the limits, not by the document. Introspection subtrees (`__schema`,
+`__type`) count nothing, so GraphiQL keeps working; `check_introspection` bounds them on their own
+instead (nested type lists and their size), since an exempt subtree must not become the way around
+the limits.
 
 The same pass refuses a `page` or `pageSize` outside REST's bounds (1 to 100 for `pageSize`) on
 a list or a to-many relation, with REST's message: every such field, not only those a row

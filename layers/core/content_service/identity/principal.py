@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 Access = Literal["read", "full"]
@@ -21,9 +21,11 @@ _ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
 }
 
 
-@dataclass(frozen=True)
-class TokenCaller:
-    token_id: str
+@dataclass(frozen=True, kw_only=True)
+class TokenGrant:
+    """What a token grants: the same on its record (`tokens.TokenInfo`) and on the caller it
+    authenticates (`TokenCaller`)."""
+
     name: str
     workspace_id: str
     access: Access
@@ -35,7 +37,28 @@ class TokenCaller:
     persisted_only: bool = False
     """Runs only GraphQL documents a full token registered (trusted documents)."""
 
+    def grant_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "workspaceId": self.workspace_id,
+            "access": self.access,
+            "contentTypes": sorted(self.content_types),
+            "scopes": sorted(self.scopes),
+            "audiences": sorted(self.audiences),
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class TokenCaller(TokenGrant):
+    token_id: str
     kind: Literal["token"] = "token"
+
+    @classmethod
+    def holding(cls, token_id: str, grant: TokenGrant) -> TokenCaller:
+        """The caller token `token_id` authenticates, with what it grants."""
+        return cls(
+            token_id=token_id, **{f.name: getattr(grant, f.name) for f in fields(TokenGrant)}
+        )
 
     def grants(self, content_type: str) -> bool:
         """`*` grants every type, including types added later."""
@@ -63,15 +86,7 @@ class TokenCaller:
         return False
 
     def describe(self) -> dict[str, object]:
-        return {
-            "kind": "token",
-            "name": self.name,
-            "workspaceId": self.workspace_id,
-            "access": self.access,
-            "contentTypes": sorted(self.content_types),
-            "scopes": sorted(self.scopes),
-            "audiences": sorted(self.audiences),
-        }
+        return {"kind": "token", **self.grant_json()}
 
 
 @dataclass(frozen=True)

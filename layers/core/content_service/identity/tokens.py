@@ -27,6 +27,7 @@ from content_service.identity.principal import (
     SCOPE_CONTENT_WRITE,
     Access,
     TokenCaller,
+    TokenGrant,
 )
 from content_service.identity.workspaces import get_workspace
 from content_service.settings import MAX_RATE_LIMIT
@@ -55,30 +56,17 @@ class TokenSpec:
     persisted_only: bool = False
 
 
-@dataclass(frozen=True)
-class TokenInfo:
+@dataclass(frozen=True, kw_only=True)
+class TokenInfo(TokenGrant):
     id: str
-    name: str
-    workspace_id: str
-    access: Access
-    content_types: frozenset[str]
-    scopes: frozenset[str]
-    audiences: frozenset[str]
     hint: str
     created_at: str
     revoked_at: str | None
-    rate_limit: int | None
-    persisted_only: bool
 
     def to_json(self) -> dict[str, object]:
         return {
             "id": self.id,
-            "name": self.name,
-            "workspaceId": self.workspace_id,
-            "access": self.access,
-            "contentTypes": sorted(self.content_types),
-            "scopes": sorted(self.scopes),
-            "audiences": sorted(self.audiences),
+            **self.grant_json(),
             "rateLimit": self.rate_limit,
             "persistedOnly": self.persisted_only,
             "tokenHint": self.hint,
@@ -245,17 +233,7 @@ def list_tokens() -> list[TokenInfo]:
 
 
 def _caller(info: TokenInfo) -> TokenCaller:
-    return TokenCaller(
-        token_id=info.id,
-        name=info.name,
-        workspace_id=info.workspace_id,
-        access=info.access,
-        content_types=info.content_types,
-        scopes=info.scopes,
-        audiences=info.audiences,
-        rate_limit=info.rate_limit,
-        persisted_only=info.persisted_only,
-    )
+    return TokenCaller.holding(info.id, info)
 
 
 def caller_by_token_id(token_id: str) -> TokenCaller:

@@ -1,6 +1,6 @@
 """AWS clients built once per process from Settings, all from one botocore session.
 
-boto3 clients are thread-safe and expensive to create (~50 ms), so each (service, endpoint,
+boto3 clients are thread-safe and expensive to create, so each (service, endpoint,
 region) gets exactly one, reused across invocations and threads. They share one botocore
 session: every session loads and parses botocore's endpoint and service data again, so a
 session per client (boto3's default) or per connection (PynamoDB's) pays that more than once.

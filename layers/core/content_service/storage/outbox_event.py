@@ -15,14 +15,18 @@ it without one importing the other.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from content_service.clock import iso_utc
 from content_service.storage.json_values import NotJson, plain
 
 PENDING_FANOUT_INDEX = "byPendingFanout"
 FANOUT_SHARDS = 16
+# The fan-out reads an event within seconds; the item only needs to outlive stream retries.
+EVENT_TTL_SECONDS = 7 * 24 * 3600
 
 
 def fanout_shard(event_id: str) -> str:
@@ -32,6 +36,27 @@ def fanout_shard(event_id: str) -> str:
     except ValueError:
         number = sum(event_id.encode())
     return f"{number % FANOUT_SHARDS:02d}"
+
+
+def new_event_item(
+    kind: str,
+    now: float,
+    *,
+    actor: Mapping[str, str] | None,
+    data: Mapping[str, Any],
+    workspace_id: str | None = None,
+) -> dict[str, Any]:
+    """A new event's item: a fresh id, its time, and the fan-out marker and expiry every event
+    carries; `workspaceId` only for an event that belongs to one (an endpoint notice has none)."""
+    event_id = str(uuid.uuid4())
+    item: dict[str, Any] = {"id": event_id, "kind": kind, "occurredAt": iso_utc(now)}
+    if workspace_id is not None:
+        item["workspaceId"] = workspace_id
+    item["actor"] = dict(actor) if actor is not None else None
+    item["data"] = dict(data)
+    item["fanoutShard"] = fanout_shard(event_id)
+    item["expiresAt"] = int(now) + EVENT_TTL_SECONDS
+    return item
 
 
 class MalformedEvent(ValueError):

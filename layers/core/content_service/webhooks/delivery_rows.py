@@ -30,6 +30,7 @@ from typing import Any, Literal
 from content_service import camel
 
 from .bounds import Headers
+from .envelope import refreeze
 
 Status = Literal["pending", "delivering", "succeeded", "failed", "dead"]
 STATUSES: tuple[Status, ...] = ("pending", "delivering", "succeeded", "failed", "dead")
@@ -107,6 +108,31 @@ class DeliveryRow:
     @property
     def body_bytes(self) -> bytes:
         return self.request_body.encode("utf-8")
+
+    def resent(
+        self,
+        new_id: str,
+        now_iso: str,
+        sweep_at: str,
+        redelivery_of: str | None = None,
+        recovery_id: str | None = None,
+    ) -> DeliveryRow:
+        """A new pending row that sends this row's event again (a redelivery, a recovery):
+        the same event, its frozen body re-frozen with the new id."""
+        return DeliveryRow(
+            id=new_id,
+            endpoint_id=self.endpoint_id,
+            event_id=self.event_id,
+            event=self.event,
+            workspace_id=self.workspace_id,
+            status="pending",
+            request_body=refreeze(self.body_bytes, new_id).decode("utf-8"),
+            created_at=now_iso,
+            updated_at=now_iso,
+            sweep_at=sweep_at,
+            redelivery_of=redelivery_of,
+            recovery_id=recovery_id,
+        )
 
     @property
     def entry_id(self) -> str | None:

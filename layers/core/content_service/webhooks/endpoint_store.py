@@ -272,11 +272,7 @@ class EndpointStore:
         with `seen_version`, when it was written since it was read at that version."""
         request = self.update_request(endpoint_id, sets, removes, seen_version=seen_version)
         response = conditional(self._client.update_item, **request, ReturnValues="ALL_NEW")
-        return (
-            None
-            if response is None
-            else Endpoint.from_values(plain(decode(response["Attributes"])))
-        )
+        return _updated(response)
 
     def update_request(
         self,
@@ -384,11 +380,7 @@ class EndpointStore:
             ExpressionAttributeValues=values(one=1),
             ReturnValues="ALL_NEW",
         )
-        return (
-            None
-            if response is None
-            else Endpoint.from_values(plain(decode(response["Attributes"])))
-        )
+        return _updated(response)
 
     def disable(self, endpoint_id: str, reason: str, now_iso: str) -> bool:
         """Disables an enabled endpoint; False if it was already disabled or is gone."""
@@ -423,11 +415,7 @@ class EndpointStore:
             ExpressionAttributeValues=values(until=until_iso, versionZero=0, versionOne=1),
             ReturnValues="ALL_NEW",
         )
-        return (
-            None
-            if response is None
-            else Endpoint.from_values(plain(decode(response["Attributes"])))
-        )
+        return _updated(response)
 
     def failing_request(self, endpoint_id: str) -> dict[str, Any]:
         """Marks an enabled endpoint failing, once: refused when it already is (or was
@@ -492,3 +480,8 @@ class EndpointStore:
             ExpressionAttributeValues=values(zero=0),
         )
         return written is not None
+
+
+def _updated(response: Mapping[str, Any] | None) -> Endpoint | None:
+    """The endpoint an UpdateItem with `ReturnValues=ALL_NEW` wrote; None when refused."""
+    return None if response is None else Endpoint.from_values(plain(decode(response["Attributes"])))

@@ -16,8 +16,8 @@ from content_service.clock import Clock, iso_utc
 from content_service.storage.outbox_event import OutboxEvent
 
 from .catalogue import OPERATIONAL_KINDS
-from .deliveries import DeliveryStore
 from .delivery_rows import DeliveryRow, fanout_delivery_id
+from .delivery_store import DeliveryStore
 from .endpoint_store import Endpoint
 from .envelope import envelope, freeze
 from .matching import matches

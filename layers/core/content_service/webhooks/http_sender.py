@@ -89,6 +89,12 @@ class SendResult:
         """A 2xx answer, or an event bus's acceptance: the delivery succeeded."""
         return self.accepted or (self.status_code is not None and 200 <= self.status_code < 300)
 
+    @classmethod
+    def not_sent(cls, reason: object) -> SendResult:
+        """A request that could not be built (a header or secret the sender cannot use):
+        nothing left, no status."""
+        return cls(None, 0, "", f"request not sent: {reason}", None)
+
 
 def _remaining(deadline: float) -> float:
     remaining = deadline - time.monotonic()
@@ -299,7 +305,7 @@ class _Exchange:
 @functools.cache
 def tls_context(ca_bundle: str | None) -> ssl.SSLContext:
     """One verifying client context per CA bundle and process, built at the first https send:
-    loading the trusted certificates costs about 20 ms, too much to pay per batch, and an
+    loading the trusted certificates is too slow to repeat per batch, and an
     `SSLContext` is safe to share between connections and threads."""
     context = ssl.create_default_context(cafile=ca_bundle)
     context.minimum_version = ssl.TLSVersion.TLSv1_2

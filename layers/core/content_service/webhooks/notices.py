@@ -14,13 +14,12 @@ endpoints that take their kind, never the endpoint they are about (`matching.is_
 from __future__ import annotations
 
 import math
-import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from content_service.clock import Clock, iso_utc
 from content_service.storage.dynamo import TransactionCancelled, encode, transact
-from content_service.storage.outbox_event import fanout_shard
+from content_service.storage.outbox_event import new_event_item
 
 from .catalogue import ENDPOINT_SUBJECT
 from .endpoint_store import AlertState, Endpoint, EndpointStore
@@ -31,8 +30,6 @@ if TYPE_CHECKING:
 FAILING = "endpoint.failing"
 DISABLED = "endpoint.disabled"
 RECOVERED = "endpoint.recovered"
-# As long as an entry event: the fan-out reads it within seconds; it only outlives retries.
-NOTICE_TTL_SECONDS = 7 * 24 * 3600
 
 
 def failing_threshold(auto_disable_after: int) -> int | None:
@@ -51,22 +48,14 @@ def notice_item(
     actor: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The outbox event of a notice, in the shape of an entry event (no workspace)."""
-    event_id = str(uuid.uuid4())
-    return {
-        "id": event_id,
-        "kind": kind,
-        "occurredAt": iso_utc(now),
-        "actor": dict(actor) if actor is not None else None,
-        "data": {
-            "kind": ENDPOINT_SUBJECT,
-            "id": endpoint.id,
-            "url": endpoint.destination,
-            "reason": reason,
-            "consecutiveDead": consecutive_dead,
-        },
-        "fanoutShard": fanout_shard(event_id),
-        "expiresAt": int(now) + NOTICE_TTL_SECONDS,
+    data = {
+        "kind": ENDPOINT_SUBJECT,
+        "id": endpoint.id,
+        "url": endpoint.destination,
+        "reason": reason,
+        "consecutiveDead": consecutive_dead,
     }
+    return new_event_item(kind, now, actor=actor, data=data)
 
 
 class EndpointNotices:

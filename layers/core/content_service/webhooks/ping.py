@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from content_service import camel
 from content_service.clock import Clock, iso_utc
 
 from .catalogue import EXAMPLE_WORKSPACE_ID, PING, example, kind_of
@@ -25,22 +26,15 @@ from .outgoing import request_headers
 
 @dataclass(frozen=True)
 class PingResult:
-    ok: bool
-    status_code: int | None
-    duration_ms: int
-    response_snippet: str
-    error: str | None
+    """A Send test's one attempt, and the ids it was sent under."""
+
+    sent: SendResult
     delivery_id: str
     event_id: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "statusCode": self.status_code,
-            "durationMs": self.duration_ms,
-            "responseSnippet": self.response_snippet,
-            "error": self.error,
-        }
+        shown = camel.dump(self.sent, ("status_code", "duration_ms", "response_snippet", "error"))
+        return {"ok": self.sent.ok, **shown}
 
 
 TEST_HEADER = "X-Service-Test"
@@ -81,7 +75,7 @@ def send_ping(
     envelope = test_envelope(kind, delivery_id, event_id, iso_utc(now), endpoint, actor)
     body = freeze(envelope)
     if endpoint.event_bus and bus is not None:
-        return _result(bus.put(endpoint.event_bus_arn or "", kind, body), delivery_id, event_id)
+        return PingResult(bus.put(endpoint.event_bus_arn or "", kind, body), delivery_id, event_id)
     try:
         headers = request_headers(
             event=kind,
@@ -99,17 +93,5 @@ def send_ping(
             headers[TEST_HEADER] = "1"
         result = sender.post(endpoint.url, body, headers)
     except ValueError as error:
-        return PingResult(False, None, 0, "", f"request not sent: {error}", delivery_id, event_id)
-    return _result(result, delivery_id, event_id)
-
-
-def _result(result: SendResult, delivery_id: str, event_id: str) -> PingResult:
-    return PingResult(
-        ok=result.ok,
-        status_code=result.status_code,
-        duration_ms=result.duration_ms,
-        response_snippet=result.response_snippet,
-        error=result.error,
-        delivery_id=delivery_id,
-        event_id=event_id,
-    )
+        return PingResult(SendResult.not_sent(error), delivery_id, event_id)
+    return PingResult(result, delivery_id, event_id)

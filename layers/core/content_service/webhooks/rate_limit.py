@@ -10,12 +10,11 @@ loser reads the winner's list from the refusal (`ReturnValuesOnConditionCheckFai
 tries again. A worker remembers the list it wrote, so a steady sender spends one request per
 send.
 
-The window is one second plus `GUARD_SECONDS` (150 ms): a receiver measures arrivals, which
-trail the starts by a worker waking late (at most 30 ms: a later send takes a new place), the
-request on its way and the receiver's own scheduling. The guard absorbs that jitter, so the
-receiver, too, never counts more than N in a second; measured here, arrivals trailed the
-start by 1 to 92 ms on a loaded 2-core machine running workers, emulator and receiver in one
-process. It costs 13 % of the rate: N sends every 1.15 s.
+The window is one second plus `GUARD_SECONDS`: a receiver measures arrivals, which trail the
+starts by a worker waking late (at most the worker's `LATE_TOLERANCE_SECONDS`: a later send
+takes a new place), the request on its way and the receiver's own scheduling. The guard absorbs
+that jitter, so the receiver, too, never counts more than N in a second, at the price of that
+fraction of the rate (docs/webhooks.md, "Rate limits").
 
 A reservation further away than the caller will wait is not taken (`Reservation.at` is None):
 the caller gives its delivery back unsent and comes back later (docs/webhooks.md, "Rate

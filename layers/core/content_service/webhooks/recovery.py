@@ -22,14 +22,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from content_service import camel
 from content_service.clock import Clock, iso_utc
 from content_service.storage.dynamo import conditional, decode, encode, values
 from content_service.storage.json_values import plain
 
-from .deliveries import DeliveryStore
 from .delivery_rows import DeliveryRow, shard_of
+from .delivery_store import DeliveryStore
 from .endpoint_store import EndpointStore
-from .envelope import refreeze
 from .queue import DeliveryQueue
 
 if TYPE_CHECKING:
@@ -77,20 +77,8 @@ class Recovery:
     reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "endpointId": self.endpoint_id,
-            "status": self.status,
-            "matched": self.matched,
-            "queued": self.queued,
-            "since": self.since,
-            "until": self.until,
-            "statuses": list(self.statuses),
-            "createdAt": self.created_at,
-            "updatedAt": self.updated_at,
-            "completedAt": self.completed_at,
-            "reason": self.reason,
-        }
+        shown = ("id", "endpoint_id", "status", "matched", "queued", "since", "until", "statuses")
+        return camel.dump(self, (*shown, "created_at", "updated_at", "completed_at", "reason"))
 
     @classmethod
     def from_values(cls, item: dict[str, Any]) -> Recovery:
@@ -220,18 +208,10 @@ class StepReport:
 def redelivery_of(
     original: DeliveryRow, recovery_id: str, now_iso: str, sweep_at: str
 ) -> DeliveryRow:
-    new_id = redelivery_id(original.id)
-    return DeliveryRow(
-        id=new_id,
-        endpoint_id=original.endpoint_id,
-        event_id=original.event_id,
-        event=original.event,
-        workspace_id=original.workspace_id,
-        status="pending",
-        request_body=refreeze(original.body_bytes, new_id).decode("utf-8"),
-        created_at=now_iso,
-        updated_at=now_iso,
-        sweep_at=sweep_at,
+    return original.resent(
+        redelivery_id(original.id),
+        now_iso,
+        sweep_at,
         redelivery_of=original.id,
         recovery_id=recovery_id,
     )

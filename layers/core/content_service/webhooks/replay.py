@@ -27,8 +27,8 @@ from content_service.storage.dynamo import decode
 from content_service.storage.json_values import NotJson, plain
 from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
 
-from .deliveries import DeliveryStore
 from .delivery_rows import TERMINAL
+from .delivery_store import DeliveryStore
 from .endpoint_store import Endpoint, EndpointStore
 from .fanout import FanOut
 from .queue import DeliveryQueue, MalformedMessage, parse_message

@@ -8,7 +8,7 @@ from content_service.storage import aws
 
 from .alarm_topic import AlarmTopic
 from .attempt_stats import AttemptStats
-from .deliveries import DeliveryStore
+from .delivery_store import DeliveryStore
 from .endpoint_store import EndpointStore
 from .event_bus import EventBusSender
 from .fanout import FanOut

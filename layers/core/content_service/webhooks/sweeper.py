@@ -28,11 +28,12 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from content_service import camel
 from content_service.clock import Clock, iso_utc, parse_iso_utc
 from content_service.settings import WebhookOptions
 
-from .deliveries import DeliveryStore
 from .delivery_rows import SHARDS, TERMINAL, DeliveryRow
+from .delivery_store import DeliveryStore
 from .endpoint_store import Endpoint, EndpointStore
 from .fanout import ENQUEUE_GRACE_SECONDS, FanOut
 from .outbox_store import OutboxStore
@@ -57,13 +58,7 @@ class SweepReport:
     job: str = "sweep"
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "job": self.job,
-            "requeued": self.requeued,
-            "fannedOut": self.fanned_out,
-            "skipped": self.skipped,
-            "truncated": self.truncated,
-        }
+        return camel.dump(self, ("job", "requeued", "fanned_out", "skipped", "truncated"))
 
 
 @dataclass(frozen=True)
@@ -73,12 +68,7 @@ class PruneReport:
     truncated: bool = False
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "job": "prune",
-            "deleted": self.deleted,
-            "skipped": self.skipped,
-            "truncated": self.truncated,
-        }
+        return {"job": "prune", **camel.dump(self, camel.field_names(PruneReport))}
 
 
 def _no_deadline() -> bool:

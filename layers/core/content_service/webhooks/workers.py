@@ -11,7 +11,7 @@ from __future__ import annotations
 from content_service.settings import Settings
 
 from . import services
-from .delivery import DeliveryWorker
+from .delivery_worker import DeliveryWorker
 from .fanout import ENQUEUE_GRACE_SECONDS
 from .http_sender import Sender
 from .recovery import RecoveryRunner

@@ -32,11 +32,15 @@ from content_service.webhooks import catalogue, wiring
 from content_service.webhooks.custom_headers import rules_json
 from content_service.webhooks.delivery_log import LogSearch, Page
 from content_service.webhooks.endpoint_health import STATS_WINDOWS
+from content_service.webhooks.endpoint_registry import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    EndpointRegistry,
+)
 from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.endpoints import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, EndpointRegistry
 from content_service.webhooks.recovery import DEFAULT_STATUSES, RECOVERABLE_STATUSES
-from content_service.webhooks.snippets import SNIPPETS, STANDARD_SNIPPETS
 from content_service.webhooks.times import parse_instant
+from content_service.webhooks.verification_snippets import SNIPPETS, STANDARD_SNIPPETS
 
 router = APIRouter(include_in_schema=False)
 

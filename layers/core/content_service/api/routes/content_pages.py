@@ -31,6 +31,7 @@ from content_service.content.requests import (
     is_entry_id,
     is_locale,
 )
+from content_service.content.views import Entry
 from content_service.errors import BadRequest, NotFound
 from content_service.identity.principal import UserCaller
 from content_service.identity.workspaces import list_workspaces
@@ -274,6 +275,16 @@ def _relations(entry: Any) -> dict[str, Any]:
     return dict(entry.relations or {})
 
 
+def _with_relations(
+    gate: UserCaller, ws: pages.PageWorkspace, definition: ContentType, entry_id: str
+) -> Entry:
+    """An entry as the editor shows it: every relation expanded (NotFound when not visible)."""
+    expand = [f.name for f in definition.relation_fields]
+    return service.get_entry(
+        GetRequest.parse(gate, ws.id, definition.name, entry_id, expand=expand)
+    )
+
+
 @router.get("/content/{content_type}/new", response_class=HTMLResponse)
 def new_entry_page(
     request: Request,
@@ -291,15 +302,7 @@ def new_entry_page(
     if not (translation_of and is_entry_id(translation_of) and definition.localized):
         return _editor(request, gate, ws, definition, None, {}, {"locale": chosen})
     try:
-        source = service.get_entry(
-            GetRequest.parse(
-                gate,
-                ws.id,
-                definition.name,
-                translation_of,
-                expand=[f.name for f in definition.relation_fields],
-            )
-        )
+        source = _with_relations(gate, ws, definition, translation_of)
     except NotFound:
         return pages.not_found(
             request, gate, "entry", ws.link(f"/content/{definition.name}"), "Back to the list"
@@ -335,15 +338,7 @@ def entry_page(
     if not is_entry_id(entry_id):
         return pages.not_found(request, gate, "entry", back, "Back to the list")
     try:
-        entry = service.get_entry(
-            GetRequest.parse(
-                gate,
-                ws.id,
-                definition.name,
-                entry_id,
-                expand=[f.name for f in definition.relation_fields],
-            )
-        )
+        entry = _with_relations(gate, ws, definition, entry_id)
     except NotFound:
         return pages.not_found(request, gate, "entry", back, "Back to the list")
     return _editor(request, gate, ws, definition, entry.to_json(), _relations(entry))

@@ -27,15 +27,15 @@ from content_service.identity.principal import (
 from content_service.webhooks import catalogue, wiring
 from content_service.webhooks.delivery_log import LogSearch
 from content_service.webhooks.delivery_rows import DeliveryRow
-from content_service.webhooks.endpoint_secrets import SignatureScheme
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.endpoints import (
+from content_service.webhooks.endpoint_registry import (
     DEFAULT_PAGE_SIZE,
     MAX_PULL_WAIT_SECONDS,
     EndpointInput,
     EndpointPatch,
     EndpointRegistry,
 )
+from content_service.webhooks.endpoint_secrets import SignatureScheme
+from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.times import parse_instant
 
 router = APIRouter(tags=["webhooks"], responses=errors(401, 403))

@@ -23,6 +23,13 @@ export async function api(method, path, body) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
+  return fetchJson(path, init);
+}
+
+// Sends one request and reads its JSON answer with `parse` (null for an empty or non-JSON
+// body); an answer that is not 2xx, or no answer at all, is thrown as an ApiError carrying the
+// service's error code, message and details. Every page's calls go through here.
+export async function fetchJson(path, init, parse = JSON.parse) {
   let response;
   try {
     response = await fetch(path, init);
@@ -33,7 +40,7 @@ export async function api(method, path, body) {
   let data = null;
   if (text) {
     try {
-      data = JSON.parse(text);
+      data = parse(text);
     } catch {
       data = null;
     }
@@ -131,6 +138,19 @@ export function installSecretPanel() {
   });
   input.addEventListener("focus", () => input.select());
   window.addEventListener("pagehide", wipeSecret);
+}
+
+// A small button of a list row; `context`, read only by screen readers, says which row it acts on.
+export function rowButton(label, context) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "button secondary small";
+  button.textContent = label;
+  const hidden = document.createElement("span");
+  hidden.className = "visually-hidden";
+  hidden.textContent = context;
+  button.append(hidden);
+  return button;
 }
 
 // A button that shows it is working and cannot be pressed twice. It stays focusable (a

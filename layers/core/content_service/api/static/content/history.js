@@ -2,7 +2,7 @@
 // (GET `.../versions`), one opened read-only (GET `.../versions/{n}`) and, after a
 // confirmation, restored into the draft (POST `.../versions/{n}/restore`).
 
-import { busy, confirmWith, describe } from "../admin/common.js";
+import { busy, confirmWith, describe, rowButton } from "../admin/common.js";
 import { audiencesNode, valueNode } from "./read_only.js";
 import { call, when } from "./request.js";
 
@@ -88,14 +88,7 @@ export class History {
     const meta = document.createElement("p");
     meta.className = "small muted";
     meta.textContent = `Published ${when(version.publishedAt)} by ${byWhom(version.publishedBy)}`;
-    const open = document.createElement("button");
-    open.type = "button";
-    open.className = "button secondary small";
-    open.textContent = "Open";
-    const context = document.createElement("span");
-    context.className = "visually-hidden";
-    context.textContent = ` version ${version.version}`;
-    open.append(context);
+    const open = rowButton("Open", ` version ${version.version}`);
     open.addEventListener("click", () => this.open(version.version, open));
     item.append(head, title, meta, open);
     return item;

@@ -2,7 +2,7 @@
 // browser adds Origin, which the origin guard checks on every write), acting in the page's
 // workspace through X-Workspace-Id.
 
-import { ApiError } from "../admin/common.js";
+import { fetchJson } from "../admin/common.js";
 
 // JSON text to put into a body as it is: a 64-bit integer JavaScript numbers would round, or
 // the text a person typed into a JSON field.
@@ -48,31 +48,7 @@ export async function call(method, path, { body, workspaceId, exact = false } = 
     headers["Content-Type"] = "application/json";
     init.body = serialize(body);
   }
-  let response;
-  try {
-    response = await fetch(path, init);
-  } catch {
-    throw new ApiError(0, "network_error", "The service could not be reached. Check the connection and try again.", null);
-  }
-  const text = await response.text();
-  let data = null;
-  if (text) {
-    try {
-      data = exact ? JSON.parse(text, exactIntegers) : JSON.parse(text);
-    } catch {
-      data = null;
-    }
-  }
-  if (!response.ok) {
-    const error = data && typeof data === "object" && data.error ? data.error : {};
-    throw new ApiError(
-      response.status,
-      error.code || "http_error",
-      error.message || `The service answered HTTP ${response.status}.`,
-      error.details ?? null,
-    );
-  }
-  return data;
+  return fetchJson(path, init, exact ? (text) => JSON.parse(text, exactIntegers) : JSON.parse);
 }
 
 // The field an API problem is about: `values.<field>`, `relations.<field>...` or `audiences`,

@@ -2,7 +2,7 @@
 // of one that failed), **Schedule…** (publish or unpublish at a date and time, in UTC), and
 // **Cancel** on a pending one. Each is one call: GET, POST and DELETE `.../{id}/schedules`.
 
-import { ApiError, busy, describe, setMessage } from "../admin/common.js";
+import { ApiError, busy, describe, rowButton, setMessage } from "../admin/common.js";
 import { call, sentence, when } from "./request.js";
 
 const $ = (id) => document.getElementById(id);
@@ -99,14 +99,7 @@ export class Schedules {
       item.append(reason);
     }
     if (schedule.status === "scheduled") {
-      const cancel = document.createElement("button");
-      cancel.type = "button";
-      cancel.className = "button secondary small";
-      cancel.textContent = "Cancel";
-      const context = document.createElement("span");
-      context.className = "visually-hidden";
-      context.textContent = ` the ${schedule.action} at ${when(schedule.at)}`;
-      cancel.append(context);
+      const cancel = rowButton("Cancel", ` the ${schedule.action} at ${when(schedule.at)}`);
       cancel.addEventListener("click", () => busy(cancel, "Cancelling…", () => this.cancel(schedule)));
       item.append(cancel);
     }

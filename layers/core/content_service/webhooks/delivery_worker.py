@@ -35,8 +35,8 @@ from content_service.settings import WebhookOptions
 
 from .attempt_stats import AttemptStats
 from .bounds import ERROR_BYTES, clip, clip_error
-from .deliveries import DeliveryStore
 from .delivery_rows import AttemptRecord, Claim, DeliveryRow, NotClaimed, Outcome
+from .delivery_store import DeliveryStore
 from .endpoint_store import Endpoint, EndpointStore
 from .event_bus import EventBusSender
 from .http_sender import Sender, SendResult
@@ -457,7 +457,7 @@ class DeliveryWorker:
             )
             return self.sender.post(endpoint.url, body, headers)
         except ValueError as error:  # a stored header or secret the sender cannot use
-            return SendResult(None, 0, "", f"request not sent: {error}", None)
+            return SendResult.not_sent(error)
 
     def _hand_over(
         self, claim: Claim, lost: tuple[AttemptRecord, ...], endpoint: Endpoint

@@ -22,13 +22,12 @@ from content_service.settings import Settings
 from . import services, wiring
 from .catalogue import PING, SUBSCRIBABLE_KINDS, is_known_kind
 from .custom_headers import HeaderRuleError, validate_custom_headers
-from .delivery import RETRY_SWEEP_GRACE_SECONDS
 from .delivery_log import LogSearch, Page
 from .delivery_rows import STATUSES, DeliveryRow
+from .delivery_worker import RETRY_SWEEP_GRACE_SECONDS
 from .endpoint_health import HEALTH_WINDOW_SECONDS, STATS_WINDOWS, Health, StatsSeries
 from .endpoint_secrets import MAX_GRACE_SECONDS, SignatureScheme, mint_secret
 from .endpoint_store import Endpoint, EndpointType, Mode
-from .envelope import refreeze
 from .fanout import ENQUEUE_GRACE_SECONDS
 from .notices import DISABLED
 from .ping import PingResult, send_ping
@@ -97,6 +96,11 @@ def _unique(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(values))
 
 
+def _url_problem(what: str, reason: str) -> ValidationFailed:
+    """The 422 of a refused `url`: what is wrong with it, and the policy's reason as a detail."""
+    return ValidationFailed(f"url {what}: {reason}", details={"field": "url", "reason": reason})
+
+
 def _valid_id(endpoint_id: str, what: str = "webhook endpoint") -> str:
     try:
         return str(uuid.UUID(endpoint_id))
@@ -118,15 +122,9 @@ class EndpointRegistry:
         try:
             check_url(url, wiring.url_policy(self._options), self._deps.resolver)
         except UrlRefused as refused:
-            raise ValidationFailed(
-                f"url refused by the URL policy: {refused.reason}",
-                details={"field": "url", "reason": refused.reason},
-            ) from None
+            raise _url_problem("refused by the URL policy", refused.reason) from None
         except UnresolvableHost as unresolvable:
-            raise ValidationFailed(
-                f"url host could not be resolved: {unresolvable.reason}",
-                details={"field": "url", "reason": unresolvable.reason},
-            ) from None
+            raise _url_problem("host could not be resolved", unresolvable.reason) from None
         return url
 
     def _check_events(self, events: Iterable[str]) -> tuple[str, ...]:
@@ -191,10 +189,7 @@ class EndpointRegistry:
         try:
             check_url_syntax(url, UrlPolicy(allow_insecure_urls=True, allow_private_networks=True))
         except UrlRefused as refused:
-            raise ValidationFailed(
-                f"url is not a URL a listener can forward to: {refused.reason}",
-                details={"field": "url", "reason": refused.reason},
-            ) from None
+            raise _url_problem("is not a URL a listener can forward to", refused.reason) from None
         return url
 
     def check_event_bus(self, arn: str | None) -> str:
@@ -443,36 +438,26 @@ class EndpointRegistry:
             raise NotFound(f"delivery {delivery_id} not found for this endpoint")
         return row
 
+    def _of_enabled(self, endpoint_id: str, delivery_id: str, doing: str) -> DeliveryRow:
+        """The endpoint's delivery, when the endpoint is enabled (409 saying what waits for
+        the re-enable when it is not)."""
+        row = self.delivery(endpoint_id, delivery_id)
+        if not self.get(endpoint_id).enabled:
+            raise Conflict(f"the endpoint is disabled; re-enable it before {doing}")
+        return row
+
     def redeliver(self, endpoint_id: str, delivery_id: str) -> DeliveryRow:
         """A new pending row: new id, same event id, the body re-frozen with the new id."""
-        original = self.delivery(endpoint_id, delivery_id)
-        endpoint = self.get(endpoint_id)
-        if not endpoint.enabled:
-            raise Conflict("the endpoint is disabled; re-enable it before redelivering")
+        original = self._of_enabled(endpoint_id, delivery_id, "redelivering")
         now = self._deps.clock.now()
-        new_id = str(uuid.uuid4())
-        row = DeliveryRow(
-            id=new_id,
-            endpoint_id=original.endpoint_id,
-            event_id=original.event_id,
-            event=original.event,
-            workspace_id=original.workspace_id,
-            status="pending",
-            request_body=refreeze(original.body_bytes, new_id).decode("utf-8"),
-            created_at=iso_utc(now),
-            updated_at=iso_utc(now),
-            sweep_at=iso_utc(now + ENQUEUE_GRACE_SECONDS),
-        )
+        row = original.resent(str(uuid.uuid4()), iso_utc(now), iso_utc(now + ENQUEUE_GRACE_SECONDS))
         self._deliveries.insert_one(row)
         services.delivery_queue(self._settings).enqueue([row.id])
         return row
 
     def retry_now(self, endpoint_id: str, delivery_id: str) -> DeliveryRow:
         """Retry now: the same `failed` delivery, its next attempt due at once and queued."""
-        current = self.delivery(endpoint_id, delivery_id)
-        endpoint = self.get(endpoint_id)
-        if not endpoint.enabled:
-            raise Conflict("the endpoint is disabled; re-enable it before retrying")
+        current = self._of_enabled(endpoint_id, delivery_id, "retrying")
         if current.status != "failed":
             raise Conflict(
                 f"only a failed delivery can be retried now; this one is {current.status}"
