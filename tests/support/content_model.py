@@ -129,3 +129,9 @@ def entry(
 def published(version: StoredEntry) -> StoredEntry:
     """The published version of an entry whose latest version is `version`."""
     return version.with_changes(status="published")
+
+
+TAG = content_type("tag", field("label", "string", "f1"))
+"""A one-field type that posts link to many of."""
+AUTHOR = content_type("author", field("name", "string", "f1"))
+"""A one-field type that a post links to one of."""

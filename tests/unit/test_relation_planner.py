@@ -20,7 +20,9 @@ from content_service.content.relation_planner import Targets, from_known
 from content_service.content.requests import DEFAULT_PAGE_SIZE, GetRequest
 from content_service.identity.principal import Caller
 from tests.support.content_model import (
+    AUTHOR,
     EDITOR,
+    TAG,
     WORKSPACE,
     content_type,
     entry,
@@ -31,8 +33,6 @@ from tests.support.content_model import (
 )
 from tests.support.content_store import InMemoryContentStore
 
-TAG = content_type("tag", field("label", "string", "f1"))
-AUTHOR = content_type("author", field("name", "string", "f1"))
 POST = content_type(
     "post",
     field("title", "string", "f1"),

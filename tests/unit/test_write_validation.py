@@ -21,7 +21,9 @@ from content_service.content.writes import create_entry, update_entry
 from content_service.errors import NotFound, ValidationFailed, VersionConflict
 from content_service.identity.principal import Caller
 from tests.support.content_model import (
+    AUTHOR,
     EDITOR,
+    TAG,
     WORKSPACE,
     content_type,
     entry,
@@ -31,8 +33,6 @@ from tests.support.content_model import (
 )
 from tests.support.content_store import InMemoryContentStore
 
-TAG = content_type("tag", field("label", "string", "f1"))
-AUTHOR = content_type("author", field("name", "string", "f1"))
 POST = content_type(
     "post",
     field("title", "string", "f1", required=True),
