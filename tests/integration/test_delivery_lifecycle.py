@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from content_service import runtime
+from content_service.webhooks import services
 from content_service.webhooks.endpoint_store import Endpoint
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock, store_endpoint
@@ -56,6 +58,25 @@ def test_twenty_consecutive_dead_deliveries_disable_the_endpoint(
     assert last.attempts == 0  # no attempt was made
     assert last.last_error is not None
     assert last.last_error.startswith("endpoint disabled: disabled after 20")
+
+
+def test_a_count_another_worker_took_past_the_threshold_names_the_threshold(
+    stored: Endpoint, receiver: Receiver, clock: FakeClock
+) -> None:
+    """Two workers can both count a dead delivery before either disables the endpoint; the
+    one that writes the disable must not name its own count (21) but the threshold (20)."""
+    receiver.always(Answer(410, b"gone"))
+    store = services.endpoint_store(runtime.settings())
+    for _ in range(20):  # another worker's counts, its disable not yet written
+        store.count_dead(stored.id)
+    (seeded,) = seed_rows(stored.id, clock, count=1)
+    with sender_for() as sender:
+        report = make_worker(sender, clock).process(seeded.id)
+    assert report.endpoint_disabled is True
+    after = endpoint(stored.id)
+    assert after.consecutive_dead == 21
+    assert after.disabled_reason is not None
+    assert after.disabled_reason.startswith("disabled after 20 consecutive dead deliveries")
 
 
 def test_re_enabling_clears_the_counter(

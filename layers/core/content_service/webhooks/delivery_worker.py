@@ -538,7 +538,9 @@ class DeliveryWorker:
         """Counts a dead delivery; at half of `autoDisableAfter` in a row the endpoint is
         failing, at `autoDisableAfter` it is disabled, each announced once. The thresholds
         are "at least", so a transition a crash kept from being written after its count
-        happens at the next dead delivery instead."""
+        happens at the next dead delivery instead. The reason names the threshold crossed, not
+        the count: two workers counting at once may both pass it, and whichever writes first
+        must say the same thing."""
         counted = self.endpoints.count_dead(endpoint.id)
         self._endpoints.pop(endpoint.id, None)
         if counted is None or not counted.enabled:
@@ -547,12 +549,12 @@ class DeliveryWorker:
         last = f"last: {delivery_id}, {why}"
         failing_at = failing_threshold(limit)
         if failing_at is not None and count >= failing_at and counted.alert_state is None:
-            reason = f"{count} consecutive dead deliveries ({last}); disabled at {limit}"
+            reason = f"{failing_at} consecutive dead deliveries ({last}); disabled at {limit}"
             self.notices.failing(counted, clip(reason, ERROR_BYTES))
         if count < limit:
             self._endpoints[endpoint.id] = counted
             return False
-        reason = f"disabled after {count} consecutive dead deliveries ({last})"
+        reason = f"disabled after {limit} consecutive dead deliveries ({last})"
         return self.notices.disabled(counted, clip(reason, ERROR_BYTES))
 
     def _expires_at(self, now: float) -> int | None:
