@@ -44,13 +44,18 @@ MAX_SEARCH = 200
 Workspace = Annotated[str | None, Query(max_length=pages.MAX_WORKSPACE_REFERENCE)]
 
 
-def _workspace_or_404(
-    request: Request, caller: UserCaller, reference: str | None
-) -> pages.PageWorkspace | Response:
+def _workspace_page(
+    request: Request, caller: OptionalCallerDep, reference: str | None
+) -> tuple[UserCaller, pages.PageWorkspace] | Response:
+    """The signed-in caller and the workspace a content page is about, or the answer instead:
+    the sign-in redirect, or a 404 page for an unknown workspace."""
+    gate = pages.gate(request, caller)
+    if isinstance(gate, Response):
+        return gate
     found = pages.page_workspace(reference)
     if found is None:
-        return pages.not_found(request, caller, "workspace", "/content", "Back to the content")
-    return found
+        return pages.not_found(request, gate, "workspace", "/content", "Back to the content")
+    return gate, found
 
 
 def _type_page(
@@ -58,12 +63,10 @@ def _type_page(
 ) -> tuple[UserCaller, pages.PageWorkspace, ContentType] | Response:
     """The signed-in caller, the workspace and the content type a type's page is about, or the
     answer instead: the sign-in redirect, or a 404 page for an unknown workspace or type."""
-    gate = pages.gate(request, caller)
-    if isinstance(gate, Response):
-        return gate
-    ws = _workspace_or_404(request, gate, workspace)
-    if isinstance(ws, Response):
-        return ws
+    page = _workspace_page(request, caller, workspace)
+    if isinstance(page, Response):
+        return page
+    gate, ws = page
     try:
         return gate, ws, service.require_type(gate, ws.id, content_type)
     except NotFound:
@@ -80,12 +83,10 @@ def _base(caller: UserCaller, ws: pages.PageWorkspace) -> dict[str, Any]:
 def content_page(
     request: Request, caller: OptionalCallerDep, workspace: Workspace = None
 ) -> Response:
-    gate = pages.gate(request, caller)
-    if isinstance(gate, Response):
-        return gate
-    ws = _workspace_or_404(request, gate, workspace)
-    if isinstance(ws, Response):
-        return ws
+    page = _workspace_page(request, caller, workspace)
+    if isinstance(page, Response):
+        return page
+    gate, ws = page
     counts = service.count_by_state(gate, ws.id)
     workspaces = sorted(list_workspaces(), key=lambda w: (w.slug != "default", w.name.lower()))
     return pages.render(
