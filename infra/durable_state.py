@@ -72,7 +72,7 @@ class DurableState:
 
     def open(self, client: DynamoDBClient) -> int:
         """Restores the saved state into the emulator and starts journaling; returns the items."""
-        snapshot = self._recovered(last_segment=None)
+        snapshot = recovered(self.snapshot_file, self.journal_dir, self._keys, None)
         restored = 0
         for logical_id, items in snapshot.tables.items():
             write_items(client, self.tables[logical_id].name, items)
@@ -162,9 +162,6 @@ class DurableState:
             self._journal.close()
             self._journal = None
         return count
-
-    def _recovered(self, last_segment: int | None) -> Snapshot:
-        return recovered(self.snapshot_file, self.journal_dir, self._keys, last_segment)
 
 
 def recovered(

@@ -421,28 +421,31 @@ def _partition_query(original: Any) -> Any:
     return query
 
 
-def _keep_order(original: Any) -> Any:
-    """`Table.put_item` / `delete_item` that also insert or remove the written key in the
-    partition's key order (`_key_order`), so a Query need not sort the partition."""
+def _keep_order(*, adds: bool) -> Any:
+    """`Table.put_item` (`adds`) / `delete_item` that also insert or remove the written key in
+    the partition's key order (`_key_order`), so a Query need not sort the partition."""
 
-    def write(self: Any, *args: Any, **kwargs: Any) -> Any:
-        item = original(self, *args, **kwargs)
-        orders = self.__dict__.get("_key_orders")
-        if item is None or orders is None or item.range_key is None:
+    def make(original: Any) -> Any:
+        def write(self: Any, *args: Any, **kwargs: Any) -> Any:
+            item = original(self, *args, **kwargs)
+            orders = self.__dict__.get("_key_orders")
+            if item is None or orders is None or item.range_key is None:
+                return item
+            ordered = orders.get(item.hash_key)
+            if ordered is None:
+                return item
+            value = item.range_key.cast_value
+            at = bisect.bisect_left(ordered, value, key=_sort_value)
+            present = at < len(ordered) and ordered[at][0] == value
+            if adds and not present:
+                ordered.insert(at, (value, item.range_key))
+            elif not adds and present:
+                del ordered[at]
             return item
-        ordered = orders.get(item.hash_key)
-        if ordered is None:
-            return item
-        value = item.range_key.cast_value
-        at = bisect.bisect_left(ordered, value, key=_sort_value)
-        present = at < len(ordered) and ordered[at][0] == value
-        if original.__name__ == "delete_item" and present:
-            del ordered[at]
-        elif original.__name__ == "put_item" and not present:
-            ordered.insert(at, (value, item.range_key))
-        return item
 
-    return write
+        return write
+
+    return make
 
 
 def _partition_items(original: Any) -> Any:
@@ -531,8 +534,8 @@ def install() -> None:
 
     _patch(dynamodb_table.Table, "query", _partition_query)
     _patch(dynamodb_table.Table, "all_items", _partition_items)
-    _patch(dynamodb_table.Table, "put_item", _keep_order)
-    _patch(dynamodb_table.Table, "delete_item", _keep_order)
+    _patch(dynamodb_table.Table, "put_item", _keep_order(adds=True))
+    _patch(dynamodb_table.Table, "delete_item", _keep_order(adds=False))
     _patch(dynamo_type.DynamoType, "cast_value", _string_first)
     _patch(dynamo_type.Item, "__init__", _item_init)
     _patch(dynamo_type.Item, "project", lambda _: _project_once)
