@@ -347,11 +347,14 @@ class DeliveryWorker:
         delay: int | None = None
         if judgement.wait_seconds is not None:
             wait = judgement.wait_seconds
-            delay = math.ceil(wait) if wait <= MAX_DELAY_SECONDS else None
+            due = iso_utc(now + wait)
+            # The queue's delay counts from the due time as stored (to the millisecond), so the
+            # message and nextAttemptAt agree: never a whole second later than the row says.
+            delay = math.ceil(parse_iso_utc(due) - now) if wait <= MAX_DELAY_SECONDS else None
             grace = RETRY_SWEEP_GRACE_SECONDS if delay is not None else 0
             outcome = dataclasses.replace(
                 outcome,
-                next_attempt_at=iso_utc(now + wait),
+                next_attempt_at=due,
                 sweep_at=iso_utc(now + wait + grace),
             )
         return outcome, delay
