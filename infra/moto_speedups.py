@@ -74,9 +74,11 @@ from moto.core import utils as core_utils
 from moto.core.constants import MISSING
 from moto.dynamodb import comparisons
 from moto.dynamodb import exceptions as dynamo_exceptions
+from moto.dynamodb import responses as dynamo_responses
 from moto.dynamodb.models import dynamo_type
 from moto.dynamodb.models import table as dynamodb_table
 from moto.dynamodb.models import utilities as dynamo_utilities
+from moto.dynamodb.models.dynamo_type import LimitedSizeDict
 from moto.dynamodb.models.utilities import find_nested_key
 from moto.dynamodb.parsing import ast_nodes as _ast_nodes
 from moto.dynamodb.parsing import expressions as _expressions
@@ -462,7 +464,18 @@ def _partition_items(original: Any) -> Any:
 
 
 def _project_once(self: Any, projection_expressions: list[list[str]]) -> Any:
-    """moto's `Item.project`, with the item converted to plain JSON once, not once per path."""
+    """moto's `Item.project`, with the item converted to plain JSON once, not once per path;
+    not at all when every path is a whole top-level attribute (the attribute is picked as it
+    is held, in the paths' order, which is what the conversion round trip gives back)."""
+    if all(len(path) == 1 and "[" not in path[0] for path in projection_expressions):
+        picked = LimitedSizeDict()
+        for (name,) in projection_expressions:
+            if name in self.attrs:
+                dict.__setitem__(picked, name, self.attrs[name])
+        projected: Any = dynamo_type.Item.__new__(dynamo_type.Item)
+        projected.hash_key, projected.range_key = self.hash_key, self.range_key
+        projected.attrs = picked
+        return projected
     result: dict[str, Any] = {}
     whole = self.to_regular_json()
     for expression in projection_expressions:
@@ -472,6 +485,42 @@ def _project_once(self: Any, projection_expressions: list[list[str]]) -> Any:
         range_key=self.range_key,
         attrs=dict(dynamo_type.serializer.serialize(result)["M"]),
     )
+
+
+_PLAIN_LEAVES = (str, int, float, bool, type(None), bytes)
+
+
+def _plain_first(original: Any) -> Any:
+    """moto's `dynamo_to_dict` (every response's result is walked through it), deciding plain
+    dicts, lists and leaves by their exact type before the `isinstance` and `hasattr` checks
+    that they always fail; anything else is moto's."""
+
+    def dynamo_to_dict(obj: Any) -> Any:
+        kind = type(obj)
+        if kind is dict:
+            return {key: dynamo_to_dict(value) for key, value in obj.items()}
+        if kind is list:
+            return [dynamo_to_dict(value) for value in obj]
+        if kind in _PLAIN_LEAVES:
+            return obj
+        return original(obj)
+
+    return dynamo_to_dict
+
+
+def _request_id_where_present(original: Any) -> Any:
+    """moto's `_enrich_response`, which runs a `(?<=<RequestId>).*` substitution over every
+    response body to put the request id into XML ones; a JSON body (a page of DynamoDB items)
+    has no `<RequestId>`, so the substitution could not change it and is not run over it."""
+    enrich = original.__func__ if isinstance(original, staticmethod) else original
+
+    def _enrich_response(headers: dict[str, str], body: Any) -> tuple[dict[str, str], Any]:
+        if isinstance(body, str) and "<RequestId>" not in body:
+            return enrich(headers, "")[0], body
+        enriched: tuple[dict[str, str], Any] = enrich(headers, body)
+        return enriched
+
+    return staticmethod(_enrich_response)
 
 
 def _string_first(original: Any) -> Any:
@@ -539,6 +588,9 @@ def install() -> None:
     _patch(dynamo_type.DynamoType, "cast_value", _string_first)
     _patch(dynamo_type.Item, "__init__", _item_init)
     _patch(dynamo_type.Item, "project", lambda _: _project_once)
+    _patch(dynamo_utilities, "dynamo_to_dict", _plain_first)
+    _patch(core_responses.BaseResponse, "_enrich_response", _request_id_where_present)
+    _patch(dynamo_responses, "dynamo_to_dict", lambda _: dynamo_utilities.dynamo_to_dict)
 
     _patch(sqs_models, "unix_time", _now(1))
     _patch(sqs_models, "unix_time_millis", _now(1000))
