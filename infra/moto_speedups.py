@@ -46,7 +46,15 @@ cannot change between requests:
 - building an item checks the 400 KB limit once per attribute, each time summing the sizes
   of every attribute so far (nested maps and lists walked again): quadratic in attributes, the
   largest cost of writing an entry (twenty attributes, values and index keys nested). The
-  running total only grows, so one check of the whole item refuses exactly the same items.
+  running total only grows, so one check of the whole item refuses exactly the same items;
+- a projection of whole top-level attributes (every list page's BatchGetItem) still converted
+  each item to plain JSON and back; it now picks the attributes as held. Only what the round
+  trip loses differs: the members of a set keep their stored order (moto's went through a
+  Python set, so its order changed from process to process);
+- every result is walked to plain JSON (`dynamo_to_dict`) through `isinstance` and `hasattr`
+  checks that a plain dict, list or string always fails: those are now decided by exact type
+  first. Every response body was also searched with a `(?<=<RequestId>).*` substitution meant
+  for XML bodies; a body without `<RequestId>` (every JSON one) is no longer searched.
 
 What it rules out: any change a client can see. A cached result is only ever the result moto
 itself computed for the same inputs, a request that moto refuses is refused again the same way
@@ -57,6 +65,7 @@ soak all get it.
 
 from __future__ import annotations
 
+import base64
 import bisect
 import copy
 import functools
@@ -508,6 +517,30 @@ def _plain_first(original: Any) -> Any:
     return dynamo_to_dict
 
 
+_IMMUTABLE = (str, bytes, int, float, bool, type(None))
+
+
+def _fresh(value: Any) -> Any:
+    """A nested member as moto's deep copy leaves it: the same object when immutable."""
+    if isinstance(value, dynamo_type.DynamoType):
+        return _regular_json(value)
+    return value if type(value) in _IMMUTABLE else copy.deepcopy(value)
+
+
+def _regular_json(self: Any) -> dict[str, Any]:
+    """moto's `DynamoType.to_regular_json` (behind every item a response shows): a map's or a
+    list's members converted into new containers, without first deep-copying the whole value
+    (every nested `DynamoType` with it) at each level of nesting."""
+    value = self.value
+    if isinstance(value, dict):
+        value = {key: _fresh(member) for key, member in value.items()}
+    elif isinstance(value, list):
+        value = [_fresh(member) for member in value]
+    if self.is_binary() and isinstance(value, str):
+        value = base64.b64decode(value)
+    return {self.type: value}
+
+
 def _request_id_where_present(original: Any) -> Any:
     """moto's `_enrich_response`, which runs a `(?<=<RequestId>).*` substitution over every
     response body to put the request id into XML ones; a JSON body (a page of DynamoDB items)
@@ -589,6 +622,7 @@ def install() -> None:
     _patch(dynamo_type.Item, "__init__", _item_init)
     _patch(dynamo_type.Item, "project", lambda _: _project_once)
     _patch(dynamo_utilities, "dynamo_to_dict", _plain_first)
+    _patch(dynamo_type.DynamoType, "to_regular_json", lambda _: _regular_json)
     _patch(core_responses.BaseResponse, "_enrich_response", _request_id_where_present)
     _patch(dynamo_responses, "dynamo_to_dict", lambda _: dynamo_utilities.dynamo_to_dict)
 

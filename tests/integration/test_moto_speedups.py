@@ -461,3 +461,29 @@ def test_a_request_id_goes_into_xml_bodies_and_json_bodies_are_left_as_they_are(
             assert theirs == f"<A><RequestId>{moto_headers['x-amzn-requestid']}</RequestId></A>"
         else:
             assert ours == theirs == body
+
+
+def test_a_value_converts_to_plain_json_as_moto_converts_it_and_shares_nothing() -> None:
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    moto_speedups.install()
+    original = moto_speedups.ORIGINALS[(DynamoType, "to_regular_json")]
+    for name, held in {**EVERY_TYPE, **PLAIN_ITEM}.items():
+        value = DynamoType(held)
+        # moto's own recursion goes through the patched method for nested values: compare it
+        # with the whole walk restored.
+        patched = DynamoType.to_regular_json
+        DynamoType.to_regular_json = original  # type: ignore[method-assign]
+        try:
+            walked = value.to_regular_json()
+        finally:
+            DynamoType.to_regular_json = patched  # type: ignore[method-assign]
+        ours = value.to_regular_json()
+        assert ours == walked, name
+        before = value.to_json()
+        for container in ours.values():
+            if isinstance(container, dict):
+                container["added"] = {"S": "x"}
+            elif isinstance(container, list):
+                container.append({"S": "x"})
+        assert value.to_json() == before, name
