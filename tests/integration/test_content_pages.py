@@ -236,7 +236,7 @@ def test_the_editor_says_who_changed_an_entry_and_which_version_is_live(
     assert 'id="action-discard" class="button secondary" data-needs-script' in changed
     # No page says a save changes what readers get: a save writes the draft.
     assert "readers get at once" not in changed
-    for script in ("entry_editor", "history", "preview", "schedules", "read_only"):
+    for script in ("entry_editor", "entry_panel", "history", "preview", "schedules", "read_only"):
         asset = editor.get(f"/static/content/{script}.js")
         assert asset.status_code == 200, script
 

@@ -9,6 +9,8 @@ import pytest
 
 from content_service.errors import BadRequest
 from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
+from content_service.webhooks import ping
+from content_service.webhooks.catalogue import PING
 from content_service.webhooks.delivery_log import (
     LogSearch,
     decode_cursor,
@@ -16,7 +18,8 @@ from content_service.webhooks.delivery_log import (
     log_filters,
 )
 from content_service.webhooks.delivery_rows import SHARDS, fanout_delivery_id, shard_of
-from content_service.webhooks.envelope import envelope, freeze, ping_envelope, refreeze
+from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.envelope import envelope, freeze, refreeze
 from content_service.webhooks.outgoing import request_headers
 from content_service.webhooks.queue import MalformedMessage, message_body, parse_message
 from content_service.webhooks.signing import verify_signature
@@ -54,7 +57,8 @@ def test_refreeze_changes_only_the_id() -> None:
 
 
 def test_ping_envelope_has_no_workspace() -> None:
-    body = ping_envelope("d", "e", "2026-01-01T00:00:00.000Z", "ep", None)
+    endpoint = Endpoint(id="ep", url="https://x.test/", secret="whsec_x", workspaces=("w",))
+    body = ping.test_envelope(PING, "d", "e", "2026-01-01T00:00:00.000Z", endpoint, None)
     assert body == {
         "id": "d",
         "event": "ping",
@@ -64,6 +68,7 @@ def test_ping_envelope_has_no_workspace() -> None:
         "actor": None,
         "data": {"kind": "endpoint", "id": "ep"},
     }
+    assert list(body) == ["id", "event", "eventId", "occurredAt", "workspaceId", "actor", "data"]
 
 
 @pytest.mark.parametrize(

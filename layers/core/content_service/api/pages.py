@@ -1,5 +1,5 @@
 """What the content and content-model pages share: the answer's headers, who may open a page,
-and which workspace a page shows.
+which workspace and content type a page shows, and the 404 page for one that is not there.
 
 A page acts in the workspace named by its `?workspace=` query parameter (a slug or an id),
 `default` without one: a browser cannot send the `X-Workspace-Id` header on a navigation, and a
@@ -10,20 +10,25 @@ id as `X-Workspace-Id` on every API call they make.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote, urlencode
 
-from fastapi import Request
+from fastapi import Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from content_service.api.routes.admin import PAGE_HEADERS
 from content_service.api.templating import templates
+from content_service.content import service
+from content_service.content.model import ContentType
 from content_service.errors import NotFound
 from content_service.identity.bootstrap import DEFAULT_SLUG
 from content_service.identity.principal import Caller, UserCaller
 from content_service.identity.workspaces import Workspace, resolve_workspace
 
 MAX_WORKSPACE_REFERENCE = 100
+
+WorkspaceQuery = Annotated[str | None, Query(max_length=MAX_WORKSPACE_REFERENCE)]
+"""A page's `?workspace=` parameter."""
 
 
 def render(
@@ -114,3 +119,39 @@ def not_found(
         {"caller": caller, "what": what, "back_href": back_href, "back_label": back_label},
         status_code=404,
     )
+
+
+@dataclass(frozen=True)
+class Section:
+    """A group of pages (the content pages, the model pages): who may open them, and where a
+    404 page for a workspace or content type that is not there leads back to."""
+
+    home: str
+    back_label: str
+    admin: bool = False
+
+    def open(
+        self, request: Request, caller: Caller | None, reference: str | None
+    ) -> tuple[UserCaller, PageWorkspace] | Response:
+        """The signed-in caller and the workspace a page is about, or the answer instead: the
+        sign-in redirect, a 403 page, or a 404 page for an unknown workspace."""
+        user = gate(request, caller, admin=self.admin)
+        if isinstance(user, Response):
+            return user
+        ws = page_workspace(reference)
+        if ws is None:
+            return not_found(request, user, "workspace", self.home, self.back_label)
+        return user, ws
+
+    def open_type(
+        self, request: Request, caller: Caller | None, reference: str | None, name: str
+    ) -> tuple[UserCaller, PageWorkspace, ContentType] | Response:
+        """As `open`, with the content type the page is about (a 404 page for an unknown one)."""
+        opened = self.open(request, caller, reference)
+        if isinstance(opened, Response):
+            return opened
+        user, ws = opened
+        try:
+            return user, ws, service.require_type(user, ws.id, name)
+        except NotFound:
+            return not_found(request, user, "content type", ws.link(self.home), self.back_label)

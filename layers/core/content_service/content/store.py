@@ -16,12 +16,12 @@ directly: docs/decisions.md, D105, says what this interface covers.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol
 
 from content_service.content.dynamo_store import DynamoContentStore
+from content_service.swappable import Swappable
 
 Table = Literal["content", "schema"]
 Key = Mapping[str, Any]
@@ -70,24 +70,14 @@ class ContentStore(Protocol):
         ...
 
 
-_lock = threading.Lock()
-_current: ContentStore = DynamoContentStore()
+_current: Swappable[ContentStore] = Swappable(DynamoContentStore())
 
 
 def store() -> ContentStore:
     """The content store the process reads through."""
-    return _current
+    return _current.get()
 
 
-@contextmanager
-def using(replacement: ContentStore) -> Iterator[ContentStore]:
+def using(replacement: ContentStore) -> AbstractContextManager[ContentStore]:
     """Reads through `replacement` for the enclosed code (every thread), then restores."""
-    global _current
-    with _lock:
-        before = _current
-        _current = replacement
-    try:
-        yield replacement
-    finally:
-        with _lock:
-            _current = before
+    return _current.using(replacement)

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import hashlib
 import math
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from content_service.clock import Clock, SystemClock
 from content_service.storage import dynamo
+from content_service.swappable import Swappable
 
 ACCOUNT_LIMIT = 10
 ADDRESS_LIMIT = 100
@@ -37,25 +37,16 @@ FORGET_AFTER_SECONDS = 24 * 3600
 _SORT_KEY = "THROTTLE"
 _TRIES = 8
 
-_lock = threading.Lock()
-_clock: Clock = SystemClock()
+_clock: Swappable[Clock] = Swappable(SystemClock())
 
 
 def clock() -> Clock:
-    return _clock
+    return _clock.get()
 
 
-@contextmanager
-def clock_overridden(replacement: Clock) -> Iterator[None]:
+def clock_overridden(replacement: Clock) -> AbstractContextManager[Clock]:
     """Tests step past a delay with their own clock instead of waiting."""
-    global _clock
-    with _lock:
-        before, _clock = _clock, replacement
-    try:
-        yield
-    finally:
-        with _lock:
-            _clock = before
+    return _clock.using(replacement)
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from content_service import camel
+from content_service.storage.outbox_event import OutboxEvent
 
 from .bounds import Headers
-from .envelope import refreeze
+from .envelope import envelope, freeze, refreeze
 
 Status = Literal["pending", "delivering", "succeeded", "failed", "dead"]
 STATUSES: tuple[Status, ...] = ("pending", "delivering", "succeeded", "failed", "dead")
@@ -109,6 +110,24 @@ class DeliveryRow:
     def body_bytes(self) -> bytes:
         return self.request_body.encode("utf-8")
 
+    @classmethod
+    def for_event(
+        cls, endpoint_id: str, event: OutboxEvent, now_iso: str, sweep_at: str
+    ) -> DeliveryRow:
+        """The pending row the fan-out makes of `event` for one endpoint: its id derived from
+        the pair, its envelope frozen."""
+        delivery_id = fanout_delivery_id(endpoint_id, event.id)
+        return cls.pending(
+            delivery_id=delivery_id,
+            endpoint_id=endpoint_id,
+            event_id=event.id,
+            event=event.kind,
+            workspace_id=event.workspace_id,
+            request_body=freeze(envelope(delivery_id, event)).decode("utf-8"),
+            now_iso=now_iso,
+            sweep_at=sweep_at,
+        )
+
     def resent(
         self,
         new_id: str,
@@ -119,14 +138,44 @@ class DeliveryRow:
     ) -> DeliveryRow:
         """A new pending row that sends this row's event again (a redelivery, a recovery):
         the same event, its frozen body re-frozen with the new id."""
-        return DeliveryRow(
-            id=new_id,
+        return self.pending(
+            delivery_id=new_id,
             endpoint_id=self.endpoint_id,
             event_id=self.event_id,
             event=self.event,
             workspace_id=self.workspace_id,
-            status="pending",
             request_body=refreeze(self.body_bytes, new_id).decode("utf-8"),
+            now_iso=now_iso,
+            sweep_at=sweep_at,
+            redelivery_of=redelivery_of,
+            recovery_id=recovery_id,
+        )
+
+    @classmethod
+    def pending(
+        cls,
+        *,
+        delivery_id: str,
+        endpoint_id: str,
+        event_id: str,
+        event: str,
+        workspace_id: str | None,
+        request_body: str,
+        now_iso: str,
+        sweep_at: str,
+        redelivery_of: str | None = None,
+        recovery_id: str | None = None,
+    ) -> DeliveryRow:
+        """A new row waiting for its first attempt, created and updated `now_iso`, looked at
+        by the sweep at `sweep_at` if no worker has claimed it by then."""
+        return cls(
+            id=delivery_id,
+            endpoint_id=endpoint_id,
+            event_id=event_id,
+            event=event,
+            workspace_id=workspace_id,
+            status="pending",
+            request_body=request_body,
             created_at=now_iso,
             updated_at=now_iso,
             sweep_at=sweep_at,

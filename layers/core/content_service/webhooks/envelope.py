@@ -13,8 +13,6 @@ from typing import Any
 
 from content_service.storage.outbox_event import OutboxEvent
 
-from .catalogue import PING
-
 
 def envelope(delivery_id: str, event: OutboxEvent) -> dict[str, Any]:
     return {
@@ -25,25 +23,6 @@ def envelope(delivery_id: str, event: OutboxEvent) -> dict[str, Any]:
         "workspaceId": event.workspace_id,
         "actor": event.actor,
         "data": event.data,
-    }
-
-
-def ping_envelope(
-    delivery_id: str,
-    event_id: str,
-    occurred_at: str,
-    endpoint_id: str,
-    actor: Mapping[str, str] | None,
-) -> dict[str, Any]:
-    """`ping` carries no workspace; its data names the endpoint (docs/api.md, Send test)."""
-    return {
-        "id": delivery_id,
-        "event": PING,
-        "eventId": event_id,
-        "occurredAt": occurred_at,
-        "workspaceId": None,
-        "actor": dict(actor) if actor is not None else None,
-        "data": {"kind": "endpoint", "id": endpoint_id},
     }
 
 

@@ -16,10 +16,9 @@ from content_service.clock import Clock, iso_utc
 from content_service.storage.outbox_event import OutboxEvent
 
 from .catalogue import OPERATIONAL_KINDS
-from .delivery_rows import DeliveryRow, fanout_delivery_id
+from .delivery_rows import DeliveryRow
 from .delivery_store import DeliveryStore
 from .endpoint_store import Endpoint
-from .envelope import envelope, freeze
 from .matching import matches
 from .outbox_store import OutboxStore
 from .queue import DeliveryQueue
@@ -66,27 +65,11 @@ class FanOut:
         now = self._clock.now()
         created = iso_utc(now)
         sweep_at = iso_utc(now + ENQUEUE_GRACE_SECONDS)
-        rows = []
-        for endpoint in endpoints:
-            if not matches(endpoint, event) or not existed_at(endpoint, event.occurred_at):
-                continue
-            delivery_id = fanout_delivery_id(endpoint.id, event.id)
-            body = freeze(envelope(delivery_id, event)).decode("utf-8")
-            rows.append(
-                DeliveryRow(
-                    id=delivery_id,
-                    endpoint_id=endpoint.id,
-                    event_id=event.id,
-                    event=event.kind,
-                    workspace_id=event.workspace_id,
-                    status="pending",
-                    request_body=body,
-                    created_at=created,
-                    updated_at=created,
-                    sweep_at=sweep_at,
-                )
-            )
-        return rows
+        return [
+            DeliveryRow.for_event(endpoint.id, event, created, sweep_at)
+            for endpoint in endpoints
+            if matches(endpoint, event) and existed_at(endpoint, event.occurred_at)
+        ]
 
     def fan_out(self, event: OutboxEvent, endpoints: Sequence[Endpoint]) -> FanOutResult:
         """Inserts the rows that do not exist yet and queues every matching row's id.

@@ -15,10 +15,11 @@ from typing import Any
 
 from content_service import camel
 from content_service.clock import Clock, iso_utc
+from content_service.storage.outbox_event import OutboxEvent
 
 from .catalogue import EXAMPLE_WORKSPACE_ID, PING, example, kind_of
 from .endpoint_store import Endpoint
-from .envelope import freeze, ping_envelope
+from .envelope import envelope, freeze
 from .event_bus import EventBusSender
 from .http_sender import Sender, SendResult
 from .outgoing import request_headers
@@ -48,17 +49,22 @@ def test_envelope(
     endpoint: Endpoint,
     actor: Mapping[str, str] | None,
 ) -> dict[str, Any]:
-    """The envelope a Send test of `kind` posts: `ping`'s own, or the kind's example."""
-    if kind == PING:
-        return ping_envelope(delivery_id, event_id, occurred_at, endpoint.id, actor)
-    body = example(kind)
-    body.update(id=delivery_id, eventId=event_id, occurredAt=occurred_at)
+    """The envelope a Send test of `kind` posts: `ping`'s data names the endpoint and it
+    carries no workspace (docs/api.md, Send test); another kind's data is its example's, in the
+    endpoint's first workspace when the kind carries one."""
+    data = {"kind": "endpoint", "id": endpoint.id} if kind == PING else example(kind)["data"]
+    workspace_id = None
     if kind_of(kind).carries_workspace:
-        body["workspaceId"] = (
-            endpoint.workspaces[0] if endpoint.workspaces else EXAMPLE_WORKSPACE_ID
-        )
-    body["actor"] = dict(actor) if actor is not None else None
-    return body
+        workspace_id = endpoint.workspaces[0] if endpoint.workspaces else EXAMPLE_WORKSPACE_ID
+    event = OutboxEvent(
+        id=event_id,
+        kind=kind,
+        occurred_at=occurred_at,
+        workspace_id=workspace_id,
+        actor=dict(actor) if actor is not None else None,
+        data=data,
+    )
+    return envelope(delivery_id, event)
 
 
 def send_ping(
@@ -72,8 +78,8 @@ def send_ping(
     """Posts the test to the endpoint's URL, or puts it on its event bus (`bus`)."""
     delivery_id, event_id = str(uuid.uuid4()), str(uuid.uuid4())
     now = clock.now()
-    envelope = test_envelope(kind, delivery_id, event_id, iso_utc(now), endpoint, actor)
-    body = freeze(envelope)
+    sent = test_envelope(kind, delivery_id, event_id, iso_utc(now), endpoint, actor)
+    body = freeze(sent)
     if endpoint.event_bus and bus is not None:
         return PingResult(bus.put(endpoint.event_bus_arn or "", kind, body), delivery_id, event_id)
     try:
@@ -81,7 +87,7 @@ def send_ping(
             event=kind,
             delivery_id=delivery_id,
             event_id=event_id,
-            workspace_id=envelope["workspaceId"],
+            workspace_id=sent["workspaceId"],
             attempt=1,
             secret=endpoint.signing_secrets(now),
             body=body,

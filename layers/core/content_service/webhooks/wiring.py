@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from content_service.clock import Clock, SystemClock
 from content_service.settings import WebhookOptions
+from content_service.swappable import Swappable
 
 if TYPE_CHECKING:
     # The fan-out and the scheduler send nothing: only the code that sends loads the sender.
@@ -39,26 +39,16 @@ class Dependencies:
     sleep: Callable[[float], None] = time.sleep
 
 
-_lock = threading.Lock()
-_current = Dependencies(clock=SystemClock(), rng=random.SystemRandom())
+_current = Swappable(Dependencies(clock=SystemClock(), rng=random.SystemRandom()))
 
 
 def dependencies() -> Dependencies:
-    return _current
+    return _current.get()
 
 
-@contextmanager
-def overridden(**changes: Any) -> Iterator[Dependencies]:
+def overridden(**changes: Any) -> AbstractContextManager[Dependencies]:
     """Replaces some dependencies for the enclosed code (every thread), then restores them."""
-    global _current
-    with _lock:
-        before = _current
-        _current = dataclasses.replace(before, **changes)
-    try:
-        yield _current
-    finally:
-        with _lock:
-            _current = before
+    return _current.changed(lambda before: dataclasses.replace(before, **changes))
 
 
 def url_policy(options: WebhookOptions) -> UrlPolicy:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
@@ -233,10 +233,16 @@ def update_content(
     return JSONResponse(entry.to_json())
 
 
-def _action(caller: Any, workspace_id: str, content_type: str, entry_id: str) -> EntryAction:
+def entry_action(
+    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
+) -> EntryAction:
+    """The entry a route's path names, acted on by the caller (a dependency of the routes)."""
     return EntryAction(
         caller=caller, workspace_id=workspace_id, content_type=content_type, id=entry_id
     )
+
+
+EntryActionDep = Annotated[EntryAction, Depends(entry_action)]
 
 
 @router.post(
@@ -244,10 +250,8 @@ def _action(caller: Any, workspace_id: str, content_type: str, entry_id: str) ->
     response_model=EntryOut,
     responses=errors(401, 403, 404, 409),
 )
-def publish_content(
-    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
-) -> JSONResponse:
-    entry = service.publish_entry(_action(caller, workspace_id, content_type, entry_id))
+def publish_content(action: EntryActionDep) -> JSONResponse:
+    entry = service.publish_entry(action)
     return JSONResponse(entry.to_json())
 
 
@@ -256,10 +260,8 @@ def publish_content(
     response_model=EntryOut,
     responses=errors(401, 403, 404, 409),
 )
-def unpublish_content(
-    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
-) -> JSONResponse:
-    entry = service.unpublish_entry(_action(caller, workspace_id, content_type, entry_id))
+def unpublish_content(action: EntryActionDep) -> JSONResponse:
+    entry = service.unpublish_entry(action)
     return JSONResponse(entry.to_json())
 
 
@@ -268,11 +270,9 @@ def unpublish_content(
     response_model=EntryOut,
     responses=errors(401, 403, 404, 409),
 )
-def discard_content(
-    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
-) -> JSONResponse:
+def discard_content(action: EntryActionDep) -> JSONResponse:
     """A `changed` entry's draft thrown away: the published version is the latest again."""
-    entry = service.discard_changes(_action(caller, workspace_id, content_type, entry_id))
+    entry = service.discard_changes(action)
     return JSONResponse(entry.to_json())
 
 
@@ -282,10 +282,8 @@ def discard_content(
     response_class=Response,
     responses=errors(401, 403, 404, 409),
 )
-def delete_content(
-    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
-) -> Response:
-    service.delete_entry(_action(caller, workspace_id, content_type, entry_id))
+def delete_content(action: EntryActionDep) -> Response:
+    service.delete_entry(action)
     return Response(status_code=204)
 
 
@@ -294,10 +292,8 @@ def delete_content(
     response_model=EntryOut,
     responses=errors(401, 403, 404, 409),
 )
-def restore_content(
-    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
-) -> JSONResponse:
-    entry = service.restore_entry(_action(caller, workspace_id, content_type, entry_id))
+def restore_content(action: EntryActionDep) -> JSONResponse:
+    entry = service.restore_entry(action)
     return JSONResponse(entry.to_json())
 
 
@@ -307,8 +303,6 @@ def restore_content(
     response_class=Response,
     responses=errors(401, 403, 404, 409),
 )
-def purge_content(
-    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
-) -> Response:
-    service.purge_entry(_action(caller, workspace_id, content_type, entry_id))
+def purge_content(action: EntryActionDep) -> Response:
+    service.purge_entry(action)
     return Response(status_code=204)

@@ -41,38 +41,7 @@ router = APIRouter(include_in_schema=False)
 LIST_PAGE_SIZE = 25
 MAX_SEARCH = 200
 
-Workspace = Annotated[str | None, Query(max_length=pages.MAX_WORKSPACE_REFERENCE)]
-
-
-def _workspace_page(
-    request: Request, caller: OptionalCallerDep, reference: str | None
-) -> tuple[UserCaller, pages.PageWorkspace] | Response:
-    """The signed-in caller and the workspace a content page is about, or the answer instead:
-    the sign-in redirect, or a 404 page for an unknown workspace."""
-    gate = pages.gate(request, caller)
-    if isinstance(gate, Response):
-        return gate
-    found = pages.page_workspace(reference)
-    if found is None:
-        return pages.not_found(request, gate, "workspace", "/content", "Back to the content")
-    return gate, found
-
-
-def _type_page(
-    request: Request, caller: OptionalCallerDep, workspace: str | None, content_type: str
-) -> tuple[UserCaller, pages.PageWorkspace, ContentType] | Response:
-    """The signed-in caller, the workspace and the content type a type's page is about, or the
-    answer instead: the sign-in redirect, or a 404 page for an unknown workspace or type."""
-    page = _workspace_page(request, caller, workspace)
-    if isinstance(page, Response):
-        return page
-    gate, ws = page
-    try:
-        return gate, ws, service.require_type(gate, ws.id, content_type)
-    except NotFound:
-        return pages.not_found(
-            request, gate, "content type", ws.link("/content"), "Back to the content"
-        )
+SECTION = pages.Section("/content", "Back to the content")
 
 
 def _base(caller: UserCaller, ws: pages.PageWorkspace) -> dict[str, Any]:
@@ -81,9 +50,9 @@ def _base(caller: UserCaller, ws: pages.PageWorkspace) -> dict[str, Any]:
 
 @router.get("/content", response_class=HTMLResponse)
 def content_page(
-    request: Request, caller: OptionalCallerDep, workspace: Workspace = None
+    request: Request, caller: OptionalCallerDep, workspace: pages.WorkspaceQuery = None
 ) -> Response:
-    page = _workspace_page(request, caller, workspace)
+    page = SECTION.open(request, caller, workspace)
     if isinstance(page, Response):
         return page
     gate, ws = page
@@ -162,13 +131,13 @@ def entries_page(
     request: Request,
     content_type: str,
     caller: OptionalCallerDep,
-    workspace: Workspace = None,
+    workspace: pages.WorkspaceQuery = None,
     state: Annotated[str | None, Query(max_length=20)] = None,
     locale: Annotated[str | None, Query(max_length=16)] = None,
     q: Annotated[str | None, Query(max_length=MAX_SEARCH)] = None,
     cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)] = None,
 ) -> Response:
-    page = _type_page(request, caller, workspace, content_type)
+    page = SECTION.open_type(request, caller, workspace, content_type)
     if isinstance(page, Response):
         return page
     gate, ws, definition = page
@@ -291,11 +260,11 @@ def new_entry_page(
     request: Request,
     content_type: str,
     caller: OptionalCallerDep,
-    workspace: Workspace = None,
+    workspace: pages.WorkspaceQuery = None,
     locale: Annotated[str | None, Query(max_length=16)] = None,
     translation_of: Annotated[str | None, Query(alias="translationOf", max_length=64)] = None,
 ) -> Response:
-    page = _type_page(request, caller, workspace, content_type)
+    page = SECTION.open_type(request, caller, workspace, content_type)
     if isinstance(page, Response):
         return page
     gate, ws, definition = page
@@ -329,9 +298,9 @@ def entry_page(
     content_type: str,
     entry_id: str,
     caller: OptionalCallerDep,
-    workspace: Workspace = None,
+    workspace: pages.WorkspaceQuery = None,
 ) -> Response:
-    page = _type_page(request, caller, workspace, content_type)
+    page = SECTION.open_type(request, caller, workspace, content_type)
     if isinstance(page, Response):
         return page
     gate, ws, definition = page

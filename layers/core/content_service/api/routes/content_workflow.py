@@ -15,13 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
 from content_service.api.error_handlers import errors
-from content_service.api.routes.content import EntryOut, EntryUser
+from content_service.api.routes.content import EntryActionDep, EntryOut, EntryUser
 from content_service.api.routes.content_types import ContentRoute
 from content_service.content import service
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
-    EntryAction,
     ScheduleAction,
     ScheduleRequest,
     VersionRequest,
@@ -161,11 +160,8 @@ def create_schedule(
     response_model=ScheduleList,
     responses=errors(401, 403, 404),
 )
-def list_schedules(
-    content_type: str, entry_id: str, caller: CallerDep, workspace_id: WorkspaceIdDep
-) -> JSONResponse:
-    request = EntryAction(caller, workspace_id, content_type, entry_id)
-    return JSONResponse({"items": [s.to_json() for s in service.list_schedules(request)]})
+def list_schedules(action: EntryActionDep) -> JSONResponse:
+    return JSONResponse({"items": [s.to_json() for s in service.list_schedules(action)]})
 
 
 @router.delete(

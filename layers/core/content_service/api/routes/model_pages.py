@@ -20,12 +20,11 @@ from content_service.api.routes.admin_views import when
 from content_service.api.routes.content_page_views import RELATION_HELP
 from content_service.content import service
 from content_service.content.model import CARDINALITIES, FIELD_TYPES
-from content_service.errors import NotFound
 from content_service.identity.principal import UserCaller
 
 router = APIRouter(include_in_schema=False)
 
-Workspace = Annotated[str | None, Query(max_length=pages.MAX_WORKSPACE_REFERENCE)]
+SECTION = pages.Section("/content-types", "Back to the model", admin=True)
 NOTICES = {
     "created": "Content type created. Add its fields below.",
     "saved": "Changes saved.",
@@ -46,18 +45,6 @@ TYPE_WORDS = {
 }
 
 
-def _opened(
-    request: Request, caller: OptionalCallerDep, workspace: str | None
-) -> tuple[UserCaller, pages.PageWorkspace] | Response:
-    gate = pages.gate(request, caller, admin=True)
-    if isinstance(gate, Response):
-        return gate
-    ws = pages.page_workspace(workspace)
-    if ws is None:
-        return pages.not_found(request, gate, "workspace", "/content-types", "Back to the model")
-    return gate, ws
-
-
 def _base(caller: UserCaller, ws: pages.PageWorkspace, done: str | None) -> dict[str, Any]:
     return {
         "caller": caller,
@@ -73,10 +60,10 @@ def _base(caller: UserCaller, ws: pages.PageWorkspace, done: str | None) -> dict
 def model_page(
     request: Request,
     caller: OptionalCallerDep,
-    workspace: Workspace = None,
+    workspace: pages.WorkspaceQuery = None,
     done: Annotated[str | None, Query(max_length=20)] = None,
 ) -> Response:
-    opened = _opened(request, caller, workspace)
+    opened = SECTION.open(request, caller, workspace)
     if isinstance(opened, Response):
         return opened
     user, ws = opened
@@ -89,19 +76,13 @@ def model_type_page(
     request: Request,
     name: str,
     caller: OptionalCallerDep,
-    workspace: Workspace = None,
+    workspace: pages.WorkspaceQuery = None,
     done: Annotated[str | None, Query(max_length=20)] = None,
 ) -> Response:
-    opened = _opened(request, caller, workspace)
+    opened = SECTION.open_type(request, caller, workspace, name)
     if isinstance(opened, Response):
         return opened
-    user, ws = opened
-    try:
-        definition = service.require_type(user, ws.id, name)
-    except NotFound:
-        return pages.not_found(
-            request, user, "content type", ws.link("/content-types"), "Back to the model"
-        )
+    user, ws, definition = opened
     (counts,) = service.count_by_state(user, ws.id, [definition])
     types = service.list_types(user, ws.id)
     return pages.render(

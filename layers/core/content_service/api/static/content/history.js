@@ -4,7 +4,8 @@
 
 import { busy, confirmWith, describe, rowButton } from "../admin/common.js";
 import { audiencesNode, valueNode } from "./read_only.js";
-import { call, when } from "./request.js";
+import { EntryPanel } from "./entry_panel.js";
+import { when } from "./request.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 5;
@@ -13,12 +14,10 @@ function byWhom(publishedBy) {
   return publishedBy && publishedBy.email ? publishedBy.email : "an API token";
 }
 
-export class History {
+export class History extends EntryPanel {
   // `restored(entry, number)` runs after a restore; `refused(error)` shows a refusal.
-  constructor({ data, apiBase, entry, isDirty, restored, refused }) {
-    this.data = data;
-    this.apiBase = apiBase;
-    this.entry = entry;
+  constructor({ isDirty, restored, refused, ...context }) {
+    super(context);
     this.isDirty = isDirty;
     this.restored = restored;
     this.refused = refused;
@@ -32,7 +31,7 @@ export class History {
   }
 
   url(tail = "") {
-    return `${this.apiBase}/${encodeURIComponent(this.entry.id)}/versions${tail}`;
+    return this.entryUrl(`/versions${tail}`);
   }
 
   update(entry, trashed) {
@@ -44,7 +43,7 @@ export class History {
 
   async load(page = this.page) {
     try {
-      const found = await call("GET", `${this.url()}?page=${page}&pageSize=${PAGE_SIZE}`, { workspaceId: this.data.workspaceId });
+      const found = await this.call("GET", `${this.url()}?page=${page}&pageSize=${PAGE_SIZE}`);
       this.page = page;
       this.draw(found);
     } catch (error) {
@@ -98,7 +97,7 @@ export class History {
   async open(number, button) {
     const version = await busy(button, "Opening…", async () => {
       try {
-        return await call("GET", this.url(`/${number}`), { workspaceId: this.data.workspaceId, exact: true });
+        return await this.call("GET", this.url(`/${number}`), { exact: true });
       } catch (error) {
         this.refused(error);
         return null;
@@ -143,7 +142,7 @@ export class History {
       return;
     }
     try {
-      const entry = await call("POST", this.url(`/${number}/restore`), { workspaceId: this.data.workspaceId });
+      const entry = await this.call("POST", this.url(`/${number}/restore`));
       this.restored(entry, number);
     } catch (error) {
       this.refused(error);

@@ -4,7 +4,8 @@
 
 import { ApiError } from "../admin/common.js";
 import { audiencesNode, sameAudiences, sameField, valueNode } from "./read_only.js";
-import { call, when } from "./request.js";
+import { EntryPanel } from "./entry_panel.js";
+import { when } from "./request.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -29,11 +30,9 @@ function muted(content) {
   return span;
 }
 
-export class Preview {
-  constructor({ data, apiBase, entry }) {
-    this.data = data;
-    this.apiBase = apiBase;
-    this.entry = entry;
+export class Preview extends EntryPanel {
+  constructor(context) {
+    super(context);
     this.panel = $("preview");
     this.toggle = $("preview-toggle");
     this.note = $("preview-note");
@@ -76,8 +75,7 @@ export class Preview {
     const params = new URLSearchParams();
     if (version) params.set("version", version);
     if (expand.length) params.set("expand", expand.join(","));
-    const path = `${this.apiBase}/${encodeURIComponent(this.entry.id)}?${params}`;
-    return call("GET", path, { workspaceId: this.data.workspaceId, exact: true });
+    return this.call("GET", this.entryUrl(`?${params}`), { exact: true });
   }
 
   async refresh() {

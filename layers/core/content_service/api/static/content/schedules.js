@@ -3,7 +3,8 @@
 // **Cancel** on a pending one. Each is one call: GET, POST and DELETE `.../{id}/schedules`.
 
 import { ApiError, busy, describe, rowButton, setMessage } from "../admin/common.js";
-import { call, sentence, when } from "./request.js";
+import { EntryPanel } from "./entry_panel.js";
+import { sentence, when } from "./request.js";
 
 const $ = (id) => document.getElementById(id);
 const STATUS = {
@@ -28,11 +29,9 @@ function who(createdBy) {
   return createdBy.name ? `the API token ${createdBy.name}` : "an API token";
 }
 
-export class Schedules {
-  constructor({ data, apiBase, entry, announce }) {
-    this.data = data;
-    this.apiBase = apiBase;
-    this.entry = entry;
+export class Schedules extends EntryPanel {
+  constructor({ announce, ...context }) {
+    super(context);
     this.announce = announce;
     this.list = $("schedules-list");
     this.status = $("schedules-status");
@@ -50,7 +49,7 @@ export class Schedules {
   }
 
   url(tail = "") {
-    return `${this.apiBase}/${encodeURIComponent(this.entry.id)}/schedules${tail}`;
+    return this.entryUrl(`/schedules${tail}`);
   }
 
   update(entry, trashed) {
@@ -60,7 +59,7 @@ export class Schedules {
 
   async load() {
     try {
-      const page = await call("GET", this.url(), { workspaceId: this.data.workspaceId });
+      const page = await this.call("GET", this.url());
       this.draw(page.items);
     } catch (error) {
       this.status.textContent = `Could not load the schedules: ${describe(error)}`;
@@ -133,10 +132,7 @@ export class Schedules {
     }
     const at = this.at.value.length === 16 ? `${this.at.value}:00Z` : `${this.at.value}Z`;
     try {
-      const schedule = await call("POST", this.url(), {
-        body: { action: this.action.value, at },
-        workspaceId: this.data.workspaceId,
-      });
+      const schedule = await this.call("POST", this.url(), { body: { action: this.action.value, at } });
       this.dialog.close("done");
       await this.load();
       this.announce(`Scheduled: ${schedule.action} at ${when(schedule.at)}.`);
@@ -157,7 +153,7 @@ export class Schedules {
 
   async cancel(schedule) {
     try {
-      await call("DELETE", this.url(`/${encodeURIComponent(schedule.id)}`), { workspaceId: this.data.workspaceId });
+      await this.call("DELETE", this.url(`/${encodeURIComponent(schedule.id)}`));
       this.announce(`Cancelled: the ${schedule.action} at ${when(schedule.at)} will not run.`);
     } catch (error) {
       this.announce(`Not cancelled: ${describe(error)}`);
