@@ -497,17 +497,21 @@ def _project_once(self: Any, projection_expressions: list[list[str]]) -> Any:
 
 
 _PLAIN_LEAVES = (str, int, float, bool, type(None), bytes)
+_BINARY_TYPES = ("B", "BS")
 
 
 def _plain_first(original: Any) -> Any:
     """moto's `dynamo_to_dict` (every response's result is walked through it), deciding plain
-    dicts, lists and leaves by their exact type before the `isinstance` and `hasattr` checks
-    that they always fail; anything else is moto's."""
+    dicts, lists, leaves and an item's non-binary values by their exact type before the
+    `isinstance` and `hasattr` checks (and the import) moto runs for each; anything else, a
+    binary value included, is moto's."""
 
     def dynamo_to_dict(obj: Any) -> Any:
         kind = type(obj)
-        if kind is dict:
+        if kind is dict or kind is LimitedSizeDict:
             return {key: dynamo_to_dict(value) for key, value in obj.items()}
+        if kind is dynamo_type.DynamoType and obj.type not in _BINARY_TYPES:
+            return {obj.type: dynamo_to_dict(obj.value)}
         if kind is list:
             return [dynamo_to_dict(value) for value in obj]
         if kind in _PLAIN_LEAVES:

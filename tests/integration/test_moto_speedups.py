@@ -426,13 +426,16 @@ def test_results_convert_to_plain_json_as_moto_converts_them() -> None:
     from datetime import UTC, datetime
 
     from moto.dynamodb.models import utilities
-    from moto.dynamodb.models.dynamo_type import DynamoType
+    from moto.dynamodb.models.dynamo_type import DynamoType, Item
 
     moto_speedups.install()
+    # As BatchGetItem holds an item: its attributes (a LimitedSizeDict of DynamoType values).
+    held = Item(DynamoType({"S": "h"}), None, {"id": {"S": "h"}, **EVERY_TYPE, **PLAIN_ITEM})
     result: dict[str, Any] = {
         "Items": [DynamoType(dict(EVERY_TYPE)["m"]), {"plain": [1, 2.5, True, None, "s", b"b"]}],
         "When": datetime(2026, 1, 1, tzinfo=UTC),
         "Item": {name: DynamoType(value) for name, value in EVERY_TYPE.items()},
+        "Responses": {"t": [held.describe_attrs(None)["Item"]]},
     }
     fast = utilities.dynamo_to_dict(result)
     patched = utilities.dynamo_to_dict

@@ -2,7 +2,7 @@
 
 The content store, the webhook dependencies and the sign-in throttle's clock are each one value
 every thread reads; a unit test points them at a fake for a `with` block and the previous value
-comes back after it, also when the block raises (docs/decisions.md, D-28e-a).
+comes back after it, also when the block raises (docs/decisions.md, D111).
 """
 
 from __future__ import annotations
