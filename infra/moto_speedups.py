@@ -52,9 +52,13 @@ cannot change between requests:
   trip loses differs: the members of a set keep their stored order (moto's went through a
   Python set, so its order changed from process to process);
 - every result is walked to plain JSON (`dynamo_to_dict`) through `isinstance` and `hasattr`
-  checks that a plain dict, list or string always fails: those are now decided by exact type
-  first. Every response body was also searched with a `(?<=<RequestId>).*` substitution meant
-  for XML bodies; a body without `<RequestId>` (every JSON one) is no longer searched.
+  checks that a plain dict, list or string always fails: those, an item's attribute dict and
+  its non-binary values are now decided by exact type first. An item shown in a response
+  (`DynamoType.to_regular_json`) deep-copied each map or list value, nested `DynamoType`s
+  included, at every level of nesting before converting it; its members are now converted
+  into new containers directly (the same value, sharing no container with the stored item).
+  Every response body was also searched with a `(?<=<RequestId>).*` substitution meant for XML
+  bodies; a body without `<RequestId>` (every JSON one) is no longer searched.
 
 What it rules out: any change a client can see. A cached result is only ever the result moto
 itself computed for the same inputs, a request that moto refuses is refused again the same way
