@@ -71,6 +71,14 @@ class EmulatorServer:
     def _serve(self) -> None:
         while not self._stopping.is_set():
             wasyncore.loop(timeout=_LOOP_TIMEOUT_S, map=self._sockets, use_poll=True, count=1)
+        # A request still running when the server stops (an SQS long poll outlives the task
+        # threads' shutdown) pulls the trigger when it ends: by then its pipe's descriptor is
+        # closed and its number may belong to another file, a journal segment included.
+        setattr(self._server, "pull_trigger", _pull_nothing)  # noqa: B010 (a method replaced)
         for dispatcher in list(self._sockets.values()):
             dispatcher.close()
         self._server.task_dispatcher.shutdown()
+
+
+def _pull_nothing() -> None:
+    """A stopped server's trigger: there is no loop left to wake."""
