@@ -500,7 +500,8 @@ def _project_once(self: Any, projection_expressions: list[list[str]]) -> Any:
     )
 
 
-_PLAIN_LEAVES = (str, int, float, bool, type(None), bytes)
+_IMMUTABLE = (str, bytes, int, float, bool, type(None))
+"""The leaves of moto's values: returned as they are by its JSON walk, shared by its deep copy."""
 _BINARY_TYPES = ("B", "BS")
 
 
@@ -518,14 +519,11 @@ def _plain_first(original: Any) -> Any:
             return {obj.type: dynamo_to_dict(obj.value)}
         if kind is list:
             return [dynamo_to_dict(value) for value in obj]
-        if kind in _PLAIN_LEAVES:
+        if kind in _IMMUTABLE:
             return obj
         return original(obj)
 
     return dynamo_to_dict
-
-
-_IMMUTABLE = (str, bytes, int, float, bool, type(None))
 
 
 def _fresh(value: Any) -> Any:
