@@ -80,23 +80,17 @@ def _print(data: object) -> None:
 
 
 def _token_create(args: argparse.Namespace, settings: Settings) -> None:
-    from content_service.identity.tokens import TokenSpec, create_token
-    from content_service.identity.workspaces import resolve_workspace
+    """The options are named after `TokenSpec`'s fields, the workspace by id or slug."""
+    import dataclasses
 
-    workspace = resolve_workspace(args.workspace)
-    token, info = create_token(
-        TokenSpec(
-            name=args.name,
-            workspace_id=workspace.id,
-            access=args.access,
-            content_types=tuple(args.content_types.split(",")),
-            scopes=tuple(args.scopes.split(",")) if args.scopes else None,
-            audiences=tuple(a for a in (args.audiences or "").split(",") if a),
-            rate_limit=args.rate_limit,
-            persisted_only=args.persisted_only,
-        )
-    )
-    _print({**info.to_json(), "token": token})
+    from content_service.identity.tokens import TokenSpec, issue_token
+
+    fields = dataclasses.fields(TokenSpec)
+    _print(issue_token(TokenSpec(**{f.name: getattr(args, f.name) for f in fields})))
+
+
+def _comma_list(text: str) -> tuple[str, ...]:
+    return tuple(part for part in text.split(",") if part)
 
 
 def _token_revoke(args: argparse.Namespace, settings: Settings) -> None:
@@ -268,11 +262,17 @@ def _identity_commands(commands: Any) -> None:
     )
     create = token.add_parser("create", help="mint a token (printed once)")
     create.add_argument("--name", required=True)
-    create.add_argument("--workspace", default="default", help="workspace id or slug")
+    create.add_argument(
+        "--workspace", dest="workspace_id", default="default", help="workspace id or slug"
+    )
     create.add_argument("--access", choices=("read", "full"), default="read")
-    create.add_argument("--content-types", default="*", help="comma list of type names, or *")
-    create.add_argument("--scopes", help="comma list: content:read,content:write")
-    create.add_argument("--audiences", help="comma list of audience names")
+    create.add_argument(
+        "--content-types", type=_comma_list, default=("*",), help="comma list of type names, or *"
+    )
+    create.add_argument("--scopes", type=_comma_list, help="comma list: content:read,content:write")
+    create.add_argument(
+        "--audiences", type=_comma_list, default=(), help="comma list of audience names"
+    )
     create.add_argument(
         "--rate-limit",
         type=int,

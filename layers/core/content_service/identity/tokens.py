@@ -15,7 +15,7 @@ import re
 import secrets
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from content_service.clock import Clock, SystemClock, iso_utc
@@ -29,7 +29,7 @@ from content_service.identity.principal import (
     TokenCaller,
     TokenGrant,
 )
-from content_service.identity.workspaces import get_workspace
+from content_service.identity.workspaces import get_workspace, resolve_workspace
 from content_service.settings import MAX_RATE_LIMIT
 
 if TYPE_CHECKING:
@@ -162,6 +162,14 @@ def create_token(spec: TokenSpec, clock: Clock | None = None) -> tuple[str, Toke
     record.gsi1sk = record.id
     record.save(condition=TokenRecord.pk.does_not_exist())
     return token, _info(record)
+
+
+def issue_token(spec: TokenSpec) -> dict[str, Any]:
+    """A new token for a workspace named by id or slug (the API's and the CLI's form): its
+    description, with the token itself shown this once."""
+    workspace = resolve_workspace(spec.workspace_id)
+    token, info = create_token(replace(spec, workspace_id=workspace.id))
+    return {**info.to_json(), "token": token}
 
 
 def _record_by_id(token_id: str) -> TokenRecord:

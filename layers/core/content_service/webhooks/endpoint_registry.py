@@ -11,7 +11,7 @@ import re
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from content_service.clock import iso_utc
@@ -27,7 +27,7 @@ from .delivery_rows import STATUSES, DeliveryRow
 from .delivery_worker import RETRY_SWEEP_GRACE_SECONDS
 from .endpoint_health import HEALTH_WINDOW_SECONDS, STATS_WINDOWS, Health, StatsSeries
 from .endpoint_secrets import MAX_GRACE_SECONDS, SignatureScheme, mint_secret
-from .endpoint_store import Endpoint, EndpointType, Mode
+from .endpoint_store import Endpoint, EndpointSettings, EndpointType, Mode
 from .fanout import ENQUEUE_GRACE_SECONDS
 from .notices import DISABLED
 from .ping import PingResult, send_ping
@@ -58,15 +58,9 @@ _CONTENT_TYPE_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 ADMIN_DISABLED = "disabled by an administrator"
 
 
-@dataclass(frozen=True)
-class EndpointInput:
+@dataclass(frozen=True, kw_only=True)
+class EndpointInput(EndpointSettings):
     url: str | None = None
-    workspaces: tuple[str, ...] = ()
-    all_workspaces: bool = False
-    events: tuple[str, ...] = ()
-    content_types: tuple[str, ...] = ()
-    headers: Mapping[str, str] = field(default_factory=dict)
-    enabled: bool = True
     mode: Mode = "push"
     signature_scheme: SignatureScheme = "service"
     rate_limit: int | None = None

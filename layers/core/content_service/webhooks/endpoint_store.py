@@ -51,20 +51,27 @@ AlertState = Literal["failing", "disabled"]
 _NEXT_VERSION = "#version = if_not_exists(#version, :versionZero) + :versionOne"
 
 
-@dataclass(frozen=True)
-class Endpoint:
-    """A push endpoint is POSTed to; a pull endpoint (`content-service listen`) is never
-    connected to: its listener fetches its deliveries over the API while its lease lasts."""
+@dataclass(frozen=True, kw_only=True)
+class EndpointSettings:
+    """What an administrator gives an endpoint at creation: what it receives, its custom
+    headers, whether it is on. Shared by the stored endpoint and the registry's input."""
 
-    id: str
-    url: str
-    secret: str
     workspaces: tuple[str, ...] = ()
     all_workspaces: bool = False
     events: tuple[str, ...] = ()
     content_types: tuple[str, ...] = ()
     headers: Mapping[str, str] = field(default_factory=dict)
     enabled: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class Endpoint(EndpointSettings):
+    """A push endpoint is POSTed to; a pull endpoint (`content-service listen`) is never
+    connected to: its listener fetches its deliveries over the API while its lease lasts."""
+
+    id: str
+    url: str
+    secret: str
     disabled_reason: str | None = None
     consecutive_dead: int = 0
     created_at: str = ""
@@ -130,8 +137,7 @@ class Endpoint:
         """The endpoint JSON of docs/api.md; never a secret: the current one's hint, and the
         hint and expiry of each older secret still valid at `now`. An EventBridge endpoint
         has no URL (null)."""
-        names = [n for n in camel.field_names(Endpoint) if n not in _NOT_SHOWN]
-        shown = camel.dump(self, ("secret_hint" if n == "secret" else n for n in names))
+        shown = camel.dump(self, ("secret_hint" if n == "secret" else n for n in _shown_names()))
         shown["olderSecrets"] = [o.to_json() for o in self.secrets.valid_older(now)]
         shown["headers"] = self.header_values()
         if self.event_bus:
@@ -167,6 +173,15 @@ class Endpoint:
 
 # Kept out of the endpoint JSON: the write counter, and the older secrets (shown as hints).
 _NOT_SHOWN = frozenset({"version", "older_secrets"})
+# The endpoint JSON opens with these, then the settings, then the rest in field order.
+_LEADING = ("id", "url", "secret")
+
+
+def _shown_names() -> list[str]:
+    rest = [n for n in camel.field_names(Endpoint) if n not in _NOT_SHOWN and n not in _LEADING]
+    return [*_LEADING, *rest]
+
+
 SECRET = "secret"  # noqa: S105 (an attribute name, not a secret)
 OLDER_SECRETS = "olderSecrets"
 

@@ -11,12 +11,11 @@ from content_service.identity.principal import ALL_TYPES
 from content_service.identity.tokens import (
     KEEP,
     TokenSpec,
-    create_token,
+    issue_token,
     list_tokens,
     revoke_token,
     update_token,
 )
-from content_service.identity.workspaces import resolve_workspace
 from content_service.settings import MAX_RATE_LIMIT
 
 router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"], responses=errors(401, 403))
@@ -62,11 +61,10 @@ def get_tokens(_: AdminDep) -> dict[str, object]:
 
 @router.post("", status_code=201)
 def post_token(body: TokenCreate, _: AdminDep) -> dict[str, object]:
-    workspace = resolve_workspace(body.workspaceId)
-    token, info = create_token(
+    return issue_token(
         TokenSpec(
             name=body.name,
-            workspace_id=workspace.id,
+            workspace_id=body.workspaceId,
             access=body.access,
             content_types=tuple(body.contentTypes),
             scopes=tuple(body.scopes) if body.scopes is not None else None,
@@ -75,7 +73,6 @@ def post_token(body: TokenCreate, _: AdminDep) -> dict[str, object]:
             persisted_only=body.persistedOnly,
         )
     )
-    return {**info.to_json(), "token": token}
 
 
 @router.patch("/{token_id}")
