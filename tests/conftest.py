@@ -46,6 +46,11 @@ def aws_would_accept_every_request() -> Iterator[None]:
         pytest.fail("AWS would refuse requests made in this test:\n" + "\n".join(map(str, refused)))
 
 
+# Sign-ins check password hashes of N = 2^10, not 2^17 (most of a second each), as Django's
+# tests use a fast hasher; tests/unit/test_passwords.py holds the default cost.
+FAST_PASSWORDS = {"PASSWORD_HASH_COST": "10"}
+
+
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
     local = tmp_path_factory.mktemp("local-stack")
@@ -64,6 +69,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
             # No default request rate: tests send bursts from one token. The rate tests give
             # their tokens a rateLimit, or switch the default on for themselves.
             "CONTENT_RATE_LIMIT": "0",
+            **FAST_PASSWORDS,
         },
     )
     # The emulator's process takes the environment it starts with. The soak in small
@@ -73,10 +79,14 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
         patch.setenv("MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR", "false")
         running = LocalStack(options)
         running.start()
-    try:
-        yield running
-    finally:
-        running.stop()
+    # The CLI run in-process, and the stacks tests start, read it from the environment.
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in FAST_PASSWORDS.items():
+            patch.setenv(name, value)
+        try:
+            yield running
+        finally:
+            running.stop()
 
 
 @pytest.fixture(scope="session")

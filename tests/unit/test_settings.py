@@ -88,3 +88,11 @@ def test_the_five_environment_variables_set_their_options() -> None:
 def test_invalid_environment_is_refused_at_construction(env: dict[str, str], message: str) -> None:
     with pytest.raises(SettingsError, match=message.replace("(", r"\(").replace(")", r"\)")):
         Settings.from_env(env)
+
+
+def test_the_password_cost_is_owasp_s_unless_lowered_within_bounds() -> None:
+    assert Settings.from_env({}).password_cost == 17
+    assert Settings.from_env({"PASSWORD_HASH_COST": "10"}).password_cost == 10
+    for outside in ("9", "21"):
+        with pytest.raises(SettingsError, match="PASSWORD_HASH_COST must be from 10 to 20"):
+            Settings.from_env({"PASSWORD_HASH_COST": outside})

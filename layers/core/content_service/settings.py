@@ -129,6 +129,10 @@ class GraphQLLimits:
                 raise SettingsError(f"GraphQL limit {camel(option.name)} must be positive")
 
 
+PASSWORD_COST = 17
+"""scrypt N = 2^17, r = 8, p = 1: OWASP's password storage guidance."""
+MIN_PASSWORD_COST, MAX_PASSWORD_COST = 10, 20
+
 MAX_RATE_LIMIT = 1000
 """Requests per second one token may be given: its counter is one DynamoDB item a second."""
 
@@ -210,6 +214,10 @@ class Settings:
     log_level: str = "INFO"
     alarm_topic_arn: str = ""
     secrets_key_arn: str = ""
+    password_cost: int = PASSWORD_COST
+    """log2 of scrypt's N for new password hashes (`identity.passwords`). Only tests lower it,
+    as Django's tests use a fast hasher: a sign-in then costs milliseconds, not most of a
+    second, and the hashing itself is tested at the default."""
 
     def __post_init__(self) -> None:
         for origin in (self.public_base_url, *self.allowed_origins):
@@ -217,6 +225,11 @@ class Settings:
                 raise SettingsError(f"origin {origin!r} must start with http:// or https://")
         if self.session_max_age_seconds <= 0:
             raise SettingsError("session max age must be positive")
+        if not MIN_PASSWORD_COST <= self.password_cost <= MAX_PASSWORD_COST:
+            raise SettingsError(
+                f"PASSWORD_HASH_COST must be from {MIN_PASSWORD_COST} to {MAX_PASSWORD_COST}"
+                f" (log2 of scrypt's N), not {self.password_cost}"
+            )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -245,6 +258,7 @@ class Settings:
             if env.get(variable, "").strip()
         }
         key_file = env.get("SESSION_KEY_FILE", "").strip()
+        cost = env.get("PASSWORD_HASH_COST", "").strip()
         return cls(
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             aws_endpoint_url=env.get("AWS_ENDPOINT_URL") or None,
@@ -266,4 +280,5 @@ class Settings:
             log_level=env.get("LOG_LEVEL", "INFO"),
             alarm_topic_arn=env.get("ALARM_TOPIC_ARN", "").strip(),
             secrets_key_arn=env.get("SECRETS_KEY_ARN", "").strip(),
+            password_cost=_parse_int("PASSWORD_HASH_COST", cost or str(PASSWORD_COST)),
         )

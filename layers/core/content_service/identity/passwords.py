@@ -4,7 +4,8 @@ Stored as `scrypt$<n>$<r>$<p>$<salt b64>$<hash b64>` so parameters can be raised
 invalidating existing hashes: a hash made with other parameters still verifies with its own, and
 `needs_rehash` tells the sign-in to store a new one while it holds the clear password. The cost is
 N = 2^17, r = 8, p = 1 (OWASP's password storage guidance for scrypt): about 128 MiB and a few
-hundred milliseconds per check. The clear password is never stored or logged.
+hundred milliseconds per check. New hashes take the cost the settings give (`password_cost`, log2
+of N), which only tests lower. The clear password is never stored or logged.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import hashlib
 import hmac
 import secrets
 
-_N, _R, _P, _LEN = 2**17, 8, 1, 32
+from content_service.settings import MAX_PASSWORD_COST, PASSWORD_COST
+
+_R, _P, _LEN = 8, 1, 32
 # The largest cost a stored hash may ask for (a damaged or planted hash cannot exhaust memory).
-_MAX_N = 2**20
+_MAX_N = 2**MAX_PASSWORD_COST
 MIN_PASSWORD_LENGTH = 10
 
 
@@ -32,11 +35,12 @@ def _scrypt(password: str, salt: bytes, n: int, r: int, p: int, length: int) -> 
     )
 
 
-def hash_password(password: str) -> str:
+def hash_password(password: str, cost: int = PASSWORD_COST) -> str:
+    """A new hash with N = 2^cost."""
     salt = secrets.token_bytes(16)
-    digest = _scrypt(password, salt, _N, _R, _P, _LEN)
+    digest = _scrypt(password, salt, 2**cost, _R, _P, _LEN)
     return "$".join(
-        ["scrypt", str(_N), str(_R), str(_P), _b64(salt), _b64(digest)],
+        ["scrypt", str(2**cost), str(_R), str(_P), _b64(salt), _b64(digest)],
     )
 
 
@@ -62,17 +66,17 @@ def verify_password(password: str, stored: str) -> bool:
     return hmac.compare_digest(actual, expected)
 
 
-def needs_rehash(stored: str) -> bool:
+def needs_rehash(stored: str, cost: int = PASSWORD_COST) -> bool:
     """A hash made with other parameters than today's (an older, cheaper N)."""
-    return stored.split("$")[:4] != ["scrypt", str(_N), str(_R), str(_P)]
+    return stored.split("$")[:4] != ["scrypt", str(2**cost), str(_R), str(_P)]
 
 
 @functools.cache
-def dummy_hash() -> str:
+def dummy_hash(cost: int = PASSWORD_COST) -> str:
     """Verified against when the e-mail is unknown, so a wrong e-mail costs the same time as a
     wrong password and the response never tells which half was wrong. Built on first use, not
     at import, to keep cold starts short."""
-    return hash_password(secrets.token_urlsafe(16))
+    return hash_password(secrets.token_urlsafe(16), cost)
 
 
 def generate_password() -> str:

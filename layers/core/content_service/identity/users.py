@@ -17,7 +17,7 @@ from content_service.identity.passwords import (
     verify_password,
 )
 from content_service.identity.principal import Role, UserCaller
-from content_service.settings import Settings
+from content_service.settings import PASSWORD_COST, Settings
 
 if TYPE_CHECKING:
     from content_service.identity.models import UserRecord
@@ -68,7 +68,7 @@ def create_user(
         id=user_id,
         email=email,
         role=role,
-        passwordHash=hash_password(password),
+        passwordHash=hash_password(password, settings.password_cost),
         createdAt=iso_utc((clock or SystemClock()).now()),
     )
     save_with_unique_claim(
@@ -94,8 +94,9 @@ def list_users() -> list[User]:
     return [_from_record(r) for r in UserRecord.by_kind.query("USERS")]
 
 
-def authenticate_user(email: str, password: str) -> User | None:
-    """The same work whether the e-mail or the password is wrong: never says which."""
+def authenticate_user(email: str, password: str, cost: int = PASSWORD_COST) -> User | None:
+    """The same work whether the e-mail or the password is wrong: never says which. `cost` is
+    today's (`Settings.password_cost`): an older hash is stored again at it."""
     from pynamodb.exceptions import DoesNotExist, UpdateError
 
     from content_service.identity.models import UniqueRecord, UserRecord
@@ -106,16 +107,16 @@ def authenticate_user(email: str, password: str) -> User | None:
         record = UserRecord.get(f"USER#{claim.ownerId}", "USER")
     except DoesNotExist:
         record = None
-    stored = record.passwordHash if record is not None else dummy_hash()
+    stored = record.passwordHash if record is not None else dummy_hash(cost)
     matches = verify_password(password, stored)
     if record is None or not matches:
         return None
-    if needs_rehash(stored):
+    if needs_rehash(stored, cost):
         # The clear password is at hand only now: store it at today's cost, on the condition
         # that the hash is still the one checked (a password change meanwhile wins).
         try:
             record.update(
-                actions=[UserRecord.passwordHash.set(hash_password(password))],
+                actions=[UserRecord.passwordHash.set(hash_password(password, cost))],
                 condition=UserRecord.passwordHash == stored,
             )
         except UpdateError as error:

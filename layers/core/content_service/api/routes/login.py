@@ -89,7 +89,7 @@ async def login(
     if admission.refused:
         logger.info("sign-in throttled", extra={"retryAfter": admission.retry_after})
         return _throttled(request, next, admission.retry_after)
-    user = await run_in_threadpool(authenticate_user, email, password)
+    user = await run_in_threadpool(authenticate_user, email, password, settings.password_cost)
     if user is None:
         await asyncio.sleep(FAILED_SIGN_IN_DELAY_SECONDS)
         logger.info("sign-in refused")
