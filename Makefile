@@ -108,9 +108,10 @@ sam-check: $(SAM) checkov
 build: $(SAM)
 	PYTHON=$(PYTHON) $(SAM) build --build-dir .aws-sam/build --cache-dir .aws-sam/cache
 
-# Two workers, each with its own local stack; a test file stays on one worker (module fixtures).
+# Two workers, each with its own local stack; a test file stays on one worker (module fixtures),
+# and files go out in collection order: the slow ones first (tests/conftest.py).
 test: $(VENV)/.dev-installed browsers nginx lint sam-check
-	$(PY) -m pytest -n 2 --dist loadfile
+	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The cold-start suite imports the handlers from the built artifacts, as Lambda does.
 bench: $(VENV)/.dev-installed nginx build

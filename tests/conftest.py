@@ -35,6 +35,15 @@ hypothesis_settings.register_profile("project", deadline=None)
 hypothesis_settings.load_profile("project")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with a test marked `slow` run first, each file's tests in their order. `make test`
+    hands files to its two workers in collection order (`--no-loadscope-reorder`), so the long
+    poles start at once and short files fill the end, where pytest-xdist's default order (most
+    tests first) started a one-test file of minutes last while the other worker idled."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
+
+
 @pytest.fixture(autouse=True)
 def aws_would_accept_every_request() -> Iterator[None]:
     """Fails a test during which the app sent a request AWS would refuse (the local stack turns
