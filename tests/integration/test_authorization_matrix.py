@@ -391,11 +391,13 @@ def world(stack: LocalStack, base_url: str, credentials: dict[str, Any]) -> Iter
                 revoked_token=revoked,
             )
         finally:
-            # The matrix's endpoints go first, so the final drain fans the cells' writes out to
-            # nothing and finds the redeliveries' rows gone: no later test meets any of it.
+            # The matrix's endpoints go first (its pull listeners too), so the final drain fans
+            # the cells' writes out to nothing and finds the redeliveries' rows gone: no later
+            # test meets any of it.
             listed = http.get("/api/webhooks", headers=admin).json()["items"]
             for endpoint in listed:
-                if endpoint["url"].startswith(receiver.url("/")):
+                made_here = endpoint["id"] in a.ids | b.ids
+                if made_here or endpoint["url"].startswith(receiver.url("/")):
                     purge_endpoint(endpoint["id"])
             stack.drain()
 
