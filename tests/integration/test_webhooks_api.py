@@ -151,6 +151,10 @@ def test_list_shows_each_endpoints_latest_delivery(hooks: Hooks, new_workspace: 
     latest = next(i for i in listed if i["id"] == endpoint["id"])["latestDelivery"]
     assert latest["id"] == rows[-1].id
     assert latest["status"] == "pending"
+    assert list(latest) == [  # docs/webhooks.md, "API notes beyond the route table"
+        *("id", "event", "status", "attempts", "lastStatusCode", "lastError"),
+        *("createdAt", "updatedAt"),
+    ]
 
 
 @pytest.mark.parametrize(

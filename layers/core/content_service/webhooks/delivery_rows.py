@@ -196,6 +196,10 @@ class DeliveryRow:
     def to_json(self, *, detail: bool = False) -> dict[str, Any]:
         return camel.dump(self, _JSON + _DETAIL if detail else _JSON)
 
+    def summary_json(self) -> dict[str, Any]:
+        """The row as an endpoint's `latestDelivery` in the endpoint list."""
+        return camel.dump(self, _SUMMARY)
+
     def to_values(self) -> dict[str, Any]:
         """The item of a new row (fan-out and redeliver insert only pending rows)."""
         shard = shard_of(self.id)
@@ -226,6 +230,10 @@ _JSON = (
     *("response_snippet", "last_error", "redelivery_of", "recovery_id", "recovered_by"),
 )
 _DETAIL = ("workspace_id", "attempt_log")
+_SUMMARY = (
+    *("id", "event", "status", "attempts", "last_status_code", "last_error"),
+    *("created_at", "updated_at"),
+)
 _NEW_ROW = (
     *("id", "endpoint_id", "event_id", "event", "workspace_id", "status", "request_body"),
     *("created_at", "updated_at", "attempts", "sweep_at", "redelivery_of", "recovery_id"),

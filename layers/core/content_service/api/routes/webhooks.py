@@ -26,7 +26,6 @@ from content_service.identity.principal import (
 )
 from content_service.webhooks import catalogue, wiring
 from content_service.webhooks.delivery_log import LogSearch
-from content_service.webhooks.delivery_rows import DeliveryRow
 from content_service.webhooks.endpoint_registry import (
     DEFAULT_PAGE_SIZE,
     MAX_PULL_WAIT_SECONDS,
@@ -137,21 +136,6 @@ def _actor(caller: Caller) -> dict[str, str] | None:
     return {"id": caller.id, "email": caller.email} if isinstance(caller, UserCaller) else None
 
 
-def _latest(row: DeliveryRow | None) -> dict[str, Any] | None:
-    if row is None:
-        return None
-    return {
-        "id": row.id,
-        "event": row.event,
-        "status": row.status,
-        "attempts": row.attempts,
-        "lastStatusCode": row.last_status_code,
-        "lastError": row.last_error,
-        "createdAt": row.created_at,
-        "updatedAt": row.updated_at,
-    }
-
-
 @router.get("/api/webhook-events")
 def list_event_kinds(_: ReadCaller) -> list[dict[str, Any]]:
     return catalogue.to_json()
@@ -164,7 +148,7 @@ def list_endpoints(_: ReadCaller) -> dict[str, Any]:
         "items": [
             {
                 **_shown(endpoint),
-                "latestDelivery": _latest(latest),
+                "latestDelivery": latest.summary_json() if latest else None,
                 "health": registry.health(endpoint.id).to_json(),
             }
             for endpoint, latest in registry.list()
