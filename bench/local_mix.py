@@ -81,6 +81,8 @@ class Outcome:
     elapsed_s: float
     samples: Samples
     idle_page_ms: float
+    settled: bool
+    """Whether the stack was idle when the idle page was measured."""
     load: tuple[float, float, float]
     cpu_s: float | None
     """CPU seconds the stack's processes used during the mix (None where /proc is not)."""
@@ -217,17 +219,18 @@ def _prepare(stack: Stack) -> None:
         seed_published(workspace_id, TYPE, rows, start=start + first)
 
 
-def _settle(pid: int, limit_s: float = 120.0) -> None:
+def _settle(pid: int, limit_s: float = 120.0) -> bool:
     """Waits until the stack is idle: under a tenth of a core over one second. Seeding leaves
     work behind (the journal's fold in a child, D107), and a page measured meanwhile is not an
-    idle page."""
+    idle page. False when it was still busy after `limit_s` (the idle row then says so)."""
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         before = _tree_cpu_seconds(pid)
         time.sleep(1.0)
         after = _tree_cpu_seconds(pid)
         if before is None or after is None or after - before < SETTLED_CPU_S:
-            return
+            return True
+    return False
 
 
 def _idle_page_ms(stack: Stack, rounds: int = 21) -> float:
@@ -307,7 +310,7 @@ def run_layout(layout: str, root: Path, duration_s: float, profile: Path | None)
     stack = Stack(layout, root, profile)
     try:
         _prepare(stack)
-        _settle(stack.process.pid)
+        settled = _settle(stack.process.pid)
         idle = _idle_page_ms(stack)
         before = _tree_cpu_seconds(stack.process.pid)
         samples, elapsed = _mix(stack, duration_s)
@@ -318,7 +321,7 @@ def run_layout(layout: str, root: Path, duration_s: float, profile: Path | None)
     if code != 0:
         raise RuntimeError(f"{layout}: the stack exited with {code} after Ctrl-C: {stack.log}")
     cpu = after - before if after is not None and before is not None else None
-    return Outcome(layout, elapsed, samples, idle, load, cpu)
+    return Outcome(layout, elapsed, samples, idle, settled, load, cpu)
 
 
 def _percentile(values: Sequence[float], fraction: float) -> float:
@@ -388,7 +391,8 @@ def _layout_rows(outcome: Outcome) -> list[Row]:
         Row(
             BENCHMARK,
             case,
-            f"idle page of {PAGE} at {SEEDED:,} entries, median",
+            f"idle page of {PAGE} at {SEEDED:,} entries, median"
+            + ("" if outcome.settled else " (the stack was still busy)"),
             outcome.idle_page_ms,
             "ms",
             **idle_target,
