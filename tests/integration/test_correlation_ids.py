@@ -69,3 +69,15 @@ def test_overlapping_requests_keep_their_own_correlation_ids(
     access = [line for line in log_lines if line.get("path") == "/api/v1/me"]
     assert len(access) == REQUESTS
     assert sorted(str(line.get("correlation_id")) for line in access) == sorted(ids)
+
+
+def test_a_request_without_an_id_never_takes_a_handler_s(make_client: ClientFactory) -> None:
+    """The fan-out and delivery handlers set the logger's correlation id (process-wide) to the
+    event or delivery they handle; where they share the API's process, a request without its
+    own id still gets a new one, not theirs."""
+    logger.set_correlation_id("delivery-of-another-handler")
+    try:
+        generated = make_client().get("/healthz").headers["x-correlation-id"]
+    finally:
+        logger.set_correlation_id(None)
+    assert str(uuid.UUID(generated)) == generated

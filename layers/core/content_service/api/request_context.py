@@ -15,6 +15,17 @@ CORRELATION_HEADER = "x-correlation-id"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
+def _lambda_request_id(scope: Scope) -> str:
+    """API Gateway's request id when Mangum serves the request under Lambda (the id Powertools
+    logs as the invocation's correlation id); "" under uvicorn. Read from the request's own
+    event, never from the logger: its correlation id is process-wide, and where handlers share
+    the process (the one-process layout, the tests) it is the last delivery's or event's."""
+    event = scope.get("aws.event")
+    context = event.get("requestContext") if isinstance(event, dict) else None
+    request_id = context.get("requestId") if isinstance(context, dict) else None
+    return request_id if isinstance(request_id, str) else ""
+
+
 class CorrelationIdMiddleware(HttpMiddleware):
     """Takes the caller's `X-Correlation-Id` (else Lambda's request id, else a new one)."""
 
@@ -26,7 +37,7 @@ class CorrelationIdMiddleware(HttpMiddleware):
         correlation_id = (
             supplied
             if _SAFE_ID.match(supplied)
-            else (logger.get_correlation_id() or str(uuid.uuid4()))
+            else (_lambda_request_id(scope) or str(uuid.uuid4()))
         )
         status = 500
         started = time.perf_counter()
