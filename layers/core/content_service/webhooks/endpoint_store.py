@@ -137,7 +137,7 @@ class Endpoint(EndpointSettings):
         """The endpoint JSON of docs/api.md; never a secret: the current one's hint, and the
         hint and expiry of each older secret still valid at `now`. An EventBridge endpoint
         has no URL (null)."""
-        shown = camel.dump(self, ("secret_hint" if n == "secret" else n for n in _shown_names()))
+        shown = camel.dump(self, _SHOWN)
         shown["olderSecrets"] = [o.to_json() for o in self.secrets.valid_older(now)]
         shown["headers"] = self.header_values()
         if self.event_bus:
@@ -173,14 +173,12 @@ class Endpoint(EndpointSettings):
 
 # Kept out of the endpoint JSON: the write counter, and the older secrets (shown as hints).
 _NOT_SHOWN = frozenset({"version", "older_secrets"})
-# The endpoint JSON opens with these, then the settings, then the rest in field order.
-_LEADING = ("id", "url", "secret")
-
-
-def _shown_names() -> list[str]:
-    rest = [n for n in camel.field_names(Endpoint) if n not in _NOT_SHOWN and n not in _LEADING]
-    return [*_LEADING, *rest]
-
+# The endpoint JSON opens with the id, the URL and the secret's hint, then the other fields
+# in their order (the settings first).
+_SHOWN = (
+    *("id", "url", "secret_hint"),
+    *(n for n in camel.field_names(Endpoint) if n not in {*_NOT_SHOWN, "id", "url", "secret"}),
+)
 
 SECRET = "secret"  # noqa: S105 (an attribute name, not a secret)
 OLDER_SECRETS = "olderSecrets"
