@@ -280,5 +280,5 @@ class Settings:
             log_level=env.get("LOG_LEVEL", "INFO"),
             alarm_topic_arn=env.get("ALARM_TOPIC_ARN", "").strip(),
             secrets_key_arn=env.get("SECRETS_KEY_ARN", "").strip(),
-            password_cost=_parse_int("PASSWORD_HASH_COST", cost or str(PASSWORD_COST)),
+            password_cost=_parse_int("PASSWORD_HASH_COST", cost) if cost else PASSWORD_COST,
         )
