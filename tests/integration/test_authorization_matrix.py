@@ -395,9 +395,9 @@ def world(stack: LocalStack, base_url: str, credentials: dict[str, Any]) -> Iter
             # the cells' writes out to nothing and finds the redeliveries' rows gone: no later
             # test meets any of it.
             listed = http.get("/api/webhooks", headers=admin).json()["items"]
+            made_here = a.ids | b.ids
             for endpoint in listed:
-                made_here = endpoint["id"] in a.ids | b.ids
-                if made_here or endpoint["url"].startswith(receiver.url("/")):
+                if endpoint["id"] in made_here or endpoint["url"].startswith(receiver.url("/")):
                     purge_endpoint(endpoint["id"])
             stack.drain()
 
