@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from content_service.cli import main
 from infra.local_stack import LocalStack
 from tests.conftest import ClientFactory, WorkspaceAccess, sign_in
+from tests.support.cli import run_cli
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    code = main(list(argv))
+def cli_output(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
+    code = run_cli(*argv)
     captured = capsys.readouterr()
     return code, json.loads(captured.out) if captured.out.strip() else None, captured.err
 
@@ -28,7 +28,7 @@ def test_token_create_list_revoke(
     capsys: pytest.CaptureFixture[str], new_workspace: Any, make_client: ClientFactory
 ) -> None:
     workspace: WorkspaceAccess = new_workspace()
-    code, created, _ = run_cli(
+    code, created, _ = cli_output(
         capsys,
         "token",
         "create",
@@ -47,25 +47,25 @@ def test_token_create_list_revoke(
     assert created["contentTypes"] == ["author", "blog_post"]
     assert make_client(token).get("/api/v1/me").json()["name"] == "cli token"
 
-    code, listing, _ = run_cli(capsys, "token", "list")
+    code, listing, _ = cli_output(capsys, "token", "list")
     assert code == 0
     assert token not in json.dumps(listing)
     assert any(t["id"] == created["id"] for t in listing["items"])
 
-    code, revoked, _ = run_cli(capsys, "token", "revoke", created["id"])
+    code, revoked, _ = cli_output(capsys, "token", "revoke", created["id"])
     assert code == 0
     assert revoked["revokedAt"] is not None
     assert make_client(token).get("/api/v1/me").status_code == 401
 
 
 def test_refusals_exit_non_zero_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run_cli(capsys, "token", "create", "--name", "x", "--workspace", "nope")
+    code, _, err = cli_output(capsys, "token", "create", "--name", "x", "--workspace", "nope")
     assert code == 1
     assert "workspace 'nope' not found" in err
-    code, _, err = run_cli(capsys, "token", "revoke", str(uuid.uuid4()))
+    code, _, err = cli_output(capsys, "token", "revoke", str(uuid.uuid4()))
     assert code == 1
     assert "not found" in err
-    code, _, err = run_cli(capsys, "bootstrap")
+    code, _, err = cli_output(capsys, "bootstrap")
     assert code == 1
     assert "already bootstrapped" in err
 
@@ -74,7 +74,7 @@ def test_user_create_then_sign_in(
     capsys: pytest.CaptureFixture[str], make_client: ClientFactory
 ) -> None:
     email = f"cli-{uuid.uuid4().hex[:8]}@example.com"
-    code, user, _ = run_cli(
+    code, user, _ = cli_output(
         capsys,
         "user",
         "create",
@@ -90,7 +90,7 @@ def test_user_create_then_sign_in(
     assert "password" not in user
     client = sign_in(make_client(), email, "pw-0123456789")
     assert client.get("/api/v1/me").json()["email"] == email
-    code, _, err = run_cli(capsys, "user", "create", "--email", email, "--password", "x" * 12)
+    code, _, err = cli_output(capsys, "user", "create", "--email", email, "--password", "x" * 12)
     assert code == 1
     assert "already exists" in err
 
@@ -192,12 +192,13 @@ def test_lists_reindex_indexes_entries_stored_before_list_indexes(
         del item["listKeys"], item["listCounts"]
         dynamo.client().put_item(TableName=dynamo.tables().content, Item=dynamo.encode(item))
     assert workspace.read.get("/api/v1/content/old").json()["total"] == 0
-    code, result, _ = run_cli(capsys, "lists", "reindex", "--workspace", workspace.slug)
+    code, result, _ = cli_output(capsys, "lists", "reindex", "--workspace", workspace.slug)
     assert code == 0
     assert result == {"indexed": 3}
     body = workspace.read.get("/api/v1/content/old", params={"sort": "-title"}).json()
     assert body["total"] == 3
     assert [e["values"]["title"] for e in body["items"]] == ["t2", "t1", "t0"]
     # Indexed once: running it again changes no total.
-    assert run_cli(capsys, "lists", "reindex", "--workspace", workspace.slug)[1] == {"indexed": 3}
+    again = cli_output(capsys, "lists", "reindex", "--workspace", workspace.slug)
+    assert again[1] == {"indexed": 3}
     assert workspace.read.get("/api/v1/content/old").json()["total"] == 3

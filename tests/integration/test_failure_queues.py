@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 from content_service import runtime
-from content_service.cli import main
 from content_service.webhooks.queue import message_body
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess, webhook_options
+from tests.support.cli import run_cli
 from tests.support.webhooks import Hooks, rows_for_endpoint, seed_rows, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
@@ -49,17 +49,11 @@ def local_receivers() -> Iterator[None]:
 
 
 def replay(*argv: str) -> dict[str, Any]:
-    """Runs the CLI in this process (it reconfigures the runtime from the environment).
-
-    Only what the CLI prints is read: the API served by this process logs to stdout too.
-    """
-    before = runtime.settings()
+    """Runs the CLI in this process. Only what the CLI prints is read: the API served by this
+    process logs to stdout too."""
     printed = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(printed):
-            code = main(["replay", *argv])
-    finally:
-        runtime.configure(before)
+    with contextlib.redirect_stdout(printed):
+        code = run_cli("replay", *argv)
     assert code == 0
     report: dict[str, Any] = json.loads(printed.getvalue())
     return report

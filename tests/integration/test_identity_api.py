@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
-from content_service.cli import main
 from infra.local_stack import LocalStack
 from tests.conftest import ClientFactory, WorkspaceAccess, sign_in
+from tests.support.cli import run_cli
 
 
 def test_health_answers(make_client: ClientFactory) -> None:
@@ -304,7 +304,7 @@ def test_an_older_password_hash_is_replaced_at_the_next_sign_in(
     """A user stored with a cheaper scrypt N than today's still signs in, and leaves with
     today's (the suite's `PASSWORD_HASH_COST`; the default is held in test_passwords)."""
     email, password = f"rehash-{uuid.uuid4().hex[:8]}@example.com", "older-password-1"
-    assert main(["user", "create", "--email", email, "--password", password]) == 0
+    assert run_cli("user", "create", "--email", email, "--password", password) == 0
     user_id = json.loads(capsys.readouterr().out)["id"]
     assert stack.settings is not None
     table = stack.settings.tables.schema

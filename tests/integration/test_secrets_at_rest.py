@@ -16,13 +16,13 @@ from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.kms.models import kms_backends
 
 from content_service import runtime
-from content_service.cli import main
 from content_service.storage import sealing
 from content_service.webhooks import services
 from content_service.webhooks.endpoint_store import sealing_context
 from harness.receiver import Receiver
 from infra.emulator import Emulator
 from infra.local_stack import LocalStack, LocalStackOptions
+from tests.support.cli import run_cli
 from tests.support.webhooks import Hooks, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
@@ -132,7 +132,7 @@ def test_a_row_stored_in_clear_works_until_the_seal_command_seals_it(
         assert receiver.requests[-1].header("Authorization") == "Bearer old-clear-value"
 
         capsys.readouterr()
-        assert main(["webhooks", "seal"]) == 0
+        assert run_cli("webhooks", "seal") == 0
         counts = json.loads(capsys.readouterr().out)
         assert counts["sealed"] >= 1
         item = dynamodb.get_item(TableName=settings.tables.endpoints, Key=key)["Item"]
@@ -144,7 +144,7 @@ def test_a_row_stored_in_clear_works_until_the_seal_command_seals_it(
         assert receiver.requests[-1].header("Authorization") == "Bearer old-clear-value"
 
         capsys.readouterr()
-        assert main(["webhooks", "seal"]) == 0
+        assert run_cli("webhooks", "seal") == 0
         again = json.loads(capsys.readouterr().out)
         assert again["sealed"] == 0
     finally:

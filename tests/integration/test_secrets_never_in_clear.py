@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from content_service.cli import main
 from content_service.observability import SERVICE_NAME, logger
 from infra.local_stack import LocalStack
 from tests.conftest import ClientFactory, sign_in
+from tests.support.cli import run_cli
 
 
 def _schema_table_dump(stack: LocalStack) -> str:
@@ -61,7 +61,7 @@ def test_password_and_tokens_are_neither_logged_nor_stored(
     password = f"pw-{uuid.uuid4().hex}"
 
     assert (
-        main(["user", "create", "--email", email, "--role", "admin", "--password", password]) == 0
+        run_cli("user", "create", "--email", email, "--role", "admin", "--password", password) == 0
     )
     client = sign_in(make_client(), email, password)
     make_client().post("/login", data={"email": email, "password": password + "x"})

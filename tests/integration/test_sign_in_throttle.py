@@ -10,7 +10,6 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from content_service.cli import main
 from content_service.identity import sign_in_throttle
 from content_service.identity.sign_in_throttle import (
     ACCOUNT_LIMIT,
@@ -23,6 +22,7 @@ from content_service.identity.sign_in_throttle import (
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import ClientFactory
+from tests.support.cli import run_cli
 
 LOOPBACK = "127.0.0.1"
 
@@ -38,7 +38,7 @@ def clock(stack: LocalStack) -> Iterator[FakeClock]:
 
 def new_user(capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
     email, password = f"throttle-{uuid.uuid4().hex[:10]}@example.com", uuid.uuid4().hex
-    assert main(["user", "create", "--email", email, "--password", password]) == 0
+    assert run_cli("user", "create", "--email", email, "--password", password) == 0
     capsys.readouterr()
     return email, password
 
@@ -96,7 +96,7 @@ def test_user_unlock_clears_the_account(
     fail(client, email, ACCOUNT_LIMIT)
     assert attempt(client, email, password).status_code == 429
 
-    assert main(["user", "unlock", "--email", email.upper()]) == 0
+    assert run_cli("user", "unlock", "--email", email.upper()) == 0
     assert json.loads(capsys.readouterr().out) == {"unlocked": {"email": email}}
     assert attempt(client, email, password).status_code == 303
 
