@@ -47,8 +47,10 @@ export class RelationField {
       if (button) this.link(JSON.parse(button.dataset.entry));
     });
     this.find.addEventListener("input", () => this.schedule());
+    // The first focus lists the newest entries; later ones keep what was found (linking the
+    // last result empties the list and takes the focus back: that needs no new search).
     this.find.addEventListener("focus", () => {
-      if (!this.results.children.length) this.search();
+      if (this.lastFound === undefined) this.search();
     });
     this.find.disabled = false;
   }
