@@ -30,6 +30,13 @@ cannot change between requests:
   (moto's own sort then finds them sorted), so it costs the partition, not the table; and a
   string's comparison value (`DynamoType.cast_value`, behind every key comparison) is found
   before five type checks that a string always fails;
+- a Query of a secondary index (the workspace list, a token by id, the delivery log by
+  endpoint, the sweep) sorted every item of the table by the table's keys, through
+  Python-level comparisons, before keeping those of the index partition: the schema table,
+  which holds the list counts, grew to hundreds of thousands of items under a large type, and
+  the content overview's workspace list took seconds. The index Query is handed only the items
+  whose index key attributes hold the queried values (one pass, no sort; moto checks them
+  again and sorts them by the index's keys and the table's, which decides their order alone);
 - a page of such a Query (a `Limit`, no sort-key condition, no legacy `KeyConditions` filter:
   the list index's every read) still made moto compare and sort every item of the partition
   twice in Python and walk to the exclusive start key item by item, so a page of 20 cost the
@@ -412,11 +419,44 @@ def _key_order(table: Any, hash_key: Any, found: dict[Any, Any]) -> list[tuple[A
     return ordered
 
 
+def _index_candidates(table: Any, conditions: list[tuple[str, Any]]) -> list[Any]:
+    """The items whose index key attributes equal the queried values, as moto's `__eq__`
+    judges them (type, then cast value), in no particular order: moto's loop checks them
+    again and then sorts by the index's keys and the table's, a total order."""
+    wanted = [(name, value.type, value.cast_value) for name, value in conditions]
+    found = []
+    for held in table.items.values():
+        for item in held.values() if table.range_key_attr else (held,):
+            attrs = item.attrs
+            for name, kind, cast in wanted:
+                value = attrs.get(name)
+                if value is None or value.type != kind or value.cast_value != cast:
+                    break
+            else:
+                found.append(item)
+    return found
+
+
+def _index_query(original: Any, self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+    """A secondary index's Query, handed only the items of its partition (moto's loop
+    otherwise sorts every item of the table by its keys before looking at one)."""
+    conditions = kwargs.get("hash_key_conditions")
+    if not conditions:
+        return original(self, hash_key, *args, **kwargs)
+    _querying.partition = (self, _index_candidates(self, conditions))
+    try:
+        return original(self, hash_key, *args, **kwargs)
+    finally:
+        _querying.partition = None
+
+
 def _partition_query(original: Any) -> Any:
     def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
         named = dict(zip(_QUERY_PARAMETERS, args, strict=False))
         named.update((k, v) for k, v in kwargs.items() if k in _QUERY_PARAMETERS)
-        if named.get("index_name") or hash_key is None or self.range_key_attr is None:
+        if named.get("index_name"):
+            return _index_query(original, self, hash_key, *args, **kwargs)
+        if hash_key is None or self.range_key_attr is None:
             return original(self, hash_key, *args, **kwargs)
         found = self.items.get(hash_key) or {}
         ordered = _key_order(self, hash_key, found)

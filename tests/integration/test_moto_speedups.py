@@ -304,6 +304,99 @@ def test_a_partition_stays_in_key_order_across_puts_deletes_and_a_cancelled_tran
     client.delete_table(TableName=name)
 
 
+def _indexed_table(client: Any) -> str:
+    """Items on two indexes: `byTag` (tag S, at S) and `byLevel` (level N, no range key), with
+    some items on neither and an update that moves an item from one tag to another."""
+    name = f"speedups-index-{uuid.uuid4().hex[:8]}"
+    client.create_table(
+        TableName=name,
+        KeySchema=[
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        AttributeDefinitions=[
+            {"AttributeName": a, "AttributeType": t}
+            for a, t in (("pk", "S"), ("sk", "S"), ("tag", "S"), ("at", "S"), ("level", "N"))
+        ],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "byTag",
+                "KeySchema": [
+                    {"AttributeName": "tag", "KeyType": "HASH"},
+                    {"AttributeName": "at", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            },
+            {
+                "IndexName": "byLevel",
+                "KeySchema": [{"AttributeName": "level", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+            },
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    for i in range(90):
+        item: dict[str, Any] = {"pk": {"S": f"p{i % 4}"}, "sk": {"S": f"s{i:02d}"}}
+        if i % 3:
+            item["tag"] = {"S": f"t{i % 2}"}
+            item["at"] = {"S": f"{(i * 7) % 90:02d}"}
+        if i % 5 == 0:
+            item["level"] = {"N": "1.0" if i % 10 else "1"}
+        client.put_item(TableName=name, Item=item)
+    client.update_item(
+        TableName=name,
+        Key={"pk": {"S": "p1"}, "sk": {"S": "s01"}},
+        UpdateExpression="SET tag = :t",
+        ExpressionAttributeValues={":t": {"S": "t0"}},
+    )
+    return name
+
+
+def test_an_index_query_finds_its_partition_in_index_order(stack: LocalStack) -> None:
+    client = stack.emulator.dynamodb()
+    name = _indexed_table(client)
+    items = [
+        i for page in client.get_paginator("scan").paginate(TableName=name) for i in page["Items"]
+    ]
+    tagged = sorted(
+        (i for i in items if i.get("tag") == {"S": "t0"}),
+        key=lambda i: (i["at"]["S"], i["pk"]["S"], i["sk"]["S"]),
+    )
+    assert any(i["sk"]["S"] == "s01" for i in tagged)  # moved there by the update
+    for forward in (True, False):
+        wanted = [i["sk"]["S"] for i in (tagged if forward else tagged[::-1])]
+        for limit in (1, 7, 100):
+            pages = client.get_paginator("query").paginate(
+                TableName=name,
+                IndexName="byTag",
+                KeyConditionExpression="tag = :t",
+                ExpressionAttributeValues={":t": {"S": "t0"}},
+                ScanIndexForward=forward,
+                Limit=limit,
+            )
+            assert [i["sk"]["S"] for page in pages for i in page["Items"]] == wanted
+    between = client.query(
+        TableName=name,
+        IndexName="byTag",
+        KeyConditionExpression="tag = :t AND #at BETWEEN :a AND :b",
+        ExpressionAttributeNames={"#at": "at"},
+        ExpressionAttributeValues={":t": {"S": "t0"}, ":a": {"S": "20"}, ":b": {"S": "50"}},
+    )
+    assert [i["sk"]["S"] for i in between["Items"]] == [
+        i["sk"]["S"] for i in tagged if "20" <= i["at"]["S"] <= "50"
+    ]
+    # A number key matches by value, as DynamoDB compares numbers: 1 and 1.0 are one partition.
+    levels = client.query(
+        TableName=name,
+        IndexName="byLevel",
+        KeyConditionExpression="#l = :l",
+        ExpressionAttributeNames={"#l": "level"},
+        ExpressionAttributeValues={":l": {"N": "1"}},
+    )
+    assert levels["Count"] == 18
+    client.delete_table(TableName=name)
+
+
 def test_an_item_over_the_size_limit_is_refused_whole_or_in_attributes(
     table: tuple[Any, str],
 ) -> None:
