@@ -98,11 +98,18 @@ def _serve_worker(
     parent_pid: int,
     conn: Connection,
 ) -> None:
-    """A worker process: the stack's environment, its own app, uvicorn on the shared socket."""
+    """A worker process: the stack's environment, its own app, uvicorn on the shared socket.
+    The app is built at once, while the stack restores its state; it serves once the parent
+    says so (`WorkerProcesses.start`), so no request sees the tables before the restore."""
     die_with_parent(parent_pid)
     os.environ.update(environment)
     configure_logging()
     server = server_for(app_factory(Settings.from_env()))
+    try:
+        conn.send(("built", os.getpid()))
+        conn.recv()
+    except (EOFError, OSError):  # the parent went away before the stack was ready
+        os._exit(1)
 
     def report_then_watch() -> None:
         _wait_started(server, lambda: True)
@@ -113,6 +120,18 @@ def _serve_worker(
 
     threading.Thread(target=report_then_watch, name="parent-watch", daemon=True).start()
     server.run(sockets=[listener])  # uvicorn's own SIGINT/SIGTERM handlers: graceful
+
+
+def _next_message(worker: BaseProcess, conn: Connection) -> None:
+    """A worker's next report ("built", then "ready"), or why it will not come."""
+    if not conn.poll(_START_TIMEOUT_S):
+        raise RuntimeError(f"{worker.name} did not start within a minute")
+    try:
+        conn.recv()
+    except EOFError:
+        raise RuntimeError(
+            f"{worker.name} exited with {worker.exitcode} as it started; see the log"
+        ) from None
 
 
 class WorkerProcesses:
@@ -130,12 +149,14 @@ class WorkerProcesses:
         self._environment = dict(environment)
         self._app_factory = app_factory
         self._workers: list[tuple[BaseProcess, Connection]] = []
+        self._built: set[str | None] = set()
 
     @property
     def pids(self) -> list[int]:
         return [p.pid for p, _ in self._workers if p.pid is not None]
 
-    def start(self) -> None:
+    def spawn(self) -> None:
+        """Starts the processes, which build their app and wait for `start` to serve."""
         context = multiprocessing.get_context("spawn")
         for number in range(self.count):
             conn, child_conn = context.Pipe()
@@ -154,15 +175,27 @@ class WorkerProcesses:
             process.start()
             child_conn.close()
             self._workers.append((process, conn))
+
+    def wait_built(self) -> None:
+        """Returns once every worker has built its app (and waits to be told to serve)."""
         for worker, conn in self._workers:
-            if not conn.poll(_START_TIMEOUT_S):
-                raise RuntimeError(f"{worker.name} did not start within a minute")
+            if worker.name not in self._built:
+                _next_message(worker, conn)
+                self._built.add(worker.name)
+
+    def start(self) -> None:
+        if not self._workers:
+            self.spawn()
+        self.wait_built()
+        for worker, conn in self._workers:
             try:
-                conn.recv()
-            except EOFError:
+                conn.send(("serve",))
+            except OSError:
                 raise RuntimeError(
                     f"{worker.name} exited with {worker.exitcode} as it started; see the log"
                 ) from None
+        for worker, conn in self._workers:
+            _next_message(worker, conn)
         log.info("API served by %d worker process(es): %s", self.count, self.pids)
 
     def problem(self) -> str | None:
@@ -183,3 +216,4 @@ class WorkerProcesses:
                 process.join(5)
             conn.close()
         self._workers = []
+        self._built = set()

@@ -17,9 +17,6 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from botocore.config import Config
 
-from infra import moto_journal, moto_speedups, moto_transactions
-from infra.emulator_server import EmulatorServer
-
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
@@ -28,6 +25,7 @@ if TYPE_CHECKING:
     from mypy_boto3_ssm import SSMClient
 
     from infra.durable_state import DurableState
+    from infra.emulator_server import EmulatorServer
     from infra.provisioning import ProvisionedKey, ProvisionedTable
 
 DEFAULT_PORT = 4566
@@ -65,6 +63,11 @@ class Emulator:
     def start(self) -> None:
         if self._server is not None:
             return
+        # moto is imported here, not with this module: a stack whose emulator runs in a process
+        # of its own (`infra.emulator_process`) never loads it in the parent.
+        from infra import moto_journal, moto_speedups, moto_transactions
+        from infra.emulator_server import EmulatorServer
+
         moto_transactions.install()
         moto_journal.install()
         moto_speedups.install()

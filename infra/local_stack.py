@@ -21,14 +21,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from content_service.settings import Settings, SettingsError
 from content_service.storage import request_check
 from infra import TEMPLATE_PATH
 from infra.api_workers import ThreadServer, WorkerProcesses
 from infra.child_process import configure_logging
-from infra.durable_state import DurableState
 from infra.emulator import DEFAULT_PORT, DEFAULT_REGION, Emulator, EmulatorError
 from infra.emulator_process import EmulatorProcess
 from infra.lambda_runtime import Handler, load_runtimes
@@ -36,6 +35,9 @@ from infra.pollers import PollerOptions, Pollers, build_pollers
 from infra.provisioning import Provisioned, provision
 from infra.request_recorder import RequestRecorder
 from infra.template_model import Template, TemplateError
+
+if TYPE_CHECKING:
+    from infra.durable_state import DurableState
 
 AppFactory = Callable[[Settings], Any]
 Bootstrapper = Callable[[Settings, str, Path], Any]
@@ -232,14 +234,15 @@ class LocalStack:
         self.settings = settings
         self._mirror_session_key(settings)
 
+        listener = self._listener = _bind(options.host, options.port) if options.api else None
+        if listener is not None:
+            self.base_url = f"http://{options.host}:{listener.getsockname()[1]}"
+            self._spawn_workers({**user_env, **self.environment}, listener)
         self._restore(provisioned)
         restored = self.restored_items > 0
         if options.pollers:
             self._build_pollers(provisioned, settings, restored)
 
-        listener = self._listener = _bind(options.host, options.port) if options.api else None
-        if listener is not None:
-            self.base_url = f"http://{options.host}:{listener.getsockname()[1]}"
         if options.bootstrap:
             first = not (options.local_dir / "bootstrap.json").exists()
             self._progress(
@@ -251,7 +254,7 @@ class LocalStack:
             self.credentials = options.bootstrapper(settings, base_url, options.local_dir)
         if listener is not None:
             self._progress(f"starting the API on {self.base_url}")
-            self._serve(settings, {**user_env, **self.environment}, listener)
+            self._serve(settings, listener)
 
         if self.pollers is not None and options.start_pollers:
             self.pollers.start()
@@ -375,16 +378,19 @@ class LocalStack:
                 return rounds
         raise RuntimeError(f"still busy after {max_rounds} rounds")
 
-    def _serve(
-        self, settings: Settings, environment: Mapping[str, str], listener: socket.socket
-    ) -> None:
+    def _spawn_workers(self, environment: Mapping[str, str], listener: socket.socket) -> None:
+        """API worker processes build their app while the state is restored (their imports take
+        seconds); they serve from `_serve` on."""
         workers = self.options.api_workers
-        server: ThreadServer | WorkerProcesses
         if workers > 0:
             server = WorkerProcesses(workers, listener, environment, self.options.app_factory)
-        else:
-            server = ThreadServer(self.options.app_factory(settings), listener)
-        self._server = server
+            self._server = server
+            server.spawn()
+
+    def _serve(self, settings: Settings, listener: socket.socket) -> None:
+        server = self._server
+        if server is None:
+            server = self._server = ThreadServer(self.options.app_factory(settings), listener)
         server.start()
         log.info("API listening on %s", self.base_url)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -16,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 
@@ -24,10 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from content_service.settings import Settings
 from harness.ports import free_port
 from infra import REPO_ROOT, moto_journal
+from infra.api_workers import WorkerProcesses
 from infra.durable_state import DurableState
 from infra.emulator import Emulator, EmulatorError
 from infra.lambda_runtime import Handler
-from infra.local_stack import LocalStack, LocalStackOptions
+from infra.local_stack import LocalStack, LocalStackOptions, default_app_factory
 from infra.provisioning import Provisioned, provision
 from infra.snapshot import SnapshotFile
 from infra.template_model import Template
@@ -454,3 +457,27 @@ def test_make_run_is_a_process_tree_that_dies_with_it_and_resumes_from_the_journ
     output, _ = again.communicate(timeout=60)
     assert again.returncode == 1, output
     assert "the AWS emulator has stopped" in output
+
+
+def test_an_api_worker_takes_no_request_until_the_stack_is_ready(stack: LocalStack) -> None:
+    """`make run`'s API workers build their app while the stack restores its state (their
+    imports take seconds), and take no request until told to serve: a request sent meanwhile
+    gets no answer from tables not yet restored."""
+    assert stack.settings is not None
+    assert stack.settings.session_key_file is not None
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    environment = {**stack.environment, "SESSION_KEY_FILE": str(stack.settings.session_key_file)}
+    workers = WorkerProcesses(1, listener, environment, default_app_factory)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/healthz"
+    try:
+        workers.spawn()
+        workers.wait_built()
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.get(url, timeout=1.0)
+        workers.start()
+        assert httpx.get(url, timeout=10).status_code == 200
+    finally:
+        workers.stop()
+        listener.close()

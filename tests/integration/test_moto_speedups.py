@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from botocore.exceptions import ClientError
 
 from infra import moto_speedups
 from infra.local_stack import LocalStack
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import KeySchemaElementTypeDef
 
 EVERY_TYPE: dict[str, Any] = {
     "s": {"S": "text"},
@@ -29,6 +32,13 @@ EVERY_TYPE: dict[str, Any] = {
     "null": {"NULL": True},
     "bool": {"BOOL": True},
 }
+
+
+# The key schema of the tables with a sort key.
+PK_SK: list[KeySchemaElementTypeDef] = [
+    {"AttributeName": "pk", "KeyType": "HASH"},
+    {"AttributeName": "sk", "KeyType": "RANGE"},
+]
 
 
 @pytest.fixture(scope="module")
@@ -165,10 +175,7 @@ def keyed(stack: LocalStack) -> Iterator[tuple[Any, str]]:
     name = f"speedups-keyed-{uuid.uuid4().hex[:8]}"
     client.create_table(
         TableName=name,
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
+        KeySchema=PK_SK,
         AttributeDefinitions=[
             {"AttributeName": "pk", "AttributeType": "S"},
             {"AttributeName": "sk", "AttributeType": "S"},
@@ -310,10 +317,7 @@ def _indexed_table(client: Any) -> str:
     name = f"speedups-index-{uuid.uuid4().hex[:8]}"
     client.create_table(
         TableName=name,
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
+        KeySchema=PK_SK,
         AttributeDefinitions=[
             {"AttributeName": a, "AttributeType": t}
             for a, t in (("pk", "S"), ("sk", "S"), ("tag", "S"), ("at", "S"), ("level", "N"))
@@ -372,7 +376,7 @@ def test_an_index_query_finds_its_partition_in_index_order(stack: LocalStack) ->
                 KeyConditionExpression="tag = :t",
                 ExpressionAttributeValues={":t": {"S": "t0"}},
                 ScanIndexForward=forward,
-                Limit=limit,
+                PaginationConfig={"PageSize": limit},
             )
             assert [i["sk"]["S"] for page in pages for i in page["Items"]] == wanted
     between = client.query(
