@@ -202,8 +202,10 @@ class LocalStack:
            stream's end when something was restored, so the restore itself is never fed to
            the fan-out. The resumer then fans out the restored events whose fan-out never
            completed and re-queues unfinished deliveries (the emulator's queues start empty).
-        3. The API socket is bound before bootstrapping so the bootstrap knows the base URL,
-           even for port 0; the API serves only once the bootstrap is done.
+        3. The API socket is bound, and its worker processes spawned to build their app,
+           before the restore, so the bootstrap knows the base URL, even for port 0, and the
+           workers' imports overlap the restore; the API serves only once the bootstrap is
+           done.
         4. Pollers last: nothing is delivered before the API and the storage are ready.
         """
         if self._started:
