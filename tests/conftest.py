@@ -28,6 +28,7 @@ from content_service.identity.tokens import TokenSpec, create_token
 from content_service.identity.workspaces import create_workspace
 from content_service.storage import request_check
 from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
+from tests.support.settings import settings_changed
 
 # A property's examples are checked for what they return, never for how long they take:
 # hypothesis' default 200 ms deadline failed examples on a machine under load.
@@ -186,28 +187,20 @@ def new_workspace(stack: LocalStack, make_client: ClientFactory) -> Callable[...
 @contextmanager
 def webhook_options(**changes: Any) -> Iterator[None]:
     """Switches webhook options (spec 8.2) for the enclosed code alone, API and handlers alike."""
-    before = runtime.settings()
-    runtime.configure(
-        dataclasses.replace(before, webhooks=dataclasses.replace(before.webhooks, **changes))
-    )
-    try:
+    with settings_changed(
+        lambda s: dataclasses.replace(s, webhooks=dataclasses.replace(s.webhooks, **changes))
+    ):
         yield
-    finally:
-        runtime.configure(before)
 
 
 @contextmanager
 def delivery_options(**changes: Any) -> Iterator[None]:
     """Switches caching and rate options (`CONTENT_CACHE_SECONDS`, `CONTENT_RATE_LIMIT`...) for
     the enclosed code alone; the API reads them on every request."""
-    before = runtime.settings()
-    runtime.configure(
-        dataclasses.replace(before, delivery=dataclasses.replace(before.delivery, **changes))
-    )
-    try:
+    with settings_changed(
+        lambda s: dataclasses.replace(s, delivery=dataclasses.replace(s.delivery, **changes))
+    ):
         yield
-    finally:
-        runtime.configure(before)
 
 
 @pytest.fixture

@@ -15,11 +15,11 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from content_service import runtime
 from content_service.webhooks.custom_headers import rules_json
 from harness.webhooks import FakeClock
 from tests.conftest import WorkspaceAccess, sign_in
 from tests.support.admin_pages import editor_user
+from tests.support.settings import settings_changed
 from tests.support.webhooks import Hooks, seed_rows
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
@@ -228,14 +228,10 @@ def test_a_favicon_answers_at_the_address_browsers_ask(base_url: str) -> None:
 
 
 def test_the_reference_pages_are_off_unless_enabled(base_url: str) -> None:
-    before = runtime.settings()
-    runtime.configure(dataclasses.replace(before, api_reference_enabled=False))
-    try:
+    with settings_changed(lambda s: dataclasses.replace(s, api_reference_enabled=False)):
         for path in ("/api/v1/docs", "/api/v1/graphql/playground"):
             response = httpx.get(f"{base_url}{path}")
             assert response.status_code == 404
             assert "API_REFERENCE_ENABLED" in response.json()["error"]["message"]
         assert "off here" in httpx.get(f"{base_url}/").text
-    finally:
-        runtime.configure(before)
     assert 'href="/api/v1/docs"' in httpx.get(f"{base_url}/").text

@@ -25,6 +25,7 @@ from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess, webhook_options
 from tests.support.cli import run_cli
+from tests.support.settings import settings_changed
 from tests.support.webhooks import Hooks, rows_for_endpoint, seed_rows, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
@@ -33,13 +34,12 @@ pytestmark = pytest.mark.usefixtures("stack")
 
 @contextmanager
 def deliveries_table_unavailable() -> Iterator[None]:
-    before = runtime.settings()
-    tables = dataclasses.replace(before.tables, deliveries="no-such-table")
-    runtime.configure(dataclasses.replace(before, tables=tables))
-    try:
+    with settings_changed(
+        lambda s: dataclasses.replace(
+            s, tables=dataclasses.replace(s.tables, deliveries="no-such-table")
+        )
+    ):
         yield
-    finally:
-        runtime.configure(before)
 
 
 @contextmanager

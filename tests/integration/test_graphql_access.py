@@ -28,6 +28,7 @@ from tests.support.graphql import (
     post,
     service_calls,
 )
+from tests.support.settings import settings_changed
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 
@@ -292,12 +293,8 @@ def test_one_schema_is_built_per_grant_set_and_reused(
 
 @pytest.fixture
 def reference_disabled() -> Iterator[None]:
-    before = runtime.settings()
-    runtime.configure(dataclasses.replace(before, api_reference_enabled=False))
-    try:
+    with settings_changed(lambda s: dataclasses.replace(s, api_reference_enabled=False)):
         yield
-    finally:
-        runtime.configure(before)
 
 
 def test_the_playground_is_served_from_the_apps_own_files(make_client: ClientFactory) -> None:

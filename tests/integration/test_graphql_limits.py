@@ -17,6 +17,7 @@ from tests.conftest import WorkspaceAccess
 from tests.support.content import capture, create, define, publish, shared_workspace
 from tests.support.field_types import relation
 from tests.support.graphql import PATH, data, errors, only_error, post, service_calls
+from tests.support.settings import settings_changed
 
 
 @pytest.fixture(scope="module")
@@ -98,17 +99,11 @@ def test_each_limit_accepts_a_document_at_it_and_refuses_one_just_over(
 def test_limits_follow_the_settings(tree: WorkspaceAccess) -> None:
     import dataclasses
 
-    from content_service import runtime
-
-    before = runtime.settings()
-    runtime.configure(
-        dataclasses.replace(before, graphql=dataclasses.replace(before.graphql, max_depth=3))
-    )
-    try:
+    with settings_changed(
+        lambda s: dataclasses.replace(s, graphql=dataclasses.replace(s.graphql, max_depth=3))
+    ):
         assert data(tree.full, "{ nodes { items { name } } }")
         only_error(post(tree.full, "{ nodes { items { parent { name } } } }"), "TOO_DEEP", 400)
-    finally:
-        runtime.configure(before)
     assert data(tree.full, "{ nodes { items { parent { name } } } }")
 
 

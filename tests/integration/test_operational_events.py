@@ -25,6 +25,7 @@ from harness.receiver import Answer, Received, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
+from tests.support.settings import settings_changed
 from tests.support.webhooks import Hooks, drain, endpoint, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
@@ -195,13 +196,9 @@ def test_the_alarm_topic_hears_each_notice_naming_the_endpoint(
     arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]
     sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn["QueueArn"])
     target = hooks.create(receiver.url(), workspaces=[])
-    before = runtime.settings()
-    runtime.configure(dataclasses.replace(before, alarm_topic_arn=topic))
-    try:
+    with settings_changed(lambda s: dataclasses.replace(s, alarm_topic_arn=topic)):
         hooks.patch(target["id"], enabled=False)
         drain(stack)
-    finally:
-        runtime.configure(before)
     messages = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
     bodies = [json.loads(m["Body"]) for m in messages]
     (published,) = [b for b in bodies if target["id"] in b["Subject"]]
