@@ -149,7 +149,7 @@ class WorkerProcesses:
         self._environment = dict(environment)
         self._app_factory = app_factory
         self._workers: list[tuple[BaseProcess, Connection]] = []
-        self._built: set[str | None] = set()
+        self._built = False
 
     @property
     def pids(self) -> list[int]:
@@ -178,10 +178,11 @@ class WorkerProcesses:
 
     def wait_built(self) -> None:
         """Returns once every worker has built its app (and waits to be told to serve)."""
+        if self._built:
+            return
         for worker, conn in self._workers:
-            if worker.name not in self._built:
-                _next_message(worker, conn)
-                self._built.add(worker.name)
+            _next_message(worker, conn)
+        self._built = True
 
     def start(self) -> None:
         if not self._workers:
@@ -216,4 +217,4 @@ class WorkerProcesses:
                 process.join(5)
             conn.close()
         self._workers = []
-        self._built = set()
+        self._built = False
