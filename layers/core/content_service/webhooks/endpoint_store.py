@@ -176,7 +176,9 @@ _NOT_SHOWN = frozenset({"version", "older_secrets"})
 # The endpoint JSON opens with the id, the URL and the secret's hint, then the other fields
 # in their order (the settings first).
 _SHOWN = (
-    *("id", "url", "secret_hint"),
+    "id",
+    "url",
+    "secret_hint",
     *(n for n in camel.field_names(Endpoint) if n not in {*_NOT_SHOWN, "id", "url", "secret"}),
 )
 
