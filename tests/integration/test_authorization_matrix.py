@@ -37,6 +37,8 @@ from starlette.routing import Mount
 from content_service import runtime
 from content_service.api.auth import SESSION_COOKIE
 from content_service.clock import iso_utc
+from content_service.graphql.persisted import document_hash, register
+from content_service.identity.principal import SCOPE_CONTENT_WRITE, UserCaller
 from content_service.identity.tokens import TokenSpec, create_token, revoke_token
 from content_service.identity.users import create_user
 from content_service.identity.workspaces import create_workspace
@@ -47,7 +49,18 @@ from tests.conftest import sign_in, webhook_options
 from tests.support.webhooks import mark_failed, purge_endpoint, seed_rows
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "authorization.md"
-COLUMNS = ("none", "revoked", "read", "full", "other", "other→A", "editor", "admin")
+COLUMNS = (
+    "none",
+    "revoked",
+    "read",
+    "full",
+    "other",
+    "other→A",
+    "editor",
+    "admin",
+    "persisted",
+    "write",
+)
 B_COLUMNS = frozenset({"other", "other→A"})
 SESSION_COLUMNS = frozenset({"editor", "admin"})
 PASSWORD = "matrix-password-1"
@@ -114,6 +127,10 @@ class Side:
     id: str
     full_token: str
     read_token: str
+    persisted_token: str
+    """A full token with `persistedOnly`."""
+    write_token: str
+    """A full token holding `content:write` alone."""
     ids: set[str] = field(default_factory=set)
     published_post: str = ""
     endpoint: str = ""
@@ -176,6 +193,8 @@ class World:
             "full": home.full_token,
             "other": self.b.full_token,
             "other→A": self.b.full_token,
+            "persisted": home.persisted_token,
+            "write": home.write_token,
         }.get(column)
         if bearer is not None:
             headers["Authorization"] = f"Bearer {bearer}"
@@ -275,8 +294,28 @@ def _workspace(tag: str) -> Side:
     read, read_info = create_token(
         TokenSpec(name=f"read {tag}", workspace_id=workspace.id, access="read")
     )
-    side = Side(tag=tag, id=workspace.id, full_token=full, read_token=read)
-    side.ids |= {workspace.id, full_info.id, read_info.id}
+    persisted, persisted_info = create_token(
+        TokenSpec(
+            name=f"persisted {tag}", workspace_id=workspace.id, access="full", persisted_only=True
+        )
+    )
+    write, write_info = create_token(
+        TokenSpec(
+            name=f"write {tag}",
+            workspace_id=workspace.id,
+            access="full",
+            scopes=(SCOPE_CONTENT_WRITE,),
+        )
+    )
+    side = Side(
+        tag=tag,
+        id=workspace.id,
+        full_token=full,
+        read_token=read,
+        persisted_token=persisted,
+        write_token=write,
+    )
+    side.ids |= {workspace.id, full_info.id, read_info.id, persisted_info.id, write_info.id}
     return side
 
 
@@ -707,10 +746,26 @@ def _shown(status: int, outcome: str | None) -> str:
     return f"{status} {outcome}" if outcome else str(status)
 
 
+REGISTRAR = UserCaller(id="matrix", email="matrix@example.com", role="admin")
+"""Who registers the `persisted` column's documents: a signed-in user's are trusted."""
+
+
+def _by_hash(call: Call, workspace_id: str) -> Call:
+    """The GraphQL call as a `persistedOnly` token makes it: the document registered (trusted)
+    beforehand, and only its hash sent."""
+    query = call.json["query"]
+    digest = document_hash(query)
+    register(REGISTRAR, workspace_id, digest, query)
+    persisted = {"persistedQuery": {"version": 1, "sha256Hash": digest}}
+    return Call(call.path, json={"extensions": persisted}, graphql_field=call.graphql_field)
+
+
 def _cell(
     w: World, method: str, call: Call, column: str, expected: Expected, home: Side | None = None
 ) -> list[str]:
     """The problems of one cell: a status or outcome other than documented, or a leak."""
+    if column == "persisted" and call.graphql_field is not None:
+        call = _by_hash(call, (home or w.a).id)
     headers = {**w.headers(column, home), **call.headers}
     response = w.request(method, call.path, headers, json=call.json, data=call.data)
     got = (response.status_code, _outcome(response, call.graphql_field))

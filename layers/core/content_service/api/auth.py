@@ -56,8 +56,16 @@ def optional_caller(request: Request) -> Caller | None:
 
 
 def require_caller(caller: Annotated[Caller | None, Depends(optional_caller)]) -> Caller:
+    """The caller of a route that needs one. A `persistedOnly` token is refused here: it runs
+    registered GraphQL documents and nothing else (`graphql.persisted`), so no REST route, not
+    even a read, and not the SDL, serves it."""
     if caller is None:
         raise Unauthorized("authentication required: send a bearer token or sign in")
+    if isinstance(caller, TokenCaller) and caller.persisted_only:
+        raise Forbidden(
+            "this token runs registered GraphQL documents only (persistedOnly): send "
+            "a document's extensions.persistedQuery.sha256Hash to /api/v1/graphql"
+        )
     return caller
 
 

@@ -432,6 +432,12 @@ class WriteRequest:
     audiences: tuple[str, ...] | None = None
     expected_version: int | None = None
 
+    @property
+    def changes_nothing(self) -> bool:
+        """An update that names nothing to change (`{}`, or only `version`): it writes nothing."""
+        placed = self.locale is not None or self.locale_group_id is not None
+        return not (self.values or self.relations or placed or self.audiences is not None)
+
 
 # The body of a write (REST's, and what GraphQL's mutation input maps to): both protocols
 # refuse the same input. The docstring is the OpenAPI description.

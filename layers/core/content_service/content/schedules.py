@@ -25,6 +25,7 @@ from content_service import camel
 from content_service.clock import Clock, SystemClock, iso_utc
 from content_service.content.items import entry_key, entry_pk
 from content_service.content.requests import EntryAction, ScheduleAction, ScheduleRequest
+from content_service.content.schema import require_read
 from content_service.content.transitions import publish_entry, unpublish_entry
 from content_service.content.values import InvalidValue, normalise_datetime
 from content_service.content.write_transaction import (
@@ -241,7 +242,9 @@ def _entry_schedules(request: ScheduleAction | EntryAction) -> list[Schedule]:
 
 
 def list_schedules(request: EntryAction) -> list[Schedule]:
-    """`GET /{id}/schedules`: every schedule of the entry, by due time (editorial: a writer)."""
+    """`GET /{id}/schedules`: every schedule of the entry, by due time (editorial: a writer
+    that may also read)."""
+    require_read(request.caller)
     return sorted(_entry_schedules(request), key=lambda s: (s.at, s.id))
 
 

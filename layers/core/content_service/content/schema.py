@@ -127,7 +127,9 @@ def schema_version(workspace_id: str) -> int:
     return int(item["version"]) if item else 0
 
 
-def _require_read(caller: Caller) -> None:
+def require_read(caller: Caller) -> None:
+    """Every read of content or of its model needs `content:read` (a write-only token has
+    none)."""
     if not caller.can_read:
         raise Forbidden("this token lacks the content:read scope")
 
@@ -141,7 +143,7 @@ def require_type_change(caller: Caller) -> None:
 
 def require_type(caller: Caller, workspace_id: str, name: str) -> ContentType:
     """The type as `caller` may see it: unknown and ungranted types are the same 404."""
-    _require_read(caller)
+    require_read(caller)
     content_type = get_type(workspace_id, name) if caller.grants(name) else None
     if content_type is None:
         raise NotFound(f"content type {name!r} not found")
@@ -154,7 +156,7 @@ def require_type_with(
     """`require_type`, reading `keys` of the schema table in the same BatchGetItem (a list
     reads its type and its count items in one request); the other items found come back
     decoded, in no particular order."""
-    _require_read(caller)
+    require_read(caller)
     if not caller.grants(name) or not is_valid_name(name):
         raise NotFound(f"content type {name!r} not found")
     wanted = type_key(workspace_id, name)
@@ -168,7 +170,7 @@ def require_type_with(
 
 def visible_schema(caller: Caller, workspace_id: str) -> WorkspaceSchema:
     """The workspace schema narrowed to the caller's grant set (what GraphQL should build)."""
-    _require_read(caller)
+    require_read(caller)
     schema = get_schema(workspace_id)
     return WorkspaceSchema(
         workspace_id=workspace_id,

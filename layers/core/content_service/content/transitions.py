@@ -36,7 +36,7 @@ from content_service.content.items import (
 from content_service.content.model import ContentType
 from content_service.content.requests import EntryAction
 from content_service.content.versions import MAX_VERSIONS, snapshot_items
-from content_service.content.views import Entry, entry_view
+from content_service.content.views import Entry, entry_view, written
 from content_service.content.write_transaction import (
     Refusal,
     Transaction,
@@ -120,7 +120,7 @@ def _transition(
                 transaction.add(item, also[1] if index == 0 else None)
         return transaction, entry_view(content_type, latest)
 
-    return run(workspace_id, request.id, build)
+    return written(caller, run(workspace_id, request.id, build))
 
 
 def _live(current: StoredEntry) -> None:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from content_service.camel import camel
 from content_service.content import values as value_rules
 from content_service.content.items import EntrySystemFields, StoredEntry, View
 from content_service.content.model import ContentType, FieldDef
+from content_service.identity.principal import Caller
 
 SYSTEM_FIELDS = tuple(f.name for f in fields(EntrySystemFields))
 _SYSTEM_JSON = tuple((name, camel(name)) for name in SYSTEM_FIELDS)
@@ -38,6 +39,8 @@ class Entry(EntrySystemFields):
     the delivery view: a site's read token never learns an editor's address)."""
     view: View = "latest"
     """The view it was read in; its relations are read in the same one."""
+    values_shown: bool = True
+    """False in a write's answer to a caller that may not read: `values` is left out."""
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {key: getattr(self, name) for name, key in _SYSTEM_JSON}
@@ -46,7 +49,8 @@ class Entry(EntrySystemFields):
         body["updatedBy"] = dict(self.updated_by) if self.updated_by else None
         if self.audiences is not None:
             body["audiences"] = list(self.audiences)
-        body["values"] = dict(self.values)
+        if self.values_shown:
+            body["values"] = dict(self.values)
         if self.relations is not None:
             body["relations"] = {
                 name: [target.to_json() for target in targets]
@@ -101,3 +105,12 @@ def entry_view(
         updated_by=stored.updated_by if view == "latest" else None,
         view=view,
     )
+
+
+def written(caller: Caller, entry: Entry) -> Entry:
+    """A write's answer. A caller that may write but not read (a token without
+    `content:read`) learns that the write was made and the entry's system fields, never its
+    values: otherwise an empty PATCH would be a read."""
+    if caller.can_read:
+        return entry
+    return replace(entry, values={}, links={}, relations=None, values_shown=False)

@@ -37,7 +37,7 @@ from content_service.content.requests import (
 from content_service.content.schema import get_type
 from content_service.content.store import store
 from content_service.content.versions import read_snapshot
-from content_service.content.views import Entry, entry_view
+from content_service.content.views import Entry, entry_view, written
 from content_service.content.write_body import (
     LinkPlan,
     Problems,
@@ -191,7 +191,7 @@ def create_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
         transaction, entry = _create_transaction(request.caller, new, takeovers)
         return transaction, entry_view(new.content_type, entry)
 
-    return run(request.workspace_id, entry_id, build)
+    return written(request.caller, run(request.workspace_id, entry_id, build))
 
 
 def _group_member(
@@ -252,16 +252,7 @@ def _write_draft(request: WriteRequest, clock: Clock | None, change: _Change) ->
     def build(takeovers: dict[str, str]) -> tuple[Transaction, Entry]:
         content_type = type_for_write(caller, workspace_id, request.content_type)
         versions = read_for_write(caller, content_type, workspace_id, entry_id)
-        current = versions.latest
-        if current.deleted:
-            raise not_found(entry_id)
-        if request.expected_version is not None and request.expected_version != current.version:
-            raise VersionConflict(
-                f"the entry was changed by someone else: you edited version "
-                f"{request.expected_version}, it is at version {current.version} now; reload "
-                "it to see both",
-                details=[{"location": "version", "problem": f"is {current.version} now"}],
-            )
+        current = _editable(request, versions)
         now = (clock or SystemClock()).now()
         problems = Problems()
         _check_placement(request, current, problems)
@@ -298,12 +289,39 @@ def _write_draft(request: WriteRequest, clock: Clock | None, change: _Change) ->
         transaction.add(event("entry.updated", caller, stored, now))
         return transaction, entry_view(content_type, stored)
 
-    return run(workspace_id, entry_id, build)
+    return written(caller, run(workspace_id, entry_id, build))
+
+
+def _editable(request: WriteRequest, versions: Versions) -> StoredEntry:
+    """The latest version a draft write starts from: not trashed, and at the version the
+    request names, if it names one."""
+    current = versions.latest
+    if current.deleted:
+        raise not_found(current.id)
+    if request.expected_version is not None and request.expected_version != current.version:
+        raise VersionConflict(
+            f"the entry was changed by someone else: you edited version "
+            f"{request.expected_version}, it is at version {current.version} now; reload "
+            "it to see both",
+            details=[{"location": "version", "problem": f"is {current.version} now"}],
+        )
+    return current
+
+
+def _unchanged(request: WriteRequest) -> Entry:
+    """An update that names nothing to change: the entry as it stands, with no write, no new
+    version and no event (the same checks as a write: type, visibility, trash, version)."""
+    content_type = type_for_write(request.caller, request.workspace_id, request.content_type)
+    versions = read_for_write(request.caller, content_type, request.workspace_id, request.id or "")
+    return written(request.caller, entry_view(content_type, _editable(request, versions)))
 
 
 def update_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
     """PATCH: omitted fields unchanged, null clears. Writes the draft only: a live entry
-    stays live as published and turns `changed`. Emits `entry.updated`."""
+    stays live as published and turns `changed`. Emits `entry.updated`. A PATCH naming
+    nothing to change writes nothing."""
+    if request.changes_nothing:
+        return _unchanged(request)
     caller = request.caller
 
     def change(content_type: ContentType, versions: Versions, problems: Problems) -> _DraftChange:

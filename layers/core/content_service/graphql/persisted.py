@@ -12,6 +12,11 @@ documents are not another's), shared by every API instance:
   `UNTRUSTED_TTL_DAYS` after their last use (the expiry moves at most once a day, on a read);
 - registered by a full token or a signed-in user: trusted, kept.
 
+A GET authenticated by the session cookie never registers a document (it still runs): a page
+on any site can navigate a signed-in editor's browser to such a URL, and the `SameSite=Lax`
+cookie goes with a top-level navigation, so that registration would be a document the site's
+owner never chose, made runnable by every `persistedOnly` token of the workspace.
+
 A `persistedOnly` token runs trusted documents only (the "trusted documents" practice): it
 sends hashes, a free-form `query` is refused (`PERSISTED_QUERY_ID_REQUIRED`), and a document
 no full token registered is refused when it sends the text (`PERSISTED_QUERY_NOT_IN_LIST`).
@@ -79,9 +84,16 @@ class PersistedDocuments:
             self._found.clear()
 
     def resolve(
-        self, incoming: Incoming, caller: Caller, workspace_id: str, *, read_only: bool
+        self,
+        incoming: Incoming,
+        caller: Caller,
+        workspace_id: str,
+        *,
+        read_only: bool,
+        may_register: bool = True,
     ) -> GraphQLRequest:
-        """The request to run: the document sent, or the one its hash names."""
+        """The request to run: the document sent, or the one its hash names. `may_register`
+        False: a document sent with its hash runs but is not stored (a cookie's GET)."""
         digest, query = incoming.persisted_hash, incoming.query
         persist_as = None
         if digest is None:
@@ -95,6 +107,8 @@ class PersistedDocuments:
             query = self._named(workspace_id, digest, caller).query
         else:
             persist_as = self._sent_with_hash(workspace_id, digest, query, caller)
+            if not may_register:
+                persist_as = None
         if query is None:
             raise RequestError("BAD_REQUEST", "the request needs `query`, a string")
         return GraphQLRequest(

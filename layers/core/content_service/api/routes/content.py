@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
 from content_service.api.error_handlers import errors
@@ -47,7 +47,8 @@ class EntryOut(BaseModel):
     one (`version=published`, and always for a read token). `status` is `changed` when a
     published entry has a newer draft; `version` is bumped by every write (send it back as
     `version` in a PATCH to be refused when someone saved first). `audiences` only for
-    audience-gated types, `relations` only when expanded."""
+    audience-gated types, `relations` only when expanded. `values` is absent from a write's
+    answer to a token without `content:read`."""
 
     id: str
     contentType: str
@@ -61,7 +62,7 @@ class EntryOut(BaseModel):
     publishedVersion: int | None
     updatedBy: EntryUser | None
     audiences: list[str] | None = None
-    values: dict[str, Any]
+    values: dict[str, Any] = Field(default_factory=dict)
     relations: dict[str, list[EntryOut]] | None = None
 
 

@@ -13,9 +13,10 @@
   POST runs it, answered like a content read (`ETag`, 304, the caching headers of
   `api.http_cache`, varying by `Authorization` and `Accept`); a mutation is 405 with
   `Allow: POST`. `extensions.persistedQuery` names a persisted document over either method
-  (`graphql.persisted`). Without any of the four parameters: the SDL of the caller's grant
-  set, the very schema that introspection describes (authenticated like it; 401 without valid
-  credentials).
+  (`graphql.persisted`); a GET authenticated by the session cookie runs a document sent with
+  its hash but never registers it (a cross-site link could plant one). Without any of the four
+  parameters: the SDL of the caller's grant set, the very schema that introspection describes
+  (authenticated like it; 401 without valid credentials; 403 for a `persistedOnly` token).
 - Both answer `application/graphql-response+json` when `Accept` asks for it, still with HTTP
   200 (docs/graphql.md says why).
 - `GET /api/v1/graphql/playground`: GraphiQL from the app's own static files, only when
@@ -241,7 +242,13 @@ async def _answer(
     try:
         incoming = parse()
         caller, workspace_id, built = _schema_for(request, settings)
-        graphql_request = documents.resolve(incoming, caller, workspace_id, read_only=read_only)
+        graphql_request = documents.resolve(
+            incoming,
+            caller,
+            workspace_id,
+            read_only=read_only,
+            may_register=not (read_only and isinstance(caller, UserCaller)),
+        )
     except RequestError as error:
         return {"errors": [error.to_json()]}
     except ServiceError as error:
