@@ -254,7 +254,7 @@ class StackProcess:
         return self._stop_problems(how, stop_log)
 
     def _stop_problems(self, how: str, stop_log: str) -> list[str]:
-        saved = f"item(s) to {self.local_dir / 'state.json'}"
+        saved = f"item(s) to {self.local_dir.resolve() / 'state.json'}"  # as the stack logs it
         problems = [
             f"the stop by {how} logged {sign!r}; see {self.log}"
             for sign in ("Traceback", "Broken pipe")
