@@ -3,9 +3,9 @@ deliveries run, restarted each time, and nothing acknowledged or emitted may be 
 
 What runs:
 
-- **The stack**: `python -m infra.local_stack` (what `make run` runs) in a process of its own,
-  on the same free ports and the same temporary `LOCAL_DIR` across restarts, receivers on
-  127.0.0.1 allowed, deliveries polled every 100 ms.
+- **The stack**: `python -m infra.local_stack` (what `make run` runs) in a process group of its
+  own (as a shell starts a job), on the same free ports and the same temporary `LOCAL_DIR`
+  across restarts, receivers on 127.0.0.1 allowed, deliveries polled every 100 ms.
 - **Writers**: `--writers` threads making REST calls with the bootstrap full token, each on
   entries it created itself: create, update (a draft of a live entry too), publish (of
   `changed` entries too), unpublish, discard, delete, and a scheduled publish a few seconds
@@ -19,10 +19,11 @@ What runs:
   held and given back), one always 410 (every delivery dead: the endpoint turns failing at 10
   and is disabled at 20), and a watcher (`allWorkspaces`, the operational kinds) that hears
   those notices.
-- **Cycles**: `--kills` cycles end in SIGKILL after a random 1 to 4 s of writing; `--graceful`
-  more end in SIGTERM and SIGINT (Ctrl-C) in turn, in a seeded random order. A last start
-  lets the stack settle (every row finished or scheduled, no event left unfanned), then stops
-  it with SIGTERM.
+- **Cycles**: `--kills` cycles end in SIGKILL of the stack's supervisor (its children die with
+  it) after a random 1 to 4 s of writing; `--graceful` more end in SIGTERM and SIGINT in turn,
+  sent to the whole process group as systemd's stop and Ctrl-C send them, in a seeded random
+  order. A last start lets the stack settle (every row finished or scheduled, no event left
+  unfanned), then stops it with SIGTERM to the group.
 
 Checks (a failed one makes the exit status 1):
 
@@ -45,6 +46,8 @@ Checks (a failed one makes the exit status 1):
    endpoint verifies with the old secret and with the new one.
 8. **Schedules**: after the settle, every acknowledged schedule ran (the stack's scheduler
    runs each minute), and its entry is published with its title.
+9. **Clean stops**: each SIGTERM or SIGINT stop exits 0 and logs no traceback and, with the
+   journal on, the saved-state line (`saved N item(s) to .../state.json`): the last snapshot.
 
 `run_notice_crash` (`tests/integration/test_crash_quick.py`) kills the stack the moment the 410
 endpoint is disabled, before its notice is sent, and checks that the notice arrives after the
@@ -198,6 +201,7 @@ class StackProcess:
             "WEBHOOKS_ALLOW_PRIVATE_NETWORKS": "true",
             "LOCAL_JOURNAL": "on" if config.journal else "off",
         }
+        self.journal = config.journal
         self.process: subprocess.Popen[bytes] | None = None
         self.log = local_dir.parent / "stack.log"
 
@@ -209,6 +213,7 @@ class StackProcess:
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                process_group=0,
             )
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
@@ -227,17 +232,37 @@ class StackProcess:
         except httpx.HTTPError:
             return False
 
-    def stop(self, how: str) -> None:
+    def stop(self, how: str) -> list[str]:
+        """SIGKILL to the supervisor (a crash), or SIGTERM or SIGINT to the whole process group
+        (systemd's stop, Ctrl-C); returns what a graceful stop got wrong (check 9)."""
         assert self.process is not None
+        logged = self.log.stat().st_size
         if how == "SIGKILL":
             self.process.kill()
         else:
-            self.process.send_signal(getattr(signal, how))
+            os.killpg(self.process.pid, getattr(signal, how))
         code = self.process.wait(60)
-        if how != "SIGKILL" and code != 0:
-            raise RuntimeError(f"the stack exited with {code} after {how}; see {self.log}")
         # A killed stack leaves its stack.json behind; the next start writes a new one.
         (self.local_dir / "stack.json").unlink(missing_ok=True)
+        if how == "SIGKILL":
+            return []
+        if code != 0:
+            raise RuntimeError(f"the stack exited with {code} after {how}; see {self.log}")
+        with self.log.open("rb") as log:
+            log.seek(logged)
+            stop_log = log.read().decode("utf-8", "replace")
+        return self._stop_problems(how, stop_log)
+
+    def _stop_problems(self, how: str, stop_log: str) -> list[str]:
+        saved = f"item(s) to {self.local_dir.resolve() / 'state.json'}"  # as the stack logs it
+        problems = [
+            f"the stop by {how} logged {sign!r}; see {self.log}"
+            for sign in ("Traceback", "Broken pipe")
+            if sign in stop_log
+        ]
+        if self.journal and saved not in stop_log:
+            problems.append(f"the stop by {how} saved no last snapshot; see {self.log}")
+        return problems
 
     def storage(self) -> Storage:
         stack = json.loads((self.local_dir / "stack.json").read_text())
@@ -873,7 +898,8 @@ def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
                 break
             writers = _run_writers(stack, setup["token"], ledger, writers)
             time.sleep(rng.uniform(config.min_run_s, config.max_run_s))
-            stack.stop(how)
+            for problem in stack.stop(how):
+                ledger.problem(f"cycle {number + 1}: {problem}")
             for writer in writers:
                 writer.stopping.set()
                 writer.join(15)
@@ -894,7 +920,7 @@ def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
             problems.append("did not settle: no progress for a while, or too long in all")
         found, states, notices = _final_checks(final, ledger, complete, stack.base_url, setup)
         problems += found
-        stack.stop("SIGTERM")
+        problems += stack.stop("SIGTERM")
         cycles[-1].ended, cycles[-1].how = time.time(), "SIGTERM"
         repeats = count_repeats(received, cycles)
         if repeats["afterGracefulStop"] or repeats["withinOneRun"]:
@@ -979,7 +1005,7 @@ def run_notice_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
         say(f"killed {'before' if not heard_before else 'after'} the notice was sent")
         stack.start()
         final, settled = settle(stack.storage(), config.settle_stall_s, config.settle_limit_s)
-        stack.stop("SIGTERM")
+        problems += stack.stop("SIGTERM")
         if not settled:
             problems.append("did not settle after the restart")
         if _enabled_in(final, subject) or not any(e["id"] == subject for e in final.endpoints):

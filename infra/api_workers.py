@@ -5,8 +5,10 @@ before anything serves. Worker processes share that socket (the kernel hands eac
 to one of them), each builds its own app from the stack's resolved environment, which it
 applies to its `os.environ` first: whatever the app or its AWS clients read from the
 environment (`Settings.from_env`, boto3, switches added later) reaches every worker exactly as
-it reaches this process. They die with the stack (`infra.child_process`); Ctrl-C reaches them
-from the terminal too, and uvicorn then finishes the requests in flight.
+it reaches this process. They die with the stack (`infra.child_process`). Ctrl-C and a SIGTERM
+to the stack's process group reach them too: until it serves, a worker ignores both and the
+stack, which finishes its start first, stops it; once serving, uvicorn's own handlers finish
+the requests in flight.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import uvicorn
 
 from content_service.api.request_limits import SERVER_HEAD_BYTES
 from content_service.settings import Settings
-from infra.child_process import configure_logging, die_with_parent
+from infra.child_process import configure_logging, die_with_parent, leave_stop_to_parent
 from infra.http_protocol import ApiH11Protocol
 
 if TYPE_CHECKING:
@@ -102,6 +104,7 @@ def _serve_worker(
     The app is built at once, while the stack restores its state; it serves once the parent
     says so (`WorkerProcesses.start`), so no request sees the tables before the restore."""
     die_with_parent(parent_pid)
+    leave_stop_to_parent()  # until uvicorn's own handlers take over in `server.run`
     os.environ.update(environment)
     configure_logging()
     server = server_for(app_factory(Settings.from_env()))
@@ -119,7 +122,9 @@ def _serve_worker(
         os._exit(1)
 
     threading.Thread(target=report_then_watch, name="parent-watch", daemon=True).start()
-    server.run(sockets=[listener])  # uvicorn's own SIGINT/SIGTERM handlers: graceful
+    # uvicorn's own SIGINT/SIGTERM handlers while it serves: graceful. It puts the ignoring back
+    # after, so the signals it re-raises then end nothing and the worker exits 0.
+    server.run(sockets=[listener])
 
 
 def _next_message(worker: BaseProcess, conn: Connection) -> None:
@@ -128,7 +133,7 @@ def _next_message(worker: BaseProcess, conn: Connection) -> None:
         raise RuntimeError(f"{worker.name} did not start within a minute")
     try:
         conn.recv()
-    except EOFError:
+    except (EOFError, OSError):  # OSError: gone with "serve" unread, its pipe reset
         raise RuntimeError(
             f"{worker.name} exited with {worker.exitcode} as it started; see the log"
         ) from None

@@ -1,4 +1,5 @@
-"""What every process the local stack starts does first: die with its parent, log like it.
+"""What every process the local stack starts does first: die with its parent, leave the stop
+to it, log like it.
 
 The local stack's emulator and API workers are `multiprocessing` children started with
 "spawn" (a fresh interpreter: no thread or lock of the parent is copied). A parent killed with
@@ -6,6 +7,10 @@ SIGKILL cannot stop them, so each asks Linux to kill it when its parent dies
 (`PR_SET_PDEATHSIG`), and also treats the end of its control pipe as that death (other
 systems). A crash of `make run` then ends the whole tree at once, as it ended the one process
 before, and the next start finds its ports free.
+
+A clean stop is the parent's to run, in its order (the API, the pollers, then the emulator's last
+compaction). Ctrl-C's SIGINT and a stop's SIGTERM (systemd's, `kill -TERM -PGID`) reach every
+process of the group, so each child ignores both (`leave_stop_to_parent`) and the parent stops it.
 """
 
 from __future__ import annotations
@@ -34,6 +39,13 @@ def die_with_parent(parent_pid: int) -> None:
             pass
     if os.getppid() != parent_pid:  # died before the request above took effect
         os._exit(1)
+
+
+def leave_stop_to_parent() -> None:
+    """Ignores SIGINT and SIGTERM, which a stop of the whole process group sends this process
+    too: the parent tells it when to stop. A program run from here inherits the ignoring."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def configure_logging() -> None:

@@ -124,7 +124,8 @@ class DurableState:
 
     def compact_aside(self) -> int | None:
         """`compact`, with the fold in a child process; the items saved, or None when the fold
-        failed (the closed segments stay for the next one)."""
+        failed (the closed segments stay for the next one). In the emulator's process the child
+        inherits its ignoring of SIGINT and SIGTERM, so a stop of the group lets it finish."""
         with self._compact_lock:
             closed = self._rotate()
             if closed is None:

@@ -10,9 +10,9 @@ directory, compaction, loading and unloading items for benchmarks.
 
 Crash behaviour is the one process's: the child dies with its parent (`infra.child_process`), so
 a SIGKILL of `make run` ends the emulator before any journal compaction, and the next start
-replays the journal. Ctrl-C, which the terminal sends to every process of the group, is left to
-the parent: the child ignores SIGINT and stops when the parent tells it to, after the API has
-stopped, so the last requests still reach it and the last compaction sees them.
+replays the journal. Ctrl-C and SIGTERM, which a terminal and systemd send to every process of
+the group, are left to the parent: the child ignores both and stops when the parent tells it to,
+after the API has stopped, so the last requests still reach it and the last compaction sees them.
 """
 
 from __future__ import annotations
@@ -20,14 +20,13 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-import signal
 import threading
 from collections.abc import Iterable, Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from infra.child_process import configure_logging, die_with_parent
+from infra.child_process import configure_logging, die_with_parent, leave_stop_to_parent
 from infra.emulator import DEFAULT_REGION, Emulator, EmulatorError
 
 if TYPE_CHECKING:
@@ -58,7 +57,7 @@ log = logging.getLogger(__name__)
 def _serve(conn: Connection, host: str, port: int, region: str, parent_pid: int) -> None:
     """The child: starts moto, then answers the parent's requests until told to stop."""
     die_with_parent(parent_pid)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when Ctrl-C stops it
+    leave_stop_to_parent()
     configure_logging()
     emulator = Emulator(host=host, port=port, region=region)
     try:

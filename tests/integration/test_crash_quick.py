@@ -1,7 +1,9 @@
 """`make crash` (harness/crash.py) in small: three SIGKILLs and a SIGTERM of the local stack
 while writers and deliveries run, then every check of the full run.
 
-The stack runs as `make run` runs it, in a process of its own; the harness's writers keep a
+The stack runs as `make run` runs it, in a process group of its own; the SIGTERM goes to the
+whole group, as systemd's stop sends it, and must stop the stack cleanly: exit 0, no traceback,
+a last snapshot saved (the saved-state line). The harness's writers keep a
 ledger of every acknowledged write and real receivers record every delivery. After each
 restart every acknowledged write must read back, and the rotated endpoint still holds its older
 secret; after the last, every event must have its rows, every row be finished or scheduled, no

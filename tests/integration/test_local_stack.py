@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from content_service.settings import Settings
 from harness.ports import free_port
-from infra import REPO_ROOT, moto_journal
+from infra import REPO_ROOT, journal, moto_journal
 from infra.api_workers import WorkerProcesses
 from infra.durable_state import DurableState
 from infra.emulator import Emulator, EmulatorError
@@ -319,7 +319,8 @@ def test_a_taken_emulator_port_fails_the_start_cleanly(emulator: Emulator, tmp_p
 
 @pytest.fixture
 def make_run(tmp_path: Path) -> Iterator[Callable[[], tuple[subprocess.Popen[str], str, Path]]]:
-    """Starts `python -m infra.local_stack` as `make run` does, on free ports."""
+    """Starts `python -m infra.local_stack` as `make run` does, on free ports, in a process group
+    of its own (as a shell starts a job): a signal to the group reaches the stack alone."""
     started: list[subprocess.Popen[str]] = []
 
     def start() -> tuple[subprocess.Popen[str], str, Path]:
@@ -339,6 +340,7 @@ def make_run(tmp_path: Path) -> Iterator[Callable[[], tuple[subprocess.Popen[str
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            process_group=0,
         )
         started.append(process)
         return process, f"http://127.0.0.1:{port}", local_dir
@@ -379,7 +381,7 @@ def test_make_run_serves_until_ctrl_c_and_exits_zero(
     assert "ContentTable" in json.loads(stack_file["env"]["AWS_REQUEST_CHECK_TABLES"])
     assert (local_dir / "session.key").stat().st_mode & 0o777 == 0o600
 
-    process.send_signal(signal.SIGINT)
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: every process of the group
     output, _ = process.communicate(timeout=30)
 
     assert process.returncode == 0, output
@@ -390,6 +392,71 @@ def test_make_run_serves_until_ctrl_c_and_exits_zero(
     assert (local_dir / "state.json").exists()
     assert not (local_dir / "stack.json").exists()
     assert time.time() - (local_dir / "state.json").stat().st_mtime < 60
+
+
+def _create_note_type(base_url: str, local_dir: Path) -> str:
+    """Creates the content type `note` with the bootstrap's full token, which it returns."""
+    token: str = json.loads((local_dir / "bootstrap.json").read_text())["tokens"]["full"]
+    request = urllib.request.Request(
+        f"{base_url}/api/v1/content-types",
+        data=json.dumps({"name": "note", "fields": [{"name": "title", "type": "string"}]}).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as created:
+        assert created.status == 201
+    return token
+
+
+def _note_type_name(base_url: str, token: str) -> str:
+    read = urllib.request.Request(
+        f"{base_url}/api/v1/content-types/note", headers={"Authorization": f"Bearer {token}"}
+    )
+    with urllib.request.urlopen(read, timeout=30) as found:
+        return str(json.loads(found.read())["name"])
+
+
+def _stopped_cleanly(process: subprocess.Popen[str], how: signal.Signals, local_dir: Path) -> str:
+    """Sends `how` to the stack's whole process group (as systemd's stop and Ctrl-C do) and
+    checks the stop was the clean one: exit 0, no traceback, the saved-state line."""
+    os.killpg(process.pid, how)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, output
+    assert "Traceback" not in output, output
+    assert "Broken pipe" not in output, output
+    assert f"item(s) to {local_dir / 'state.json'}" in output, output
+    return output
+
+
+@pytest.mark.slow
+def test_sigterm_to_the_process_group_stops_as_cleanly_as_ctrl_c(
+    make_run: Callable[[], tuple[subprocess.Popen[str], str, Path]],
+) -> None:
+    """SIGTERM to every process of the stack (systemd's stop, `kill -TERM -PGID`) reaches the
+    emulator's process too, which leaves the stop to the supervisor: the API stops, the
+    emulator saves a last snapshot, and the next start restores it with no journal to replay."""
+    process, base_url, local_dir = make_run()
+    wait_until(lambda: _healthy(process, base_url), timeout=120, message="GET /healthz")
+    wait_until((local_dir / "stack.json").exists, timeout=30, message="stack.json")
+    token = _create_note_type(base_url, local_dir)
+
+    _stopped_cleanly(process, signal.SIGTERM, local_dir)
+
+    snapshot = SnapshotFile(local_dir / "state.json").load()
+    saved = [item for items in snapshot.tables.values() for item in items]
+    assert {"S": "TYPE#note"} in [item.get("sk") for item in saved]
+    unfolded = [
+        changes
+        for path in journal.segments(local_dir / "journal")
+        if journal.segment_number(path) >= snapshot.journal_segment
+        for changes in journal.read(path)
+    ]
+    assert unfolded == []
+
+    again, base_url, _ = make_run()
+    wait_until(lambda: _healthy(again, base_url), timeout=120, message="GET /healthz again")
+    assert _note_type_name(base_url, token) == "note"
+    output = _stopped_cleanly(again, signal.SIGTERM, local_dir)
+    assert f"item(s) from {local_dir}" in output
 
 
 def _children(pid: int) -> list[int]:
@@ -430,14 +497,7 @@ def test_make_run_is_a_process_tree_that_dies_with_it_and_resumes_from_the_journ
     worker = Path(f"/proc/{max(spawned)}/environ").read_bytes().split(b"\0")
     assert b"LOCAL_DIR=" + str(local_dir).encode() in worker
     assert b"CONTENT_TABLE=ContentTable" in worker
-    token = json.loads((local_dir / "bootstrap.json").read_text())["tokens"]["full"]
-    request = urllib.request.Request(
-        f"{base_url}/api/v1/content-types",
-        data=json.dumps({"name": "note", "fields": [{"name": "title", "type": "string"}]}).encode(),
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=30) as created:
-        assert created.status == 201
+    token = _create_note_type(base_url, local_dir)
 
     process.kill()  # what a crash of make run does: no stop, no compaction
     process.wait(10)
@@ -445,11 +505,7 @@ def test_make_run_is_a_process_tree_that_dies_with_it_and_resumes_from_the_journ
 
     again, base_url, _ = make_run()
     wait_until(lambda: _healthy(again, base_url), timeout=120, message="GET /healthz again")
-    read = urllib.request.Request(
-        f"{base_url}/api/v1/content-types/note", headers={"Authorization": f"Bearer {token}"}
-    )
-    with urllib.request.urlopen(read, timeout=30) as found:
-        assert json.loads(found.read())["name"] == "note"
+    assert _note_type_name(base_url, token) == "note"
 
     # The emulator is started first, the API workers once it serves: it has the lowest pid.
     emulator = min(p for p in _children(again.pid) if "spawn_main" in _command_line(p))
@@ -459,10 +515,10 @@ def test_make_run_is_a_process_tree_that_dies_with_it_and_resumes_from_the_journ
     assert "the AWS emulator has stopped" in output
 
 
-def test_an_api_worker_takes_no_request_until_the_stack_is_ready(stack: LocalStack) -> None:
-    """`make run`'s API workers build their app while the stack restores its state (their
-    imports take seconds), and take no request until told to serve: a request sent meanwhile
-    gets no answer from tables not yet restored."""
+@pytest.fixture
+def built_worker(stack: LocalStack) -> Iterator[tuple[WorkerProcesses, str]]:
+    """One API worker as `make run` spawns it, its app built, not yet told to serve; and the
+    URL of its /healthz."""
     assert stack.settings is not None
     assert stack.settings.session_key_file is not None
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -470,14 +526,50 @@ def test_an_api_worker_takes_no_request_until_the_stack_is_ready(stack: LocalSta
     listener.listen(16)
     environment = {**stack.environment, "SESSION_KEY_FILE": str(stack.settings.session_key_file)}
     workers = WorkerProcesses(1, listener, environment, default_app_factory)
-    url = f"http://127.0.0.1:{listener.getsockname()[1]}/healthz"
     try:
         workers.spawn()
         workers.wait_built()
-        with pytest.raises(httpx.ReadTimeout):
-            httpx.get(url, timeout=1.0)
-        workers.start()
-        assert httpx.get(url, timeout=10).status_code == 200
+        yield workers, f"http://127.0.0.1:{listener.getsockname()[1]}/healthz"
     finally:
         workers.stop()
         listener.close()
+
+
+def test_an_api_worker_takes_no_request_until_the_stack_is_ready(
+    built_worker: tuple[WorkerProcesses, str],
+) -> None:
+    """`make run`'s API workers build their app while the stack restores its state (their
+    imports take seconds), and take no request until told to serve: a request sent meanwhile
+    gets no answer from tables not yet restored."""
+    workers, url = built_worker
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.get(url, timeout=1.0)
+    workers.start()
+    assert httpx.get(url, timeout=10).status_code == 200
+
+
+def test_an_api_worker_leaves_a_stop_of_the_group_to_the_stack(
+    built_worker: tuple[WorkerProcesses, str],
+) -> None:
+    """Ctrl-C's SIGINT and systemd's SIGTERM reach every process of `make run`'s group, a worker
+    still waiting to serve too: it ignores both, so the stack finishes its start and then stops
+    cleanly, the worker with it, instead of failing its start on a worker gone."""
+    workers, url = built_worker
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        os.kill(workers.pids[0], signum)
+    workers.start()
+    assert httpx.get(url, timeout=10).status_code == 200
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_serving_api_worker_stopped_by_a_signal_of_the_group_exits_zero(
+    built_worker: tuple[WorkerProcesses, str], signum: signal.Signals
+) -> None:
+    """A serving worker that Ctrl-C or a SIGTERM of the group reaches before the stack stops it
+    finishes as uvicorn stops gracefully, with no KeyboardInterrupt traceback: the signal uvicorn
+    raises again after its stop is ignored."""
+    workers, _ = built_worker
+    workers.start()
+    os.kill(workers.pids[0], signum)
+    wait_until(lambda: workers.problem() is not None, timeout=30, message="the worker's exit")
+    assert (workers.problem() or "").endswith("exited with 0")
