@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from content_service.settings import SettingsError, WebhookOptions
+from content_service.webhooks.catalogue import OPERATIONAL_KINDS
+from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess, webhook_options
@@ -191,6 +193,49 @@ def test_a_failed_entry_is_retried_on_the_ladder_and_counted(
     assert dead.last_error is not None
     assert "PutEvents" in dead.last_error
     assert endpoint(created["id"]).consecutive_dead == 1
+
+
+def test_notices_about_a_bus_endpoint_name_the_bus_never_its_arn(
+    stack: LocalStack, hooks: Hooks, bus: Bus, new_workspace: Any
+) -> None:
+    """A bus taken off the allow-list fails each put until the endpoint is disabled; back on
+    it, the endpoint recovers. The notices name the bus, not its ARN, account or region."""
+    workspace: WorkspaceAccess = new_workspace()
+    account = bus.arn.split(":")[4]
+    with (
+        Receiver() as watcher,
+        webhook_options(
+            allow_private_networks=True,
+            allow_insecure_urls=True,
+            max_attempts=1,
+            auto_disable_after=2,
+        ),
+    ):
+        hooks.create(watcher.url("/ops"), allWorkspaces=True, events=list(OPERATIONAL_KINDS))
+        created = hooks.create(
+            None, type="eventbridge", eventBusArn=bus.arn, workspaces=[workspace.id]
+        )
+        with webhook_options(eventbridge_buses=()):
+            for _ in range(2):
+                write_event(workspace_id=workspace.id, kind="entry.updated")
+            drain(stack)
+        assert endpoint(created["id"]).enabled is False
+        hooks.patch(created["id"], enabled=True)
+        write_event(workspace_id=workspace.id, kind="entry.updated")
+        drain(stack)
+    bodies = [request.body.decode() for request in watcher.requests]
+    for body in bodies:
+        assert "arn:aws" not in body
+        assert account not in body
+    received = [json.loads(body) for body in bodies]
+    assert [n["event"] for n in received] == [
+        "endpoint.failing",
+        "endpoint.disabled",
+        "endpoint.recovered",
+    ]
+    for notice in received:
+        assert (notice["data"]["id"], notice["data"]["host"]) == (created["id"], bus.name)
+    assert f"event bus {bus.name} is not on" in received[1]["data"]["reason"]
 
 
 def test_the_allow_list_is_read_from_the_environment() -> None:

@@ -17,16 +17,17 @@ import pytest
 import stripe
 
 from content_service import runtime
-from content_service.webhooks import services
+from content_service.webhooks import services, wiring
 from content_service.webhooks.catalogue import OPERATIONAL_KINDS
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.notices import failing_threshold
 from harness.receiver import Answer, Received, Receiver
-from harness.webhooks import FakeClock
+from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.conftest import WorkspaceAccess, webhook_options
+from tests.support.resolver import FakeResolver
 from tests.support.settings import settings_changed
-from tests.support.webhooks import Hooks, drain, endpoint, write_event
+from tests.support.webhooks import Hooks, drain, endpoint, purge_endpoint, write_event
 
 pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
@@ -72,7 +73,7 @@ def test_twenty_410s_give_one_failing_and_one_disabled_then_one_recovered(
         assert notice["actor"] is None
         assert notice["data"]["kind"] == "webhook_endpoint"
         assert notice["data"]["id"] == gone["id"]
-        assert notice["data"]["url"] == gone["url"]
+        assert notice["data"]["host"] == "127.0.0.1"
         assert notice["data"]["consecutiveDead"] == count
     assert "10 consecutive dead deliveries" in failing["data"]["reason"]
     assert disabled["data"]["reason"] == endpoint(gone["id"]).disabled_reason
@@ -106,6 +107,81 @@ def test_twenty_410s_give_one_failing_and_one_disabled_then_one_recovered(
     after = hooks.get(gone["id"])
     assert after["alertState"] is None
     assert after["consecutiveDead"] == 0
+
+
+# A Slack-style URL's secret is its path; others keep one in the query or the user name.
+SECRET_TARGET = "/services/T000/B000/XXXXSECRET?token=QUERYSECRET"
+CREDENTIALS = "hook-user:PASSWORDSECRET@"
+REFUSED_ANSWER = "100.100.100.200"  # CGNAT: refused even with private networks allowed
+NEVER_TOLD = (
+    "/services",
+    "T000",
+    "B000",
+    "XXXXSECRET",
+    "token",
+    "QUERYSECRET",
+    "hook-user",
+    "PASSWORDSECRET",
+    REFUSED_ANSWER,
+)
+
+
+@pytest.mark.parametrize(
+    ("host", "userinfo", "answers"),
+    [
+        pytest.param("127.0.0.1", CREDENTIALS, [], id="refused-for-its-credentials"),
+        pytest.param("secret-hooks.test", "", [REFUSED_ANSWER], id="resolves-to-a-refused-address"),
+    ],
+)
+def test_notices_name_the_host_never_the_path_query_credentials_or_resolved_address(
+    stack: LocalStack,
+    hooks: Hooks,
+    receiver: Receiver,
+    watcher: Receiver,
+    host: str,
+    userinfo: str,
+    answers: list[str],
+) -> None:
+    """An endpoint whose URL holds secrets (stored before the policy refused credentials, or
+    whose name has since resolved to a refused address) fails until disabled, then recovers:
+    the notices another workspace's receiver hears name its id and host, and nowhere in their
+    bodies its path, query, credentials or the address its name resolved to."""
+    resolver = FakeResolver({host: answers} if answers else {})
+    watch(hooks, watcher)
+    with (
+        wiring.overridden(resolver=resolver),
+        webhook_options(max_attempts=1, auto_disable_after=2),
+    ):
+        leaky = store_endpoint(f"http://{userinfo}{host}:{receiver.port}{SECRET_TARGET}")
+        try:
+            for _ in range(2):
+                write_event(workspace_id=leaky.workspaces[0], kind="entry.updated")
+            drain(stack)
+            disabled_reason = endpoint(leaky.id).disabled_reason
+            resolver.answer(host, ["127.0.0.1"])
+            hooks.patch(leaky.id, enabled=True, url=f"http://{host}:{receiver.port}{SECRET_TARGET}")
+            receiver.always(Answer(200))
+            write_event(workspace_id=leaky.workspaces[0], kind="entry.updated")
+            drain(stack)
+        finally:
+            purge_endpoint(leaky.id)
+
+    bodies = [request.body.decode() for request in watcher.requests]
+    for body in bodies:
+        for secret in NEVER_TOLD:
+            assert secret not in body
+    received = [json.loads(body) for body in bodies]
+    assert [n["event"] for n in received] == [
+        "endpoint.failing",
+        "endpoint.disabled",
+        "endpoint.recovered",
+    ]
+    for notice in received:
+        assert list(notice["data"]) == ["kind", "id", "host", "reason", "consecutiveDead"]
+        assert (notice["data"]["id"], notice["data"]["host"]) == (leaky.id, host)
+    failing, disabled, _ = received
+    assert "attempt 1 of 1 failed" in failing["data"]["reason"]
+    assert disabled["data"]["reason"] == disabled_reason
 
 
 def signed(request: Received, secret: str) -> None:
@@ -203,5 +279,6 @@ def test_the_alarm_topic_hears_each_notice_naming_the_endpoint(
     bodies = [json.loads(m["Body"]) for m in messages]
     (published,) = [b for b in bodies if target["id"] in b["Subject"]]
     assert published["Subject"] == f"Webhook endpoint disabled: {target['id']}"
-    assert target["url"] in published["Message"]
+    assert f"Webhook endpoint {target['id']} (127.0.0.1) is disabled." in published["Message"]
+    assert target["url"] not in published["Message"]
     assert "disabled by an administrator" in published["Message"]

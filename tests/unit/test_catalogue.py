@@ -70,7 +70,7 @@ def test_every_kind_has_a_description_and_an_example_envelope_of_its_kind() -> N
             assert set(example["data"]) == {"kind", "id", "contentType", "title"}
             assert example["data"]["kind"] == "content_entry"
         elif row["group"] == "operational":
-            assert list(example["data"]) == ["kind", "id", "url", "reason", "consecutiveDead"]
+            assert list(example["data"]) == ["kind", "id", "host", "reason", "consecutiveDead"]
             assert example["data"]["kind"] == "webhook_endpoint"
             assert example["actor"] is None
         else:

@@ -18,13 +18,13 @@ SUBJECT_LIMIT = 100
 
 
 def message(event: OutboxEvent) -> tuple[str, str]:
-    """(subject, body) of a notice: the subject names the endpoint; the body adds its
-    destination, the reason and the notice itself as JSON."""
+    """(subject, body) of a notice: the subject names the endpoint; the body adds its host,
+    the reason and the notice itself as JSON."""
     data = event.data
     what = event.kind.removeprefix("endpoint.")
     subject = f"Webhook endpoint {what}: {data.get('id')}"[:SUBJECT_LIMIT]
     lines = [
-        f"Webhook endpoint {data.get('id')} ({data.get('url')}) is {what}.",
+        f"Webhook endpoint {data.get('id')} ({data.get('host')}) is {what}.",
         f"Reason: {data.get('reason')}",
         f"Consecutive dead deliveries: {data.get('consecutiveDead')}",
         f"Event {event.id} ({event.kind}) at {event.occurred_at}.",

@@ -165,7 +165,7 @@ def _operational_example(kind: str) -> dict[str, Any]:
     return {
         "kind": ENDPOINT_SUBJECT,
         "id": EXAMPLE_ENDPOINT_ID,
-        "url": "https://hooks.example.com/content",
+        "host": "hooks.example.com",
         "reason": reasons[kind],
         "consecutiveDead": {"endpoint.failing": 10, "endpoint.disabled": 20}.get(kind, 0),
     }

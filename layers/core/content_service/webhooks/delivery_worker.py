@@ -34,7 +34,7 @@ from content_service.clock import Clock, iso_utc, parse_iso_utc
 from content_service.settings import WebhookOptions
 
 from .attempt_stats import AttemptStats
-from .bounds import ERROR_BYTES, clip, clip_error
+from .bounds import clip_error
 from .delivery_rows import AttemptRecord, Claim, DeliveryRow, NotClaimed, Outcome
 from .delivery_store import DeliveryStore
 from .endpoint_store import Endpoint, EndpointStore
@@ -553,12 +553,12 @@ class DeliveryWorker:
         failing_at = failing_threshold(limit)
         if failing_at is not None and count >= failing_at and counted.alert_state is None:
             reason = f"{failing_at} consecutive dead deliveries ({last}); disabled at {limit}"
-            self.notices.failing(counted, clip(reason, ERROR_BYTES))
+            self.notices.failing(counted, reason)
         if count < limit:
             self._endpoints[endpoint.id] = counted
             return False
         reason = f"disabled after {limit} consecutive dead deliveries ({last})"
-        return self.notices.disabled(counted, clip(reason, ERROR_BYTES))
+        return self.notices.disabled(counted, reason)
 
     def _expires_at(self, now: float) -> int | None:
         days = self.options.retention_days

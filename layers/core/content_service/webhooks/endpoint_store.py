@@ -111,7 +111,7 @@ class Endpoint(EndpointSettings):
 
     @property
     def destination(self) -> str:
-        """Where deliveries go, as a notice names it: the URL, or the event bus's ARN."""
+        """Where deliveries go, as the admin pages show it: the URL, or the event bus's ARN."""
         return self.event_bus_arn or "" if self.type == "eventbridge" else self.url
 
     @property

@@ -8,7 +8,9 @@ if the fan-out never completed, so a process dying right after the transition lo
 the transition nor its notice, and a transition two workers race for is announced once.
 
 The events have no workspace, so by the matching rules they reach only `allWorkspaces`
-endpoints that take their kind, never the endpoint they are about (`matching.is_about`).
+endpoints that take their kind, never the endpoint they are about (`matching.is_about`). Those
+may be anyone's receivers, so a notice names the endpoint by id and host, never by its URL,
+and its reason names no more than the host (`notice_redaction`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from content_service.storage.outbox_event import new_event_item
 
 from .catalogue import ENDPOINT_SUBJECT
 from .endpoint_store import AlertState, Endpoint, EndpointStore
+from .notice_redaction import notice_host, notice_reason
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -47,12 +50,13 @@ def notice_item(
     now: float,
     actor: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The outbox event of a notice, in the shape of an entry event (no workspace)."""
+    """The outbox event of a notice, in the shape of an entry event (no workspace): the
+    endpoint's id and host, and the reason as `notice_reason` leaves it."""
     data = {
         "kind": ENDPOINT_SUBJECT,
         "id": endpoint.id,
-        "url": endpoint.destination,
-        "reason": reason,
+        "host": notice_host(endpoint),
+        "reason": notice_reason(reason, endpoint),
         "consecutiveDead": consecutive_dead,
     }
     return new_event_item(kind, now, actor=actor, data=data)
@@ -73,7 +77,9 @@ class EndpointNotices:
         return self.commit(request, FAILING, endpoint, reason, endpoint.consecutive_dead)
 
     def disabled(self, endpoint: Endpoint, reason: str) -> bool:
-        """The automatic disable and its endpoint.disabled; False when it was not enabled."""
+        """The automatic disable and its endpoint.disabled; False when it was not enabled.
+        The endpoint's `disabledReason` is the notice's reason, word for word."""
+        reason = notice_reason(reason, endpoint)
         now_iso = iso_utc(self._clock.now())
         request = self._endpoints.disable_request(endpoint.id, reason, now_iso)
         return self.commit(request, DISABLED, endpoint, reason, endpoint.consecutive_dead)
