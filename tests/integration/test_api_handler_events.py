@@ -289,3 +289,23 @@ def test_a_direct_request_is_counted_by_its_source_whatever_viewer_it_names(
         assert through_the_edge["statusCode"] == 303, _body(through_the_edge)
     finally:
         sign_in_throttle.unlock(sign_in_throttle.address(named))
+
+
+@pytest.mark.parametrize(
+    "spelling", ["Bearer {token} ", " Bearer {token}", "Bearer {token}\t", "bearer {token}"]
+)
+def test_through_mangum_only_the_exact_bearer_form_authenticates(
+    api_handler: Any, credentials: dict[str, Any], spelling: str
+) -> None:
+    """API Gateway passes a header value as sent, surrounding whitespace included: as the edge
+    keys on that raw value, any spelling but `Bearer <token>` is a 401, on REST and GraphQL."""
+    token = credentials["tokens"]["read"]
+    me = _event("api-get-me.json", READ_TOKEN=token)
+    me["headers"]["authorization"] = spelling.format(token=token)
+    response = api_handler(me, lambda_context("ApiFunction"))
+    assert response["statusCode"] == 401, _body(response)
+    assert "Bearer <token>" in json.loads(_body(response))["error"]["message"]
+    graphql = _event("api-post-graphql.json", READ_TOKEN=token)
+    graphql["headers"]["authorization"] = spelling.format(token=token)
+    refused = _graphql_error(api_handler(graphql, lambda_context("ApiFunction")))
+    assert refused == {"status": 401, "code": "UNAUTHENTICATED"}
