@@ -7,8 +7,11 @@ session key comes from SSM (moto) through Powertools parameters, not from a loca
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
+import ipaddress
 import json
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -18,8 +21,10 @@ from urllib.parse import urlencode
 import pytest
 
 from content_service.api.auth import SESSION_COOKIE
+from content_service.identity import sign_in_throttle
 from infra.lambda_runtime import LambdaContext, lambda_context, load_handler
 from infra.local_stack import LocalStack
+from tests.support.settings import settings_changed
 
 EVENTS = Path(__file__).parents[2] / "events"
 HANDLER = Path(__file__).parents[2] / "functions" / "api" / "handler.py"
@@ -194,3 +199,113 @@ def test_through_mangum_a_compressed_asset_is_base64_encoded(api_handler: Any) -
     assert response["isBase64Encoded"] is True
     text = gzip.decompress(base64.b64decode(response["body"])).decode()
     assert "GraphiQL" in text
+
+
+EDGE_SECRET = "edge-origin-secret-for-the-tests-0123456789"
+
+
+@pytest.fixture
+def behind_the_edge() -> Iterator[str]:
+    """The function configured as the template configures it with the edge on; the CloudFront
+    address the sample's requests come from, its counter forgotten afterwards."""
+    source_ip = f"130.176.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"
+    with settings_changed(lambda s: dataclasses.replace(s, edge_origin_secret=EDGE_SECRET)):
+        yield source_ip
+    sign_in_throttle.unlock(sign_in_throttle.address(source_ip))
+
+
+def _viewer() -> str:
+    """A viewer address of the documentation range, new to the throttle."""
+    return str(ipaddress.ip_address("2001:db8::") + uuid.uuid4().int % 2**64)
+
+
+def _edge_sign_in(
+    source_ip: str, viewer: str, email: str, password: str, secret: str | None = EDGE_SECRET
+) -> dict[str, Any]:
+    event = _event(
+        "api-post-login-edge.json",
+        SOURCE_IP=source_ip,
+        VIEWER_IP=viewer,
+        VIEWER_ADDRESS=f"{viewer}:46532",
+        EDGE_ORIGIN_SECRET=secret or "",
+    )
+    if secret is None:
+        del event["headers"]["x-origin-verify"]
+    event["body"] = urlencode({"email": email, "password": password})
+    return event
+
+
+def _lock(address: str) -> None:
+    """Brings an address to its limit, as that many failed sign-ins would."""
+    counter = sign_in_throttle.address(address)
+    for _ in range(counter.limit):
+        assert not sign_in_throttle.admit((counter,)).refused
+
+
+def test_through_the_edge_each_viewer_is_counted_by_its_own_address(
+    api_handler: Any, credentials: dict[str, Any], behind_the_edge: str
+) -> None:
+    """Two viewers behind one CloudFront address: the attacker's locked address refuses the
+    attacker, while the admin behind the same edge still signs in."""
+    admin = credentials["admin"]
+    attacker, colleague = _viewer(), _viewer()
+    _lock(attacker)
+    try:
+        refused = api_handler(
+            _edge_sign_in(behind_the_edge, attacker, admin["email"], "a guess"),
+            lambda_context("ApiFunction"),
+        )
+        assert refused["statusCode"] == 429, _body(refused)
+        signed_in = api_handler(
+            _edge_sign_in(behind_the_edge, colleague, admin["email"], admin["password"]),
+            lambda_context("ApiFunction"),
+        )
+        assert signed_in["statusCode"] == 303, _body(signed_in)
+    finally:
+        for viewer in (attacker, colleague):
+            sign_in_throttle.unlock(sign_in_throttle.address(viewer))
+
+
+@pytest.mark.parametrize("secret", [None, "", EDGE_SECRET[:-1] + "!", EDGE_SECRET + "0"])
+def test_a_direct_request_is_counted_by_its_source_whatever_viewer_it_names(
+    api_handler: Any, credentials: dict[str, Any], behind_the_edge: str, secret: str | None
+) -> None:
+    """Without our distribution's secret (none, empty, or not quite it), `CloudFront-Viewer-Address`
+    is the client's own writing: a locked source stays locked whatever address it names; the
+    same request with the secret is counted by the address named."""
+    admin = credentials["admin"]
+    named = _viewer()
+    _lock(behind_the_edge)
+    try:
+        direct = api_handler(
+            _edge_sign_in(behind_the_edge, named, admin["email"], admin["password"], secret),
+            lambda_context("ApiFunction"),
+        )
+        assert direct["statusCode"] == 429, _body(direct)
+        through_the_edge = api_handler(
+            _edge_sign_in(behind_the_edge, named, admin["email"], admin["password"]),
+            lambda_context("ApiFunction"),
+        )
+        assert through_the_edge["statusCode"] == 303, _body(through_the_edge)
+    finally:
+        sign_in_throttle.unlock(sign_in_throttle.address(named))
+
+
+@pytest.mark.parametrize(
+    "spelling", ["Bearer {token} ", " Bearer {token}", "Bearer {token}\t", "bearer {token}"]
+)
+def test_through_mangum_only_the_exact_bearer_form_authenticates(
+    api_handler: Any, credentials: dict[str, Any], spelling: str
+) -> None:
+    """API Gateway passes a header value as sent, surrounding whitespace included: as the edge
+    keys on that raw value, any spelling but `Bearer <token>` is a 401, on REST and GraphQL."""
+    token = credentials["tokens"]["read"]
+    me = _event("api-get-me.json", READ_TOKEN=token)
+    me["headers"]["authorization"] = spelling.format(token=token)
+    response = api_handler(me, lambda_context("ApiFunction"))
+    assert response["statusCode"] == 401, _body(response)
+    assert "Bearer <token>" in json.loads(_body(response))["error"]["message"]
+    graphql = _event("api-post-graphql.json", READ_TOKEN=token)
+    graphql["headers"]["authorization"] = spelling.format(token=token)
+    refused = _graphql_error(api_handler(graphql, lambda_context("ApiFunction")))
+    assert refused == {"status": 401, "code": "UNAUTHENTICATED"}

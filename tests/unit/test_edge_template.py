@@ -9,7 +9,13 @@ from typing import Any
 
 from infra.template_model import Template
 
-EDGE = ("EdgeContentCachePolicy", "EdgeGraphQLCachePolicy", "EdgeDistribution", "EdgeWebAcl")
+EDGE = (
+    "EdgeContentCachePolicy",
+    "EdgeGraphQLCachePolicy",
+    "EdgeSignInOriginRequestPolicy",
+    "EdgeDistribution",
+    "EdgeWebAcl",
+)
 
 
 def test_every_edge_resource_is_behind_the_parameter() -> None:
@@ -37,7 +43,7 @@ def test_the_cache_policies_key_on_the_token_and_the_query_and_take_ttls_from_th
     distribution = resources["EdgeDistribution"].properties["DistributionConfig"]
     default: dict[str, Any] = distribution["DefaultCacheBehavior"]
     assert default["CachePolicyId"] == {"Ref": "EdgeContentCachePolicy"}
-    (graphql,) = distribution["CacheBehaviors"]
+    graphql, _sign_in = distribution["CacheBehaviors"]
     assert graphql["PathPattern"] == "/api/v1/graphql"
     assert graphql["CachePolicyId"] == {"Ref": "EdgeGraphQLCachePolicy"}
     assert distribution["WebACLId"] == {"Fn::GetAtt": ["EdgeWebAcl", "Arn"]}
@@ -56,3 +62,35 @@ def test_the_web_acl_limits_requests_per_authorization_header() -> None:
     assert [key["Header"]["Name"] for key in rate["CustomKeys"]] == ["authorization"]
     assert rate["Limit"] == {"Ref": "EdgeRequestsPerTokenPerMinute"}
     assert rule["Action"]["Block"]["CustomResponse"]["ResponseCode"] == 429
+
+
+def test_only_sign_in_reaches_the_api_with_the_origin_secret_and_the_viewer_address() -> None:
+    """The sign-in throttle counts `CloudFront-Viewer-Address` only beside the origin secret
+    (docs/authorization.md): /login goes to the one origin that adds it, with a policy that
+    forwards CloudFront's viewer address; every other path goes to the origin without it."""
+    template = Template.load()
+    assert template.parameters["EdgeOriginSecret"].default == ""
+    assert template.body["Parameters"]["EdgeOriginSecret"]["NoEcho"] is True
+    assert "EdgeNeedsOriginSecret" in template.body["Rules"]
+    resources = template.resources
+    distribution = resources["EdgeDistribution"].properties["DistributionConfig"]
+    plain, sign_in_origin = distribution["Origins"]
+    assert "OriginCustomHeaders" not in plain
+    assert sign_in_origin["OriginCustomHeaders"] == [
+        {"HeaderName": "X-Origin-Verify", "HeaderValue": {"Ref": "EdgeOriginSecret"}}
+    ]
+    assert sign_in_origin["DomainName"] == plain["DomainName"]
+    behaviours = [distribution["DefaultCacheBehavior"], *distribution["CacheBehaviors"]]
+    assert [b["TargetOriginId"] for b in behaviours if b["TargetOriginId"] != plain["Id"]] == [
+        sign_in_origin["Id"]
+    ]
+    (sign_in,) = [b for b in behaviours if b.get("PathPattern") == "/login"]
+    assert sign_in["TargetOriginId"] == sign_in_origin["Id"]
+    assert sign_in["OriginRequestPolicyId"] == {"Ref": "EdgeSignInOriginRequestPolicy"}
+    policy = resources["EdgeSignInOriginRequestPolicy"].properties["OriginRequestPolicyConfig"]
+    headers = policy["HeadersConfig"]
+    assert headers["HeaderBehavior"] == "whitelist"
+    assert "CloudFront-Viewer-Address" in headers["Headers"]
+    assert "Host" not in headers["Headers"]
+    api = resources["ApiFunction"].properties["Environment"]["Variables"]
+    assert api["EDGE_ORIGIN_SECRET"] == {"Fn::If": ["EdgeOn", {"Ref": "EdgeOriginSecret"}, ""]}

@@ -214,6 +214,9 @@ class Settings:
     log_level: str = "INFO"
     alarm_topic_arn: str = ""
     secrets_key_arn: str = ""
+    edge_origin_secret: str = field(default="", repr=False)
+    """The value our CloudFront distribution sends in `X-Origin-Verify` (`EDGE_ORIGIN_SECRET`);
+    only a request carrying it has its `CloudFront-Viewer-Address` believed. Empty: none is."""
     password_cost: int = PASSWORD_COST
     """log2 of scrypt's N for new password hashes (`identity.passwords`). Only tests lower it,
     as Django's tests use a fast hasher: a sign-in then costs milliseconds, not most of a
@@ -280,5 +283,6 @@ class Settings:
             log_level=env.get("LOG_LEVEL", "INFO"),
             alarm_topic_arn=env.get("ALARM_TOPIC_ARN", "").strip(),
             secrets_key_arn=env.get("SECRETS_KEY_ARN", "").strip(),
+            edge_origin_secret=env.get("EDGE_ORIGIN_SECRET", "").strip(),
             password_cost=_parse_int("PASSWORD_HASH_COST", cost) if cost else PASSWORD_COST,
         )

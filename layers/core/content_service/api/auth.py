@@ -29,14 +29,24 @@ def get_settings() -> Settings:
     return runtime.settings()
 
 
+BEARER_PREFIX = "Bearer "
+
+
 def _bearer(request: Request) -> str | None:
+    """The token of `Authorization: Bearer <token>`, exactly so spelled: the edge keys its WAF
+    rate rule and its cache on the raw header, so `bearer`, `BEARER`, a doubled space or
+    surrounding whitespace would each make another bucket and another cached copy for the same
+    token. Any other form is a 401 rather than a second spelling of the same caller."""
     header = request.headers.get("authorization")
     if header is None:
         return None
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() != "bearer" or not value.strip():
-        raise Unauthorized("unsupported Authorization header: use 'Bearer <token>'")
-    return value.strip()
+    token = header.removeprefix(BEARER_PREFIX)
+    if token == header or not token or any(c.isspace() for c in token):
+        raise Unauthorized(
+            "unsupported Authorization header: send exactly 'Bearer <token>' "
+            "(that capitalisation, one space, no other whitespace)"
+        )
+    return token
 
 
 def optional_caller(request: Request) -> Caller | None:

@@ -11,6 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from content_service.api.auth import SESSION_ID_KEY, OptionalCallerDep, SettingsDep
+from content_service.api.client_address import client_address
 from content_service.api.templating import templates
 from content_service.identity import sign_in_throttle
 from content_service.identity.principal import WEBHOOKS_READ
@@ -49,12 +50,6 @@ def login_form(request: Request, caller: OptionalCallerDep, next: str | None = N
     )
 
 
-def client_address(request: Request) -> str:
-    """The caller's address: the socket's peer locally, API Gateway's `sourceIp` on AWS (Mangum
-    puts it in the scope). `X-Forwarded-For` is never read: a client writes what it likes there."""
-    return request.client.host if request.client is not None else "unknown"
-
-
 def _form(request: Request, next: str, error: str, status_code: int) -> Response:
     return templates().TemplateResponse(
         request,
@@ -84,7 +79,8 @@ async def login(
     password: Annotated[str, Form(max_length=1024)] = "",
     next: Annotated[str, Form(max_length=2048)] = "",
 ) -> Response:
-    counters = (sign_in_throttle.account(email), sign_in_throttle.address(client_address(request)))
+    address = client_address(request, settings.edge_origin_secret)
+    counters = (sign_in_throttle.account(email), sign_in_throttle.address(address))
     admission = await run_in_threadpool(sign_in_throttle.admit, counters)
     if admission.refused:
         logger.info("sign-in throttled", extra={"retryAfter": admission.retry_after})
