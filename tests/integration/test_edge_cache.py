@@ -5,6 +5,8 @@ template's CloudFront cache policies key (`harness.edge_cache`).
   expanded relation, relations pages, GraphQL over GET, a persisted query) 20 times: no answer
   ever reaches a token it was not made for, and at least 90% are cache hits;
 - after a publish, the new version is served within CONTENT_CACHE_SECONDS + 2 seconds;
+- a revoked token is refused by the origin at once, and by the edge once what it holds for the
+  token has expired (docs/api.md, "Revoked and narrowed tokens at the edge");
 - private answers (full token) and refusals are never served from the cache; a client's
   `If-None-Match` is answered 304 by the cache itself.
 """
@@ -23,7 +25,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from content_service.identity.tokens import TokenSpec, create_token
+from content_service.identity.tokens import TokenSpec, create_token, revoke_token
 from harness.edge_cache import SERVED_FROM_CACHE, EdgeCache, edge_keying
 from tests.conftest import WorkspaceAccess, delivery_options
 from tests.support.content import create, define, publish, shared_workspace
@@ -213,6 +215,42 @@ def test_after_a_publish_the_new_version_is_served_within_the_cache_seconds_plus
             time.sleep(0.1)
     assert set(served_at) == set(urls), served_at
     assert max(served_at.values()) <= STALE_CACHE_SECONDS + 2, served_at
+
+
+def test_a_revoked_token_is_refused_at_the_origin_at_once_and_at_the_edge_once_it_expires(
+    edge: EdgeCache, base_url: str, library: tuple[WorkspaceAccess, list[str], list[str]]
+) -> None:
+    """What docs/api.md says of revocation: refused on the next request at the origin, while
+    the edge may serve the answers it holds for the token until they expire (s-maxage plus
+    stale-while-revalidate)."""
+    workspace, urls, _ = library
+    token, info = create_token(
+        TokenSpec(name="to revoke", workspace_id=workspace.id, access="read")
+    )
+    headers = {"Authorization": f"Bearer {token}"}
+    reader = httpx.Client(base_url=edge.url, headers=headers, timeout=30)
+    origin = httpx.Client(base_url=base_url, headers=headers, timeout=30)
+    with reader, origin, delivery_options(cache_seconds=STALE_CACHE_SECONDS):
+        assert reader.get(urls[0]).headers["x-cache-status"] == "MISS"
+        filled = time.monotonic()
+        revoke_token(info.id)
+        revoked = time.monotonic()
+        assert origin.get(urls[0]).status_code == 401
+        if revoked - filled < STALE_CACHE_SECONDS - 0.5:  # still fresh at the edge
+            cached = reader.get(urls[0])
+            assert (cached.status_code, cached.headers["x-cache-status"]) == (200, "HIT")
+        refused_after = None
+        deadline = revoked + STALE_CACHE_SECONDS + 10
+        while refused_after is None and time.monotonic() < deadline:
+            asked = time.monotonic()
+            if reader.get(urls[0]).status_code == 401:
+                refused_after = asked - filled
+            time.sleep(0.1)
+    # The first request sent after the answer expired (N + M = STALE_CACHE_SECONDS + 2 after
+    # the edge fetched it) is refused. nginx keeps expiry times in whole seconds (up to 1 s
+    # more), and the request was sent at most one poll (0.1 s and the previous request) after.
+    assert refused_after is not None
+    assert refused_after <= STALE_CACHE_SECONDS + 2 + 1 + 0.5, refused_after
 
 
 def test_private_answers_and_refusals_never_come_from_the_cache_and_304_does(
