@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import time
 import uuid
@@ -29,6 +30,7 @@ from content_service.webhooks.delivery_worker import DeliveryWorker
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.http_sender import Sender
 from content_service.webhooks.queue import message_body
+from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.lambda_runtime import FunctionRuntime
 from infra.local_stack import LocalStack
@@ -435,3 +437,18 @@ def stream_state(stack: LocalStack, event_id: str) -> dict[str, Any]:
         "failure_queue": failures,
         "settings": {"endpoint": settings().aws_endpoint_url, "events": settings().tables.events},
     }
+
+
+NOTICE_SEQUENCE = ["endpoint.failing", "endpoint.disabled", "endpoint.recovered"]
+
+
+def received_notices(watcher: Receiver, never_told: Iterable[str]) -> list[dict[str, Any]]:
+    """The notices an all-workspaces receiver got about one endpoint that failed, was disabled
+    and recovered, in that order; no raw body holds any of `never_told`."""
+    bodies = [request.body.decode() for request in watcher.requests]
+    for body in bodies:
+        for secret in never_told:
+            assert secret not in body
+    received = [json.loads(body) for body in bodies]
+    assert [notice["event"] for notice in received] == NOTICE_SEQUENCE
+    return received
