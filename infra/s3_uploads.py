@@ -46,21 +46,20 @@ _STATUS_TEXT = {400: "400 Bad Request", 403: "403 Forbidden"}
 class UploadCheck:
     """Wraps moto's WSGI app; `secrets` are the emulator's secret keys by access key id."""
 
-    def __init__(
-        self, app: WsgiApp, secrets: Mapping[str, str], clock: Callable[[], float] = time.time
-    ) -> None:
+    def __init__(self, app: WsgiApp, secrets: Mapping[str, str]) -> None:
         self._app = app
         self._secrets = dict(secrets)
-        self._clock = clock
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         refusal: Refusal | None = None
         if _is_form_upload(environ):
-            refusal = check_post_policy(_read_upload(environ), self._secrets, self._clock())
-        elif "X-Amz-Signature" in _query(environ):
-            refusal = self._presigned_refusal(environ)
-        elif {"AWSAccessKeyId", "Signature"} <= _query(environ).keys():
-            refusal = UNSUPPORTED_SIGNATURE
+            refusal = check_post_policy(_read_upload(environ), self._secrets, time.time())
+        elif environ.get("QUERY_STRING"):
+            query = _query(environ)
+            if "X-Amz-Signature" in query:
+                refusal = self._presigned_refusal(environ, query)
+            elif {"AWSAccessKeyId", "Signature"} <= query.keys():
+                refusal = UNSUPPORTED_SIGNATURE
         if refusal is None:
             return self._app(environ, start_response)
         body = _error_xml(refusal)
@@ -70,8 +69,9 @@ class UploadCheck:
         )
         return [body]
 
-    def _presigned_refusal(self, environ: Mapping[str, Any]) -> Refusal | None:
-        query = _query(environ)
+    def _presigned_refusal(
+        self, environ: Mapping[str, Any], query: Mapping[str, str]
+    ) -> Refusal | None:
         if query.get("X-Amz-Algorithm") != ALGORITHM:
             return _query_error('X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"')
         try:
@@ -84,7 +84,7 @@ class UploadCheck:
                 "X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and "
                 "X-Amz-Expires parameters."
             )
-        expired = _expiry_refusal(signed_at, expires, self._clock())
+        expired = _expiry_refusal(signed_at, expires, time.time())
         if expired is not None:
             return expired
         secret = self._secrets.get(access_key)
