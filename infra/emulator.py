@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
     from mypy_boto3_kms import KMSClient
+    from mypy_boto3_s3 import S3Client
     from mypy_boto3_sqs import SQSClient
     from mypy_boto3_ssm import SSMClient
 
@@ -190,6 +191,12 @@ class Emulator:
 
     def kms(self) -> KMSClient:
         return self.session().client("kms", endpoint_url=self.endpoint_url, config=self._config())
+
+    def s3(self) -> S3Client:
+        """Presigns with SigV4, as S3 requires of new buckets (botocore's default for S3 in
+        us-east-1 is still SigV2, which the emulator refuses: `infra.s3_uploads`)."""
+        config = self._config().merge(Config(signature_version="s3v4"))
+        return self.session().client("s3", endpoint_url=self.endpoint_url, config=config)
 
     def load(self, table: str, items: Iterable[Mapping[str, Any]]) -> int:
         """Stores `items` (DynamoDB JSON) in one of this process's moto tables, each through

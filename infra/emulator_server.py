@@ -21,18 +21,24 @@ from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_ba
 from waitress import wasyncore
 from waitress.server import BaseWSGIServer, create_server
 
+from infra.emulator import FAKE_CREDENTIALS
+from infra.s3_uploads import UploadCheck
+
 THREADS = 64
 CONNECTION_LIMIT = 1000
 # Idle kept-alive connections are closed after this; boto3 opens a new one when it needs it.
 CHANNEL_TIMEOUT_S = 60
 _LOOP_TIMEOUT_S = 0.5
+# The emulator's one key pair (`infra.emulator.FAKE_CREDENTIALS`): what presigned uploads sign with.
+_SECRETS = {FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"]: FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]}
 
 
 class EmulatorServer:
     """The emulator's HTTP endpoint on `host`:`port` (0: any free port)."""
 
     def __init__(self, host: str, port: int) -> None:
-        app = DomainDispatcherApplication(create_backend_app)
+        # S3's checks of presigned uploads, which moto does not make, in front of it (D121).
+        app = UploadCheck(DomainDispatcherApplication(create_backend_app), _SECRETS)
         server = create_server(
             app,
             host=host,

@@ -1,8 +1,10 @@
-"""Creates the template's KMS keys, tables and queues in the emulator; resolves the environment.
+"""Creates the template's KMS keys, tables, queues and buckets in the emulator; resolves the
+environment.
 
 Physical names are the logical ids (optionally prefixed, so test modules sharing one
-emulator process stay apart). Provisioning is idempotent: a resource that already exists is
-left exactly as it is, so running it twice, or against a restored emulator, is harmless.
+emulator process stay apart); a bucket's is the same in lower case, as S3 requires.
+Provisioning is idempotent: a resource that already exists is left exactly as it is, so
+running it twice, or against a restored emulator, is harmless.
 
 The environment is `Globals.Function.Environment.Variables` merged with each function's own
 variables, resolved: `!Ref Table` becomes the table name, `!Ref Queue` the queue URL, and
@@ -25,16 +27,18 @@ from botocore.exceptions import ClientError
 from content_service.storage.request_rules import IndexSchema, TableSchema
 from infra.emulator import Emulator
 from infra.intrinsics import Intrinsics
-from infra.template_model import Template, TemplateError, scalar_str
+from infra.template_model import Resource, Template, TemplateError, scalar_str
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_kms import KMSClient
+    from mypy_boto3_s3 import S3Client
     from mypy_boto3_sqs import SQSClient
 
 TABLE_TYPE = "AWS::DynamoDB::Table"
 QUEUE_TYPE = "AWS::SQS::Queue"
 KEY_TYPE = "AWS::KMS::Key"
+BUCKET_TYPE = "AWS::S3::Bucket"
 FUNCTION_TYPE = "AWS::Serverless::Function"
 DEFAULT_ACCOUNT_ID = "123456789012"
 _PREFIX_PATTERN = re.compile(r"^[A-Za-z0-9_-]*$")
@@ -81,6 +85,16 @@ class ProvisionedQueue:
 
 
 @dataclass(frozen=True)
+class ProvisionedBucket:
+    logical_id: str
+    name: str
+
+    @property
+    def arn(self) -> str:
+        return f"arn:aws:s3:::{self.name}"
+
+
+@dataclass(frozen=True)
 class ProvisionedKey:
     """A KMS key of the template, found again by its alias `alias/<prefix><logical id>`."""
 
@@ -103,6 +117,7 @@ class Provisioned:
     intrinsics: Intrinsics
     environment: Mapping[str, str]
     keys: Mapping[str, ProvisionedKey] = field(default_factory=dict)
+    buckets: Mapping[str, ProvisionedBucket] = field(default_factory=dict)
 
     def queue_by_arn(self, arn: str) -> ProvisionedQueue:
         for queue in self.queues.values():
@@ -119,6 +134,11 @@ class Provisioned:
 
 def physical_name(prefix: str, name: str) -> str:
     return f"{prefix}{name}"
+
+
+def bucket_name(prefix: str, name: str) -> str:
+    """S3 takes lower-case letters, digits, '-' and '.' only."""
+    return physical_name(prefix, name).lower().replace("_", "-")
 
 
 def parameter_values(template: Template, user_env: Mapping[str, str]) -> dict[str, str]:
@@ -167,7 +187,7 @@ def _resource_attributes(
     tables: Mapping[str, ProvisionedTable],
     queues: Mapping[str, ProvisionedQueue],
 ) -> dict[tuple[str, str], str]:
-    """`Fn::GetAtt` values of the keys, roles, tables and queues."""
+    """`Fn::GetAtt` values of the keys, roles, buckets, tables and queues."""
     attributes: dict[tuple[str, str], str] = dict(early_attributes)
     for table in tables.values():
         attributes[(table.logical_id, "Arn")] = table.arn
@@ -221,19 +241,19 @@ def provision(
     prefix: str = "",
     user_env: Mapping[str, str] | None = None,
 ) -> Provisioned:
-    """Creates every table and queue of `template` that does not exist yet."""
+    """Creates every key, bucket, table and queue of `template` that does not exist yet."""
     if not _PREFIX_PATTERN.match(prefix):
         raise TemplateError(f"prefix {prefix!r} may only use letters, digits, '-' and '_'")
     user_env = {} if user_env is None else user_env
     parameters = parameter_values(template, user_env)
     pseudo = _pseudo_parameters(emulator.region, prefix)
     keys = _ensure_keys(emulator.kms(), prefix, template)
-    early_attributes = _key_attributes(keys.values())
-    early_attributes.update(_role_attributes(template, prefix))
+    buckets = _ensure_buckets(emulator.s3(), prefix, template)
+    early_refs, early_attributes = _early_names(template, prefix, keys, buckets)
     static = Intrinsics(
         parameters=parameters,
         conditions=template.conditions,
-        refs={k.logical_id: k.key_id for k in keys.values()},
+        refs=early_refs,
         attributes=early_attributes,
         pseudo=pseudo,
     )
@@ -250,7 +270,7 @@ def provision(
     queues, created = _ensure_queues(sqs, prefix, queue_properties, static)
     refs: dict[str, str] = {t.logical_id: t.name for t in tables.values()}
     refs.update({q.logical_id: q.url for q in queues.values()})
-    refs.update({k.logical_id: k.key_id for k in keys.values()})
+    refs.update(early_refs)
     intrinsics = Intrinsics(
         parameters=parameters,
         conditions=template.conditions,
@@ -271,6 +291,7 @@ def provision(
         intrinsics=intrinsics,
         environment=resolve_environment(template, intrinsics, user_env),
         keys=keys,
+        buckets=buckets,
     )
 
 
@@ -303,6 +324,22 @@ def resolve_environment(
         if resolved:
             environment[variable] = resolved[-1]
     return environment
+
+
+def _early_names(
+    template: Template,
+    prefix: str,
+    keys: Mapping[str, ProvisionedKey],
+    buckets: Mapping[str, ProvisionedBucket],
+) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
+    """`Ref` and `Fn::GetAtt` values known before any table or queue: the keys', the
+    buckets' and the functions' roles'."""
+    refs = {k.logical_id: k.key_id for k in keys.values()}
+    refs.update({b.logical_id: b.name for b in buckets.values()})
+    attributes = _key_attributes(keys.values())
+    attributes.update(_role_attributes(template, prefix))
+    attributes.update({(b.logical_id, "Arn"): b.arn for b in buckets.values()})
+    return refs, attributes
 
 
 def _key_attributes(keys: Iterable[ProvisionedKey]) -> dict[tuple[str, str], str]:
@@ -343,6 +380,46 @@ def _ensure_key(
         client.create_alias(AliasName=alias, TargetKeyId=metadata["KeyId"])
         log.info("created KMS key %s", alias)
     return ProvisionedKey(logical_id, metadata["KeyId"], metadata["Arn"], alias)
+
+
+def _ensure_buckets(
+    client: S3Client, prefix: str, template: Template
+) -> dict[str, ProvisionedBucket]:
+    return {
+        logical_id: _ensure_bucket(client, bucket_name(prefix, logical_id), logical_id, r)
+        for logical_id, r in template.resources_of_type(BUCKET_TYPE).items()
+    }
+
+
+def _ensure_bucket(
+    client: S3Client, name: str, logical_id: str, resource: Resource
+) -> ProvisionedBucket:
+    """The bucket, created when missing with its versioning and public access block. Its
+    lifecycle rules, encryption and bucket policy are not given to the emulator, which would
+    store them and apply none."""
+    try:
+        client.head_bucket(Bucket=name)
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") not in ("404", "NoSuchBucket"):
+            raise
+        client.create_bucket(Bucket=name)
+        properties = resource.properties
+        versioning = properties.get("VersioningConfiguration") or {}
+        if versioning.get("Status") == "Enabled":
+            client.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
+        block = properties.get("PublicAccessBlockConfiguration") or {}
+        if block:
+            client.put_public_access_block(
+                Bucket=name,
+                PublicAccessBlockConfiguration={
+                    "BlockPublicAcls": bool(block.get("BlockPublicAcls")),
+                    "IgnorePublicAcls": bool(block.get("IgnorePublicAcls")),
+                    "BlockPublicPolicy": bool(block.get("BlockPublicPolicy")),
+                    "RestrictPublicBuckets": bool(block.get("RestrictPublicBuckets")),
+                },
+            )
+        log.info("created bucket %s", name)
+    return ProvisionedBucket(logical_id, name)
 
 
 def _without_redrive(properties: Mapping[str, Any]) -> dict[str, Any]:

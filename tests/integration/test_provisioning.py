@@ -131,6 +131,45 @@ def test_every_queue_is_created_with_its_attributes_and_redrive(
             assert "RedrivePolicy" not in attributes
 
 
+def test_the_assets_bucket_is_created_versioned_and_private(
+    emulator: Emulator, template: Template
+) -> None:
+    provisioned = provision(emulator, template, prefix="Prov_Bucket-")
+    bucket = provisioned.buckets["AssetsBucket"]
+    # S3 takes no capitals or underscores: the prefixed logical id, in S3's alphabet.
+    assert bucket.name == "prov-bucket-assetsbucket"
+    assert bucket.arn == "arn:aws:s3:::prov-bucket-assetsbucket"
+    s3 = emulator.s3()
+    assert s3.get_bucket_versioning(Bucket=bucket.name)["Status"] == "Enabled"
+    block = s3.get_public_access_block(Bucket=bucket.name)["PublicAccessBlockConfiguration"]
+    assert block == dict.fromkeys(
+        ("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy", "RestrictPublicBuckets"), True
+    )
+    assert provisioned.environment["ASSETS_BUCKET"] == bucket.name
+    assert provisioned.environment["ASSETS_MAX_BYTES"] == "104857600"
+    grant = provisioned.intrinsics.resolve({"Fn::Sub": "${AssetsBucket.Arn}/uploads/*"})
+    assert grant == "arn:aws:s3:::prov-bucket-assetsbucket/uploads/*"
+    settings = Settings.from_env({**emulator.aws_environment(), **provisioned.environment})
+    assert (settings.assets_bucket, settings.assets_max_bytes) == (bucket.name, 104_857_600)
+    s3.put_object(Bucket=bucket.name, Key="uploads/kept", Body=b"x")
+    assert provision(emulator, template, prefix="Prov_Bucket-").buckets == provisioned.buckets
+    assert s3.get_object(Bucket=bucket.name, Key="uploads/kept")["Body"].read() == b"x"
+
+
+def test_a_user_value_outside_the_upload_cap_is_refused(
+    emulator: Emulator, template: Template
+) -> None:
+    for outside in ("0", "5368709121"):
+        with pytest.raises(TemplateError, match="ASSETS_MAX_BYTES"):
+            provision(
+                emulator, template, prefix="prov-cap-", user_env={"ASSETS_MAX_BYTES": outside}
+            )
+    provisioned = provision(
+        emulator, template, prefix="prov-cap-", user_env={"ASSETS_MAX_BYTES": "1"}
+    )
+    assert provisioned.environment["ASSETS_MAX_BYTES"] == "1"
+
+
 def test_environment_resolves_every_reference(emulator: Emulator, template: Template) -> None:
     provisioned = provision(emulator, template, prefix="prov-env-", user_env={})
     env = provisioned.environment

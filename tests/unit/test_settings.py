@@ -96,3 +96,16 @@ def test_the_password_cost_is_owasp_s_unless_lowered_within_bounds() -> None:
     for outside in ("9", "21"):
         with pytest.raises(SettingsError, match="PASSWORD_HASH_COST must be from 10 to 20"):
             Settings.from_env({"PASSWORD_HASH_COST": outside})
+
+
+def test_assets_take_their_bucket_and_a_size_cap_from_1_byte_to_5_gib() -> None:
+    default = Settings.from_env({})
+    assert (default.assets_bucket, default.assets_max_bytes) == ("", 104_857_600)
+    settings = Settings.from_env({"ASSETS_BUCKET": "assets", "ASSETS_MAX_BYTES": "1"})
+    assert (settings.assets_bucket, settings.assets_max_bytes) == ("assets", 1)
+    assert Settings.from_env({"ASSETS_MAX_BYTES": "5368709120"}).assets_max_bytes == 5 * 1024**3
+    for outside in ("0", "-1", "5368709121"):
+        with pytest.raises(SettingsError, match="ASSETS_MAX_BYTES must be from 1 to 5368709120"):
+            Settings.from_env({"ASSETS_MAX_BYTES": outside})
+    with pytest.raises(SettingsError, match="ASSETS_MAX_BYTES must be an integer"):
+        Settings.from_env({"ASSETS_MAX_BYTES": "100MB"})

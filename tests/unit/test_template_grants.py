@@ -1,6 +1,7 @@
 """The template's conditional grants for the webhook features, scoped: PutEvents on the
-allow-listed buses only (and nothing without a list), Publish on the alarm topic only. Every
-unconditional statement is proven by tests/integration/test_least_privilege.py."""
+allow-listed buses only (and nothing without a list), Publish on the alarm topic only; and the
+assets bucket's one grant, uploads by the API under uploads/. Every unconditional statement is
+proven by tests/integration/test_least_privilege.py."""
 
 from __future__ import annotations
 
@@ -63,3 +64,17 @@ def test_publish_only_on_the_alarm_topic(template: Template) -> None:
         assert grant["condition"] == "HasAlarmTopic"
     for function in ("DeliveryFunction", "ApiFunction"):
         assert actions(template, function, "sns:Publish") == []
+
+
+def test_only_the_api_puts_objects_and_only_under_uploads(template: Template) -> None:
+    functions = template.functions
+    assert functions["ApiFunction"].environment["ASSETS_BUCKET"] == {"Ref": "AssetsBucket"}
+    assert functions["ApiFunction"].environment["ASSETS_MAX_BYTES"] == {"Ref": "AssetsMaxBytes"}
+    (grant,) = [s for s in statements(template, "ApiFunction") if "s3" in str(s["Action"])]
+    assert grant["Action"] == "s3:PutObject"
+    assert grant["Resource"] == {"Fn::Sub": "${AssetsBucket.Arn}/uploads/*"}
+    assert grant["condition"] is None
+    for other in ("FanoutFunction", "DeliveryFunction", "SchedulerFunction"):
+        assert not [s for s in statements(template, other) if "s3" in str(s["Action"])], other
+        assert "ASSETS_BUCKET" not in functions[other].environment
+    assert "ASSETS_BUCKET" not in template.globals_environment

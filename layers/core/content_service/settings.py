@@ -133,6 +133,11 @@ PASSWORD_COST = 17
 """scrypt N = 2^17, r = 8, p = 1: OWASP's password storage guidance."""
 MIN_PASSWORD_COST, MAX_PASSWORD_COST = 10, 20
 
+ASSETS_MAX_BYTES = 100 * 1024 * 1024
+"""The default cap of one asset upload, signed into its presigned POST (`ASSETS_MAX_BYTES`)."""
+ASSETS_MAX_BYTES_LIMIT = 5 * 1024**3
+"""The most S3 takes in one POST or PUT: 5 GiB."""
+
 MAX_RATE_LIMIT = 1000
 """Requests per second one token may be given: its counter is one DynamoDB item a second."""
 
@@ -217,6 +222,10 @@ class Settings:
     edge_origin_secret: str = field(default="", repr=False)
     """The value our CloudFront distribution sends in `X-Origin-Verify` (`EDGE_ORIGIN_SECRET`);
     only a request carrying it has its `CloudFront-Viewer-Address` believed. Empty: none is."""
+    assets_bucket: str = ""
+    """The bucket asset uploads go to (`ASSETS_BUCKET`, the template's `AssetsBucket`)."""
+    assets_max_bytes: int = ASSETS_MAX_BYTES
+    """The largest upload a presigned POST allows, in bytes (`ASSETS_MAX_BYTES`)."""
     password_cost: int = PASSWORD_COST
     """log2 of scrypt's N for new password hashes (`identity.passwords`). Only tests lower it,
     as Django's tests use a fast hasher: a sign-in then costs milliseconds, not most of a
@@ -228,6 +237,11 @@ class Settings:
                 raise SettingsError(f"origin {origin!r} must start with http:// or https://")
         if self.session_max_age_seconds <= 0:
             raise SettingsError("session max age must be positive")
+        if not 1 <= self.assets_max_bytes <= ASSETS_MAX_BYTES_LIMIT:
+            raise SettingsError(
+                f"ASSETS_MAX_BYTES must be from 1 to {ASSETS_MAX_BYTES_LIMIT} bytes (5 GiB, the "
+                f"most S3 takes in one upload), not {self.assets_max_bytes}"
+            )
         if not MIN_PASSWORD_COST <= self.password_cost <= MAX_PASSWORD_COST:
             raise SettingsError(
                 f"PASSWORD_HASH_COST must be from {MIN_PASSWORD_COST} to {MAX_PASSWORD_COST}"
@@ -262,6 +276,7 @@ class Settings:
         }
         key_file = env.get("SESSION_KEY_FILE", "").strip()
         cost = env.get("PASSWORD_HASH_COST", "").strip()
+        max_bytes = env.get("ASSETS_MAX_BYTES", "").strip()
         return cls(
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             aws_endpoint_url=env.get("AWS_ENDPOINT_URL") or None,
@@ -284,5 +299,9 @@ class Settings:
             alarm_topic_arn=env.get("ALARM_TOPIC_ARN", "").strip(),
             secrets_key_arn=env.get("SECRETS_KEY_ARN", "").strip(),
             edge_origin_secret=env.get("EDGE_ORIGIN_SECRET", "").strip(),
+            assets_bucket=env.get("ASSETS_BUCKET", "").strip(),
+            assets_max_bytes=(
+                _parse_int("ASSETS_MAX_BYTES", max_bytes) if max_bytes else ASSETS_MAX_BYTES
+            ),
             password_cost=_parse_int("PASSWORD_HASH_COST", cost) if cost else PASSWORD_COST,
         )
