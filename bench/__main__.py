@@ -27,6 +27,7 @@ SUITES: tuple[str, ...] = (
     "webhooks_delivery",
     "admin_pages",
     "local_mix",
+    "image_engines",
 )
 
 
