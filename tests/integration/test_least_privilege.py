@@ -8,9 +8,7 @@ call is turned into the IAM permissions AWS would check (`infra.permissions`) an
 that function's policy statements in template.yaml (its `Policies`, and the KMS key policy
 statements naming its role): every call must be allowed, every grant must have been used, and
 so taking any one statement away must refuse a call. The fan-out and the scheduler read
-endpoints but must never open a sealed secret: any KMS call of theirs is refused. The API's
-presigned asset uploads are authorised against its role too, though the browser, not the
-function, makes them: each counts as one upload under uploads/ (`_signed_for_browsers`).
+endpoints but must never open a sealed secret: any KMS call of theirs is refused.
 """
 
 from __future__ import annotations
@@ -402,22 +400,8 @@ def _cleanup(admin: httpx.Client, hooks: dict[str, str]) -> None:
         assert admin.delete(f"/api/webhooks/{endpoint_id}").status_code == 204
 
 
-def _needed(run: Run, function: str, resources: Resources) -> list[Permission]:
-    recorded = [p for call in run.calls[function] for p in required(call, resources)]
-    return recorded + _signed_for_browsers(run.stack, function)
-
-
-def _signed_for_browsers(stack: LocalStack, function: str) -> list[Permission]:
-    """What a browser does with what the function signed: a presigned POST is signed with the
-    function role's credentials, so S3 authorises its upload against the role, and the function
-    itself makes no call the recorder could see. The API's one such grant is an asset upload,
-    a key under uploads/ (docs/decisions.md, D121); tests/integration/test_s3_uploads.py holds
-    the upload to its policy."""
-    if function != "ApiFunction":
-        return []
-    assert stack.provisioned is not None
-    bucket = stack.provisioned.buckets["AssetsBucket"]
-    return [Permission("s3:PutObject", f"{bucket.arn}/uploads/{uuid.uuid4().hex}.png")]
+def _needed(calls: list[RecordedCall], resources: Resources) -> list[Permission]:
+    return [p for call in calls for p in required(call, resources)]
 
 
 def _report(permissions: list[Permission]) -> str:
@@ -430,7 +414,7 @@ def test_the_role_allows_every_call_its_code_makes(
 ) -> None:
     run, resources = recorded
     assert stack.provisioned is not None
-    needed = _needed(run, function, resources)
+    needed = _needed(run.calls[function], resources)
     assert needed, f"{function}'s code paths made no AWS call"
     statements = function_policy(stack.provisioned, function)
     missing = refused(statements, needed)
@@ -444,7 +428,7 @@ def test_the_role_grants_nothing_its_code_does_not_use(
     run, resources = recorded
     assert stack.provisioned is not None
     statements = function_policy(stack.provisioned, function)
-    extra = unused(statements, _needed(run, function, resources))
+    extra = unused(statements, _needed(run.calls[function], resources))
     assert not extra, f"{function}'s policy grants what its code never uses:\n{_report(extra)}"
 
 
@@ -455,7 +439,7 @@ def test_taking_any_statement_away_refuses_a_call(
     run, resources = recorded
     assert stack.provisioned is not None
     statements = function_policy(stack.provisioned, function)
-    needed = _needed(run, function, resources)
+    needed = _needed(run.calls[function], resources)
     for index in range(len(statements)):
         fewer: list[Statement] = statements[:index] + statements[index + 1 :]
         assert refused(fewer, needed), f"{function}: statement {index} is not needed"

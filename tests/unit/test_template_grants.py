@@ -1,6 +1,6 @@
 """The template's conditional grants for the webhook features, scoped: PutEvents on the
 allow-listed buses only (and nothing without a list), Publish on the alarm topic only; and the
-assets bucket's one grant, uploads by the API under uploads/. Every unconditional statement is
+assets bucket's name, the API's alone, with no S3 grant yet. Every unconditional statement is
 proven by tests/integration/test_least_privilege.py."""
 
 from __future__ import annotations
@@ -66,15 +66,15 @@ def test_publish_only_on_the_alarm_topic(template: Template) -> None:
         assert actions(template, function, "sns:Publish") == []
 
 
-def test_only_the_api_puts_objects_and_only_under_uploads(template: Template) -> None:
+def test_the_assets_bucket_reaches_the_api_alone_and_no_role_holds_an_s3_grant_yet(
+    template: Template,
+) -> None:
+    """The upload route, which signs with the API's role, brings its grant with it (D121)."""
     functions = template.functions
     assert functions["ApiFunction"].environment["ASSETS_BUCKET"] == {"Ref": "AssetsBucket"}
     assert functions["ApiFunction"].environment["ASSETS_MAX_BYTES"] == {"Ref": "AssetsMaxBytes"}
-    (grant,) = [s for s in statements(template, "ApiFunction") if "s3" in str(s["Action"])]
-    assert grant["Action"] == "s3:PutObject"
-    assert grant["Resource"] == {"Fn::Sub": "${AssetsBucket.Arn}/uploads/*"}
-    assert grant["condition"] is None
-    for other in ("FanoutFunction", "DeliveryFunction", "SchedulerFunction"):
-        assert not [s for s in statements(template, other) if "s3" in str(s["Action"])], other
-        assert "ASSETS_BUCKET" not in functions[other].environment
+    for function in ("ApiFunction", "FanoutFunction", "DeliveryFunction", "SchedulerFunction"):
+        assert not [s for s in statements(template, function) if "s3" in str(s["Action"])]
+        if function != "ApiFunction":
+            assert "ASSETS_BUCKET" not in functions[function].environment
     assert "ASSETS_BUCKET" not in template.globals_environment
