@@ -51,12 +51,12 @@ def notice_item(
     actor: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The outbox event of a notice, in the shape of an entry event (no workspace): the
-    endpoint's id and host, and the reason as `notice_reason` leaves it."""
+    endpoint's id and host, and `reason`, which `notice_reason` has cleaned."""
     data = {
         "kind": ENDPOINT_SUBJECT,
         "id": endpoint.id,
         "host": notice_host(endpoint),
-        "reason": notice_reason(reason, endpoint),
+        "reason": reason,
         "consecutiveDead": consecutive_dead,
     }
     return new_event_item(kind, now, actor=actor, data=data)
@@ -82,7 +82,7 @@ class EndpointNotices:
         reason = notice_reason(reason, endpoint)
         now_iso = iso_utc(self._clock.now())
         request = self._endpoints.disable_request(endpoint.id, reason, now_iso)
-        return self.commit(request, DISABLED, endpoint, reason, endpoint.consecutive_dead)
+        return self._commit(request, DISABLED, endpoint, reason, endpoint.consecutive_dead)
 
     def recovered(self, endpoint: Endpoint, seen: AlertState, reason: str) -> bool:
         """endpoint.recovered at the first success after an alert; False when another
@@ -99,9 +99,24 @@ class EndpointNotices:
         consecutive_dead: int,
         actor: Mapping[str, str] | None = None,
     ) -> bool:
-        """The endpoint's update and the notice's outbox event, in one transaction; False
-        (nothing written) when the update's condition did not hold."""
-        item = notice_item(kind, endpoint, reason, consecutive_dead, self._clock.now(), actor)
+        """The endpoint's update and the notice's outbox event, in one transaction, the reason
+        cleaned by `notice_reason`; False (nothing written) when the update's condition did
+        not hold."""
+        cleaned = notice_reason(reason, endpoint)
+        return self._commit(update, kind, endpoint, cleaned, consecutive_dead, actor)
+
+    def _commit(
+        self,
+        update: Mapping[str, Any],
+        kind: str,
+        endpoint: Endpoint,
+        cleaned_reason: str,
+        consecutive_dead: int,
+        actor: Mapping[str, str] | None = None,
+    ) -> bool:
+        item = notice_item(
+            kind, endpoint, cleaned_reason, consecutive_dead, self._clock.now(), actor
+        )
         put = {
             "TableName": self._events_table,
             "Item": encode(item, sparse=True),
