@@ -135,7 +135,7 @@ def _read_upload(environ: dict[str, Any]) -> PostUpload:
     for name, value in form.items(multi=True):
         fields.setdefault(name.lower(), value)
     upload = files.get("file")
-    size = None if upload is None else len(upload.stream.read())
+    size = None if upload is None else upload.stream.seek(0, io.SEEK_END)
     return PostUpload(fields, size, _bucket(environ))
 
 
