@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -29,6 +29,9 @@ from content_service.identity.workspaces import create_workspace
 from content_service.storage import request_check
 from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
 from tests.support.settings import settings_changed
+
+if TYPE_CHECKING:
+    from tests.support.content import Storage
 
 # A property's examples are checked for what they return, never for how long they take:
 # hypothesis' default 200 ms deadline failed examples on a machine under load.
@@ -97,6 +100,14 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
             yield running
         finally:
             running.stop()
+
+
+@pytest.fixture
+def storage(stack: LocalStack) -> Storage:
+    """Direct reads of the stack's tables, not through the recorder."""
+    from tests.support.content import Storage  # it imports this module
+
+    return Storage(stack)
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ from urllib.parse import quote
 
 import pytest
 
-from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.content import (
     Storage,
@@ -54,11 +53,6 @@ def world(base_url: str) -> Iterator[tuple[WorkspaceAccess, dict[str, Any]]]:
         )
         entry = create(access.full, "note", {"text": "keep"})
         yield access, entry
-
-
-@pytest.fixture
-def storage(stack: LocalStack) -> Storage:
-    return Storage(stack)
 
 
 @pytest.mark.parametrize(

@@ -27,11 +27,6 @@ ARTICLE_FIELDS = every_field_type(enum_values=("happy", "SAD"))
 
 
 @pytest.fixture
-def storage(stack: LocalStack) -> Storage:
-    return Storage(stack)
-
-
-@pytest.fixture
 def workspace(new_workspace: NewWorkspace) -> WorkspaceAccess:
     access = new_workspace()
     define(access.full, "article", ARTICLE_FIELDS)

@@ -27,11 +27,6 @@ def relation(name: str, target: str, cardinality: str, **extra: Any) -> dict[str
     return {"name": name, "type": "relation", "target": target, "cardinality": cardinality, **extra}
 
 
-@pytest.fixture
-def storage(stack: LocalStack) -> Storage:
-    return Storage(stack)
-
-
 def _define_blog(workspace: WorkspaceAccess) -> None:
     """author, tag, and post (author many-to-one, tags many-to-many, cover one-to-one,
     sections one-to-many, related posts many-to-many to itself)."""

@@ -37,11 +37,6 @@ def site(base_url: str) -> Iterator[WorkspaceAccess]:
         yield access
 
 
-@pytest.fixture
-def storage(stack: Any) -> Storage:
-    return Storage(stack)
-
-
 @dataclass
 class Editor:
     """One protocol's way to write and read a `post`, answering REST-shaped entries."""

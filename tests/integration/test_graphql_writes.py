@@ -9,7 +9,6 @@ from typing import Any
 import httpx
 import pytest
 
-from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.content import Storage, create, define
 from tests.support.field_types import relation
@@ -43,11 +42,6 @@ def site(new_workspace: NewWorkspace) -> WorkspaceAccess:
         ],
     )
     return workspace
-
-
-@pytest.fixture
-def storage(stack: LocalStack) -> Storage:
-    return Storage(stack)
 
 
 def test_create_returns_the_draft_read_back_with_its_relations(site: WorkspaceAccess) -> None:

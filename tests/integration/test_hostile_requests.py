@@ -68,11 +68,6 @@ def site(base_url: str) -> Iterator[WorkspaceAccess]:
         yield access
 
 
-@pytest.fixture
-def storage(stack: LocalStack) -> Storage:
-    return Storage(stack)
-
-
 def graphql_raw(client: httpx.Client, body: Any, **headers: str) -> dict[str, Any]:
     """The body of a GraphQL answer, which is HTTP 200 JSON whatever was sent."""
     response = client.post(PATH, content=body, headers={**JSON, **headers})

@@ -15,17 +15,11 @@ from content_service.clock import iso_utc
 from content_service.graphql.persisted import document_hash
 from content_service.identity.principal import SCOPE_CONTENT_WRITE
 from content_service.identity.tokens import TokenSpec, create_token
-from infra.local_stack import LocalStack
 from tests.conftest import ClientFactory, WorkspaceAccess
 from tests.support.content import Storage, assert_error, create, define, publish
 
 GRAPHQL = "/api/v1/graphql"
 SCHEDULE = {"action": "publish", "at": iso_utc(time.time() + 30 * 24 * 3600)}
-
-
-@pytest.fixture
-def storage(stack: LocalStack) -> Storage:
-    return Storage(stack)
 
 
 @pytest.fixture

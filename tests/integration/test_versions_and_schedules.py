@@ -18,7 +18,6 @@ from content_service.content import schedules
 from content_service.content.items import entry_key, version_key
 from content_service.storage import dynamo
 from harness.webhooks import FakeClock
-from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.content import Storage, assert_error, create, define, shared_workspace
 from tests.support.graphql import post as graphql_post
@@ -34,11 +33,6 @@ def site(base_url: str) -> Iterator[WorkspaceAccess]:
     with shared_workspace(base_url) as access:
         define(access.full, "page", FIELDS)
         yield access
-
-
-@pytest.fixture
-def storage(stack: LocalStack) -> Storage:
-    return Storage(stack)
 
 
 def _url(entry_id: str, tail: str = "") -> str:
