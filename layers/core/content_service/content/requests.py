@@ -487,12 +487,14 @@ class EntryWriteBody(BaseModel):
 
 @dataclass(frozen=True)
 class EntryAction:
-    """Publish, unpublish, delete (to trash), restore or purge one entry."""
+    """Publish, unpublish, delete (to trash), restore or purge one entry. `force` trashes an
+    entry that published entries link (refused with 409 otherwise)."""
 
     caller: Caller
     workspace_id: str
     content_type: str
     id: str
+    force: bool = False
 
 
 @dataclass(frozen=True)

@@ -5,21 +5,22 @@ and the workspace, applies the same visibility rules, and raises `ServiceError`s
 protocols render (REST as its status, GraphQL in `errors[].extensions`). Nothing else in a
 protocol adapter touches storage.
 
-Reads: `list_entries`, `get_entry`, `list_related`, and for batched GraphQL resolution
-`load_entries_by_ids`; each reads the latest versions or the published ones (`view`). For
-the admin pages, `count_by_state` (every type's entries by state) and `locale_group` (an
-entry's translations). Writes (one transaction and one event each): `create_entry`,
-`update_entry`, `publish_entry`, `unpublish_entry`, `discard_changes`, `delete_entry`,
-`restore_entry`, `purge_entry`, `restore_version`. History: `list_versions`, `get_version`.
-Scheduled publishing: `create_schedule`, `list_schedules`, `cancel_schedule` (the scheduler runs
-them when due). Content types: `list_types`, `require_type`, `create_type`,
-`replace_type`, `delete_type`, and `visible_schema` / `schema_version` for the GraphQL
-schema cache.
+Reads: `list_entries`, `get_entry`, `list_related`, `linked_from` (what links an entry), and
+for batched GraphQL resolution `load_entries_by_ids`; each reads the latest versions or the
+published ones (`view`). For the admin pages, `count_by_state` (every type's entries by state)
+and `locale_group` (an entry's translations). Writes (one transaction and one event each):
+`create_entry`, `update_entry`, `publish_entry`, `unpublish_entry`, `discard_changes`,
+`delete_entry`, `restore_entry`, `purge_entry`, `restore_version`. History: `list_versions`,
+`get_version`. Scheduled publishing: `create_schedule`, `list_schedules`, `cancel_schedule`
+(the scheduler runs them when due). Content types: `list_types`, `require_type`, `create_type`,
+`replace_type`, `delete_type`, and `visible_schema` / `schema_version` for the GraphQL schema
+cache.
 """
 
 from __future__ import annotations
 
 from content_service.content.counts import StateCounts, count_by_state
+from content_service.content.linked_from import linked_from
 from content_service.content.listing import list_entries
 from content_service.content.reads import get_entry, list_related, load_entries_by_ids
 from content_service.content.schedules import cancel_schedule, create_schedule, list_schedules
@@ -57,6 +58,7 @@ __all__ = [
     "get_entry",
     "get_schema",
     "get_version",
+    "linked_from",
     "list_entries",
     "list_related",
     "list_schedules",

@@ -33,6 +33,8 @@ from content_service.content.items import (
     single_claim_key,
     version_key,
 )
+from content_service.content.link_refs import Source, held
+from content_service.content.linked_from import published_linkers
 from content_service.content.model import ContentType
 from content_service.content.requests import EntryAction
 from content_service.content.versions import MAX_VERSIONS, snapshot_items
@@ -203,14 +205,42 @@ def discard_changes(request: EntryAction, clock: Clock | None = None) -> Entry:
     return _transition(request, "entry.updated", clock, change)
 
 
-def delete_entry(request: EntryAction, clock: Clock | None = None) -> None:
-    """Moves the entry to the trash, its published version with it (409 if already there).
-    Emits `entry.deleted`."""
+_NAMED_LINKERS = 20
 
-    def change(_: ContentType, versions: Versions, now: str, caller: Caller) -> _Outcome:
+
+def _refuse_if_linked(caller: Caller, content_type: ContentType, entry: StoredEntry) -> None:
+    """409 when published, non-trashed entries link the entry: trashing it would take it out
+    of their published pages. Names those the caller may see (at most 20) and counts all."""
+    every, named = published_linkers(caller, entry.workspace_id, content_type, entry.id)
+    every = [linker for linker in every if linker.id != entry.id]
+    named = [linker for linker in named if linker.id != entry.id]
+    if not every:
+        return
+    raise Conflict(
+        f"entry {entry.id} is linked from {len(every)} published "
+        f"entr{'y' if len(every) == 1 else 'ies'}; unlink it there first, or trash it anyway "
+        "with force=true",
+        details={
+            "count": len(every),
+            "linkedFrom": [
+                {**linker.to_json(), "problem": "links it in its published version"}
+                for linker in named[:_NAMED_LINKERS]
+            ],
+        },
+    )
+
+
+def delete_entry(request: EntryAction, clock: Clock | None = None) -> None:
+    """Moves the entry to the trash, its published version with it (409 if already there, and
+    unless `force`, 409 while published entries link it). Emits `entry.deleted`. Its links
+    and their reverse items stay, so a restore brings them back."""
+
+    def change(content_type: ContentType, versions: Versions, now: str, caller: Caller) -> _Outcome:
         current = versions.latest
         if current.deleted:
             raise Conflict("the entry is already in the trash")
+        if not request.force:
+            _refuse_if_linked(caller, content_type, current)
         published = versions.published.with_changes(deleted=True) if versions.published else None
         latest = current.with_changes(deleted=True)
         return _Outcome(Versions(latest, published), latest, published is not None)
@@ -234,10 +264,11 @@ def restore_entry(request: EntryAction, clock: Clock | None = None) -> Entry:
 
 
 def _purged_items(
-    transaction: Transaction, content_type: ContentType, current: StoredEntry
+    transaction: Transaction, content_type: ContentType, versions: Versions
 ) -> list[dict[str, dict[str, str]]]:
-    """The claims and snapshots a purge removes, as many as fit in its transaction; returns
-    the snapshot keys left for after it commits."""
+    """The claims, snapshots and reverse-link items a purge removes, as many as fit in its
+    transaction; returns the snapshot and reverse-link keys left for after it commits."""
+    current = versions.latest
     for definition in content_type.relation_fields:
         if not definition.exclusive:
             continue
@@ -249,10 +280,12 @@ def _purged_items(
         version_key(current.workspace_id, current.id, number)
         for number in range(max(1, current.versions - MAX_VERSIONS + 1), current.versions + 1)
     ]
+    source = Source.of(current)
+    keys = [*snapshots, *(source.key(link) for link in sorted(held(current, versions.published)))]
     fitting = max(0, transaction.room)
-    for key in snapshots[:fitting]:
+    for key in keys[:fitting]:
         transaction.add(delete(key))
-    return snapshots[fitting:]
+    return keys[fitting:]
 
 
 def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
@@ -262,7 +295,9 @@ def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
     claims and its snapshots as far as they fit; claims left over are stale (their source is
     gone: the next writer to link those targets takes them over), snapshots left over are
     deleted right after the commit (a crash in between leaves them unreachable: no route
-    reads the versions of an entry that does not exist)."""
+    reads the versions of an entry that does not exist). Its reverse-link items go the same
+    way: in the transaction as far as they fit, the rest right after (a crash in between
+    leaves them stale, which reads skip and `links reindex` removes)."""
     caller, workspace_id = request.caller, request.workspace_id
     leftovers: list[dict[str, dict[str, str]]] = []
 
@@ -299,7 +334,7 @@ def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
             )
         transaction.add_index(indexed(content_type, current, Versions(current, None))[1])
         transaction.add(event("entry.purged", caller, current, now))
-        leftovers[:] = _purged_items(transaction, content_type, current)
+        leftovers[:] = _purged_items(transaction, content_type, versions)
         return transaction, None
 
     run(workspace_id, request.id, build)

@@ -26,7 +26,7 @@ from content_service.errors import ValidationFailed
 from content_service.identity.principal import Caller, TokenCaller
 from content_service.strict_json import is_unicode
 
-MAX_LINK_CHANGES_PER_WRITE = 40
+MAX_LINK_CHANGES_PER_WRITE = 25
 MAX_LINKS_PER_FIELD = 1000
 MAX_AUDIENCES = 50
 

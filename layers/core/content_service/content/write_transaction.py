@@ -8,7 +8,9 @@ count items the change moves (`content.list_index`), plus whatever keeps the wri
   is refused and validated again, and a type cannot be deleted while it has entries;
 - claim items (one entry per localeGroupId and locale, one per locale for a single type, one
   source per target for one-to-one and one-to-many links);
-- a ConditionCheck per newly linked target (it still exists and is not trashed).
+- a ConditionCheck per newly linked target (it still exists and is not trashed);
+- the reverse-link items the change makes (a Put per new link) and, as far as room is left,
+  deletes of the ones it leaves stale (`content.link_refs`).
 Conditions on the entry's `version` make concurrent writes serialise instead of losing updates:
 a refused transaction writes nothing, and the write is read, validated and tried again (up to
 five times) before answering 409.
@@ -35,6 +37,7 @@ from content_service.content.items import (
     published_key,
     summary_text,
 )
+from content_service.content.link_refs import Link, Source, changes, held
 from content_service.content.list_index import index_changes, index_state, with_state
 from content_service.content.list_keys import Visibility
 from content_service.content.model import ContentType, FieldDef
@@ -152,12 +155,15 @@ def _claim_is_stale(workspace_id: str, claim: LinkClaim, me: str) -> str | None:
 @dataclass
 class Transaction:
     """Transaction items, what a failed condition on each means, and how many change links
-    and list index items (for a readable refusal over DynamoDB's limit)."""
+    and list index items (for a readable refusal over DynamoDB's limit). `stale` holds
+    deletes of reverse-link items no version needs any more: they go in last, as many as fit,
+    since one left behind is harmless (every read verifies its source)."""
 
     items: list[TransactWriteItemTypeDef] = field(default_factory=list)
     refusals: dict[int, Refusal] = field(default_factory=dict)
     link_items: int = 0
     index_items: int = 0
+    stale: list[TransactWriteItemTypeDef] = field(default_factory=list)
 
     def add(self, item: TransactWriteItemTypeDef, refusal: Refusal | None = None) -> None:
         if refusal is not None:
@@ -171,6 +177,14 @@ class Transaction:
     def add_index(self, items: Sequence[TransactWriteItemTypeDef]) -> None:
         self.index_items += len(items)
         self.items.extend(items)
+
+    def add_stale(self, items: Sequence[TransactWriteItemTypeDef]) -> None:
+        self.stale.extend(items)
+
+    def committed_items(self) -> list[TransactWriteItemTypeDef]:
+        """What is sent: every item, then the stale deletes that fit (after the others, so a
+        refusal's index still names its item)."""
+        return [*self.items, *self.stale[: max(0, self.room)]]
 
     @property
     def room(self) -> int:
@@ -198,7 +212,7 @@ def run(workspace_id: str, me: str, build: Callable[[dict[str, str]], tuple[Tran
         transaction, result = build(takeovers)
         _fits(transaction)
         try:
-            dynamo.transact(transaction.items)
+            dynamo.transact(transaction.committed_items())
             return result
         except dynamo.TransactionCancelled as cancelled:
             if cancelled.conflicted:
@@ -466,7 +480,21 @@ def write_versions(
     elif old.published is not None and new.published is None:
         transaction.add(delete(published_key(latest.workspace_id, latest.id)))
     transaction.add_index(index)
+    add_refs(
+        transaction, old.latest, held(old.latest, old.published), held(new.latest, new.published)
+    )
     return latest
+
+
+def add_refs(
+    transaction: Transaction, source: StoredEntry, before: set[Link], after: set[Link]
+) -> None:
+    """The reverse-link items a change of the source's links needs: every Put (counted as a
+    link item), and the stale deletes as far as they fit."""
+    found = changes(Source.of(source), before, after, content_table())
+    for put in found.puts:
+        transaction.add_link(put)
+    transaction.add_stale(found.deletes)
 
 
 def event(

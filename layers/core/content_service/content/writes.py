@@ -23,6 +23,7 @@ from content_service.content.items import (
     single_claim_key,
     title_of,
 )
+from content_service.content.link_refs import held
 from content_service.content.model import ContentType
 from content_service.content.reads import fetch_entries, stored_visible
 from content_service.content.requests import (
@@ -52,6 +53,7 @@ from content_service.content.write_transaction import (
     Taken,
     Transaction,
     Versions,
+    add_refs,
     event,
     exists,
     indexed,
@@ -177,6 +179,7 @@ def _create_transaction(
             Taken(f"this single type already has its entry for locale {locale!r}"),
         )
     link_items(transaction, content_type, entry.id, new.plan, new.target_checks, takeovers)
+    add_refs(transaction, entry, set(), held(entry, None))
     transaction.add_index(index)
     transaction.add(event("entry.created", caller, entry, new.now))
     return transaction, entry

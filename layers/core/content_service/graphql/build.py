@@ -539,10 +539,11 @@ class _Builder:
         self._workflow_mutations(type_name, own, obj, mutation)
         mutation[own.mutation("delete")] = graphene.Field(
             graphene.Boolean,
-            args=id_argument,
+            args={**id_argument, "force": graphene.Argument(graphene.Boolean)},
             resolver=mutations.delete_mutation(type_name),
             description="Moves the entry to the trash; returns true (null with an error when "
-            "refused, leaving the other mutations' results in place).",
+            "refused, leaving the other mutations' results in place). Refused (409) while "
+            "published entries link it, unless `force: true`.",
         )
 
     def _workflow_mutations(

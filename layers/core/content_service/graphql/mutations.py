@@ -85,12 +85,13 @@ def update_mutation(type_name: str) -> Resolver:
     return resolve
 
 
-def _action(context: Context, type_name: str, entry_id: str) -> EntryAction:
+def _action(context: Context, type_name: str, entry_id: str, *, force: bool = False) -> EntryAction:
     return EntryAction(
         caller=context.caller,
         workspace_id=context.workspace_id,
         content_type=type_name,
         id=entry_id,
+        force=force,
     )
 
 
@@ -106,9 +107,12 @@ def state_mutation(type_name: str, change: Callable[[EntryAction], Entry]) -> Re
 
 
 def delete_mutation(type_name: str) -> Resolver:
-    async def resolve(_root: Any, info: GraphQLResolveInfo, id: str) -> bool:
+    async def resolve(
+        _root: Any, info: GraphQLResolveInfo, id: str, force: bool | None = None
+    ) -> bool:
         context = context_of(info)
-        await asyncio.to_thread(service.delete_entry, _action(context, type_name, id))
+        action = _action(context, type_name, id, force=bool(force))
+        await asyncio.to_thread(service.delete_entry, action)
         return True
 
     return resolve

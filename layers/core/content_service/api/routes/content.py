@@ -8,6 +8,7 @@ headers of `api.http_cache` (304 for a matching `If-None-Match`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
@@ -19,6 +20,7 @@ from content_service.api.error_handlers import errors
 from content_service.api.http_cache import cached_answer, render_json
 from content_service.api.routes.content_types import ContentRoute
 from content_service.content import service
+from content_service.content.linked_from import LinkedFromRequest
 from content_service.content.list_cursor import MAX_CURSOR_LENGTH
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
@@ -205,6 +207,68 @@ def get_relations(
     return cached_answer(http, caller, render_json(service.list_related(request).to_json()))
 
 
+class LinkerOut(BaseModel):
+    """An entry linking the one asked about, through one of its relation fields."""
+
+    id: str
+    contentType: str
+    field: str
+    title: str
+    status: Literal["draft", "published", "changed"]
+    updatedAt: str
+
+
+class LinkerList(BaseModel):
+    """The entries linking an entry, by type, then field, newest first."""
+
+    items: list[LinkerOut]
+    total: int
+    page: int
+    pageSize: int
+
+
+From = Annotated[
+    str | None,
+    Query(alias="from", max_length=64, description="only entries of this content type"),
+]
+LinkField = Annotated[
+    str | None,
+    Query(max_length=64, description="only links through this relation field"),
+]
+
+
+@router.get(
+    "/{content_type}/{entry_id}/links",
+    response_model=LinkerList,
+    responses=READ_RESPONSES,
+)
+def get_links(
+    http: Request,
+    content_type: str,
+    entry_id: str,
+    caller: CallerDep,
+    workspace_id: WorkspaceIdDep,
+    from_type: From = None,
+    field: LinkField = None,
+    page: Page = 1,
+    page_size: PageSize = DEFAULT_PAGE_SIZE,
+    version: Version = None,
+) -> Response:
+    """What links here: the entries whose version the caller reads links this one."""
+    request = LinkedFromRequest.parse(
+        caller,
+        workspace_id,
+        content_type,
+        entry_id,
+        from_type=from_type,
+        field=field,
+        page=page,
+        page_size=page_size,
+        version=version,
+    )
+    return cached_answer(http, caller, render_json(service.linked_from(request).to_json()))
+
+
 @router.post(
     "/{content_type}",
     status_code=201,
@@ -277,14 +341,22 @@ def discard_content(action: EntryActionDep) -> JSONResponse:
     return JSONResponse(entry.to_json())
 
 
+Force = Annotated[
+    bool,
+    Query(description="trash the entry even while published entries link it (409 otherwise)"),
+]
+
+
 @router.delete(
     "/{content_type}/{entry_id}",
     status_code=204,
     response_class=Response,
     responses=errors(401, 403, 404, 409),
 )
-def delete_content(action: EntryActionDep) -> Response:
-    service.delete_entry(action)
+def delete_content(action: EntryActionDep, force: Force = False) -> Response:
+    """Moves the entry to the trash. While published entries link it, 409 naming them
+    (`details: {count, linkedFrom}`), unless `force=true`."""
+    service.delete_entry(replace(action, force=force))
     return Response(status_code=204)
 
 
