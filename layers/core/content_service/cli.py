@@ -255,6 +255,14 @@ def _lists_reindex(args: argparse.Namespace, settings: Settings) -> None:
     _print({"indexed": reindex_stored(workspace_id)})
 
 
+def _links_reindex(args: argparse.Namespace, settings: Settings) -> None:
+    from content_service.content.link_reindex import reindex_links
+    from content_service.identity.workspaces import resolve_workspace
+
+    workspace_id = resolve_workspace(args.workspace).id if args.workspace else None
+    _print(reindex_links(workspace_id).to_json())
+
+
 def _identity_commands(commands: Any) -> None:
     """`token create|revoke|list` and `user create|unlock`."""
     token = commands.add_parser("token", help="API tokens").add_subparsers(
@@ -384,6 +392,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     reindex.add_argument("--workspace", help="workspace id or slug (default: every workspace)")
     reindex.set_defaults(run=_lists_reindex)
+
+    links = commands.add_parser("links", help="the reverse-link index").add_subparsers(
+        dest="action", required=True
+    )
+    rebuild = links.add_parser(
+        "reindex",
+        help="give every entry's links their reverse items and delete stale ones (once after "
+        "upgrading; again any time: it resumes, and writes nothing when all is in order)",
+    )
+    rebuild.add_argument("--workspace", help="workspace id or slug (default: every workspace)")
+    rebuild.set_defaults(run=_links_reindex)
     return parser
 
 
