@@ -295,8 +295,9 @@ def test_the_relations_route_pages_visible_targets_in_link_order(
         == visible[4:]
     )
 
-    # Trashed targets are seen by no one.
-    assert client.delete(f"/api/v1/content/tag/{order[0]}").status_code == 204
+    # Trashed targets are seen by no one (a published post links it: trashing takes force).
+    trash = client.delete(f"/api/v1/content/tag/{order[0]}", params={"force": "true"})
+    assert trash.status_code == 204
     assert client.get(base).json()["total"] == 6
     narrowed = client.get(base, params={"fields": "label"}).json()
     assert all(set(e["values"]) == {"label"} for e in narrowed["items"])
@@ -342,8 +343,9 @@ def test_expansion_applies_the_readers_visibility(blog: WorkspaceAccess) -> None
     as_full = client.get(path, params={"expand": "author,tags"}).json()
     assert ids_of(as_full["relations"]["author"]) == [draft_author["id"]]
     assert len(as_full["relations"]["tags"]) == 3
-    # Trashed targets vanish from every expansion.
-    assert client.delete(f"/api/v1/content/author/{draft_author['id']}").status_code == 204
+    # Trashed targets vanish from every expansion (the published post links it: force).
+    trash = client.delete(f"/api/v1/content/author/{draft_author['id']}", params={"force": "1"})
+    assert trash.status_code == 204
     assert client.get(path, params={"expand": "author"}).json()["relations"]["author"] == []
     # A purged target is skipped too (its link is left dangling, never an error).
     assert client.delete(f"/api/v1/content/author/{draft_author['id']}/purge").status_code == 204
@@ -355,7 +357,10 @@ def test_to_many_expansion_shows_the_first_25_visible_targets(blog: WorkspaceAcc
     tags = [create(client, "tag", {"label": f"t{i:02d}"}) for i in range(30)]
     for tag in tags[3:]:
         publish(client, "tag", tag["id"])
-    post = create(client, "post", {"title": "P"}, relations={"tags": {"link": ids_of(tags[:30])}})
+    # At most 25 link changes per write: the last five in a second one.
+    post = create(client, "post", {"title": "P"}, relations={"tags": {"link": ids_of(tags[:25])}})
+    more = {"relations": {"tags": {"link": ids_of(tags[25:])}}}
+    assert client.patch(f"/api/v1/content/post/{post['id']}", json=more).status_code == 200
     publish(client, "post", post["id"])
     path = f"/api/v1/content/post/{post['id']}"
     full = client.get(path, params={"expand": "tags"}).json()["relations"]["tags"]

@@ -43,12 +43,16 @@ class LinkReindexReport:
         return {"sources": self.sources, "written": self.written, "deleted": self.deleted}
 
 
+_NAMES = {"#pk": "pk", "#sk": "sk", "#ws": "workspaceId", "#id": "id"}
+
+
 def _scan(condition: str, values: dict[str, Any], projection: str) -> Iterator[dict[str, Any]]:
+    used = f"{condition} {projection}"
     request = {
         "TableName": dynamo.tables().content,
         "FilterExpression": condition,
         "ProjectionExpression": projection,
-        "ExpressionAttributeNames": {"#pk": "pk", "#sk": "sk", "#ws": "workspaceId", "#id": "id"},
+        "ExpressionAttributeNames": {k: v for k, v in _NAMES.items() if k in used},
         "ExpressionAttributeValues": values,
     }
     for page in dynamo.pages("scan", request, None):
