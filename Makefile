@@ -122,6 +122,7 @@ soak: $(VENV)/.dev-installed
 
 crash: $(VENV)/.dev-installed
 	$(PY) -m harness.crash
+	$(PY) -m harness.crash_links
 
 fuzz: $(VENV)/.dev-installed
 	FUZZ_EXAMPLES=200 $(PY) -m pytest tests/fuzz

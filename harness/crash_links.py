@@ -36,8 +36,8 @@ Ref = tuple[str, str, str]  # (target id, source id, field key)
 
 @dataclass(frozen=True)
 class LinkCrashConfig:
-    kills: int = 5
-    writers: int = 4
+    kills: int = 6
+    writers: int = 6
     seed: int = 20261128
     min_run_s: float = 1.0
     max_run_s: float = 3.0
