@@ -29,6 +29,7 @@ ROUTES = {
         "400",
         "404",
     },
+    ("/api/v1/content/{content_type}/{entry_id}/links", "get"): {"200", "400", "401", "404"},
 }
 
 
@@ -78,6 +79,7 @@ def test_bodies_and_results_have_schemas(document: dict[str, Any]) -> None:
     listing = document["paths"]["/api/v1/content/{content_type}"]["get"]
     parameters = {p["name"]: p for p in listing["parameters"]}
     assert {"page", "pageSize", "sort", "filter", "fields", "locale", "expand"} <= set(parameters)
+
     assert parameters["pageSize"]["schema"]["maximum"] == 100
     assert parameters["pageSize"]["schema"]["minimum"] == 1
     post = document["paths"]["/api/v1/content/{content_type}"]["post"]
@@ -101,3 +103,25 @@ def test_every_operation_documents_its_refusals_in_the_error_shape(
             assert refusals["$ref"].endswith("/ErrorResponse"), (method, path)
     for path in ("/api/v1/tokens", "/api/webhooks", "/api/v1/graphql"):
         assert {"401", "403"} <= set(document["paths"][path]["get"]["responses"]), path
+
+
+def test_the_links_route_shows_its_shape_and_the_trash_its_force(document: dict[str, Any]) -> None:
+    schemas = document["components"]["schemas"]
+    assert set(schemas["LinkerList"]["required"]) == {"items", "total", "page", "pageSize"}
+    assert set(schemas["LinkerOut"]["required"]) == {
+        "id",
+        "contentType",
+        "field",
+        "title",
+        "status",
+        "updatedAt",
+    }
+    paths = document["paths"]
+    links = paths["/api/v1/content/{content_type}/{entry_id}/links"]["get"]
+    answer = links["responses"]["200"]["content"]["application/json"]["schema"]
+    assert answer["$ref"].endswith("/LinkerList")
+    assert {"from", "field", "page", "pageSize", "version"} <= {
+        p["name"] for p in links["parameters"]
+    }
+    trash = paths["/api/v1/content/{content_type}/{entry_id}"]["delete"]
+    assert "force" in {p["name"] for p in trash["parameters"]}
