@@ -217,7 +217,8 @@ def test_links_groups_by_type_and_field_newest_first_and_pages(
     assert rows(links(client, "author", ada, **{"from": "book"})) == expected[:1]
 
     # Unknown `from` or `field`: 400; an entry the caller cannot see: 404.
-    for params in ({"from": "nope"}, {"from": "post", "field": "tags"}, {"field": "zzz"}):
+    refused = ({"from": "nope"}, {"from": "tag"}, {"from": "post", "field": "tags"}, {"field": "x"})
+    for params in refused:
         assert_error(client.get(f"/api/v1/content/author/{ada}/links", params=params), 400)
     assert_error(workspace.read.get(f"/api/v1/content/author/{ada}/links"), 404)
     assert_error(client.get(f"/api/v1/content/author/{posts[0]}/links"), 404)

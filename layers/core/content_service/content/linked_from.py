@@ -151,12 +151,14 @@ def relations_to(
         for f in t.relation_fields
         if f.target == target and (field is None or f.name == field)
     }
-    if field is not None and not found:
-        where = f"content type {from_type!r}" if from_type else "any content type"
-        raise BadRequest(
-            f"field: {where} has no relation field {field[:64]!r} that can link {target!r}"
-        )
-    return found
+    if found or (from_type is None and field is None):
+        return found
+    if field is None:
+        raise BadRequest(f"from: content type {from_type!r} has no relation field to {target!r}")
+    where = f"content type {from_type!r}" if from_type else "any content type"
+    raise BadRequest(
+        f"field: {where} has no relation field {field[:64]!r} that can link {target!r}"
+    )
 
 
 def _candidates(
