@@ -535,6 +535,9 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
     "GET /api/v1/content/{content_type}/{entry_id}/relations/{field}": _path(
         "/api/v1/content/post/{post}/relations/related"
     ),
+    "GET /api/v1/content/{content_type}/{entry_id}/links": _path(
+        "/api/v1/content/post/{post}/links"
+    ),
     "POST /api/v1/content/{content_type}": lambda w, _column: Call(
         "/api/v1/content/post", json={"values": {"title": "made by the matrix"}}
     ),
