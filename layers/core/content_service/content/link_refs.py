@@ -121,28 +121,3 @@ def changes(source: Source, before: set[Link], after: set[Link], table: str) -> 
         {"Delete": {"TableName": table, "Key": source.key(link)}} for link in sorted(before - after)
     ]
     return RefChanges(puts, deletes)
-
-
-@dataclass(frozen=True)
-class StoredRef:
-    """A reverse item as read back: the target from its key, the source from its attributes."""
-
-    target_id: str
-    source_id: str
-    source_type: str
-    field_key: str
-    created_at: str
-
-    @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> StoredRef:
-        return cls(
-            target_id=str(item["pk"]).rsplit("#", 1)[-1],
-            source_id=str(item.get("sourceId", "")),
-            source_type=str(item.get("sourceType", "")),
-            field_key=str(item.get("fieldKey", "")),
-            created_at=str(item.get("createdAt", "")),
-        )
-
-    @property
-    def link(self) -> Link:
-        return (self.field_key, self.target_id)
