@@ -22,6 +22,7 @@ from content_service.api.auth import OptionalCallerDep
 from content_service.api.routes import content_page_views as views
 from content_service.api.routes.admin_views import when
 from content_service.content import service
+from content_service.content.linked_from import LinkedFromRequest, LinkerPage
 from content_service.content.list_cursor import MAX_CURSOR_LENGTH
 from content_service.content.model import ContentType
 from content_service.content.requests import (
@@ -39,6 +40,8 @@ from content_service.identity.workspaces import list_workspaces
 router = APIRouter(include_in_schema=False)
 
 LIST_PAGE_SIZE = 25
+# How many linking entries an entry's page lists (the API pages through all of them).
+_LINKERS_SHOWN = 20
 MAX_SEARCH = 200
 
 SECTION = pages.Section("/content", "Back to the content")
@@ -188,8 +191,10 @@ def _editor(
     entry_json: dict[str, Any] | None,
     relations: dict[str, Any],
     new: dict[str, Any] | None = None,
+    linked_from: LinkerPage | None = None,
 ) -> Response:
-    """The editor over `entry_json` (None: a new entry, `new` saying where it goes)."""
+    """The editor over `entry_json` (None: a new entry, `new` saying where it goes) and, for a
+    stored entry, the first entries that link it."""
     types = service.visible_schema(caller, ws.id).types
     entry_values: dict[str, Any] = (
         (entry_json or {}).get("values") or (new or {}).get("values") or {}
@@ -211,7 +216,6 @@ def _editor(
         translations = service.locale_group(caller, ws.id, definition.name, group)
     locale = (entry_json or {}).get("locale") or (new or {}).get("locale") or DEFAULT_LOCALE
     title = views.entry_title(definition, entry_values) if entry_json else ""
-    status = (entry_json or {}).get("status", "")
     return pages.render(
         request,
         "content/entry.html",
@@ -232,13 +236,22 @@ def _editor(
                 for other in _locales(definition)
                 if other not in {t.locale for t in translations} | {locale}
             ],
-            "state_label": views.state_label(status) if status else "New",
-            "state_tone": views.state_tone(status),
-            "changed": views.changed(entry_json) if entry_json else None,
-            "created_at": when((entry_json or {}).get("createdAt")),
-            "published_at": when((entry_json or {}).get("publishedAt")),
+            **_state(entry_json),
+            "linked_from": linked_from,
         },
     )
+
+
+def _state(entry_json: dict[str, Any] | None) -> dict[str, Any]:
+    """What the status card shows of a stored entry (or of a new one)."""
+    status = (entry_json or {}).get("status", "")
+    return {
+        "state_label": views.state_label(status) if status else "New",
+        "state_tone": views.state_tone(status),
+        "changed": views.changed(entry_json) if entry_json else None,
+        "created_at": when((entry_json or {}).get("createdAt")),
+        "published_at": when((entry_json or {}).get("publishedAt")),
+    }
 
 
 def _relations(entry: Any) -> dict[str, Any]:
@@ -311,4 +324,9 @@ def entry_page(
         entry = _with_relations(gate, ws, definition, entry_id)
     except NotFound:
         return pages.not_found(request, gate, "entry", back, "Back to the list")
-    return _editor(request, gate, ws, definition, entry.to_json(), _relations(entry))
+    linked = service.linked_from(
+        LinkedFromRequest.parse(gate, ws.id, definition.name, entry.id, page_size=_LINKERS_SHOWN)
+    )
+    return _editor(
+        request, gate, ws, definition, entry.to_json(), _relations(entry), linked_from=linked
+    )

@@ -47,6 +47,7 @@ const state = {
   conflict: false,
   leaving: false,
   baseline: new Map(),
+  linkers: null,
 };
 
 function announce(text) {
@@ -396,21 +397,59 @@ buttons.unpublish.addEventListener("click", async () => {
   announce("Unpublished: readers no longer get this entry.");
 });
 
+// Moves the entry to the trash: true when it went, "linked" when published entries link it
+// (the service's 409 names them; `?force=true` overrides), false on any other refusal.
+async function moveToTrash(suffix) {
+  return busy(buttons.trash, "Moving…", async () => {
+    try {
+      await call("DELETE", `${apiBase}/${state.entry.id}${suffix}`, { workspaceId: data.workspaceId });
+      return true;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409 && error.details && Array.isArray(error.details.linkedFrom)) {
+        state.linkers = error;
+        return "linked";
+      }
+      showRefusal(error);
+      return false;
+    }
+  });
+}
+
+// Lists the published entries that link this one and asks again.
+async function confirmLinked() {
+  const error = state.linkers;
+  const count = Number(error.details.count) || error.details.linkedFrom.length;
+  const named = error.details.linkedFrom.length;
+  $("trash-linked-message").textContent =
+    `${count} published ${count === 1 ? "entry links" : "entries link"} this one` +
+    (named < count ? ` (${named} of them you can see are listed):` : ":");
+  const list = $("trash-linked-list");
+  list.replaceChildren();
+  for (const linker of error.details.linkedFrom) {
+    const item = document.createElement("li");
+    const link = document.createElement("a");
+    link.href = `/content/${encodeURIComponent(linker.contentType)}/${encodeURIComponent(linker.id)}${query}`;
+    link.textContent = linker.title || "Untitled";
+    const what = document.createElement("span");
+    what.className = "muted small";
+    what.textContent = ` ${linker.contentType} · ${linker.field}`;
+    item.append(link, what);
+    list.append(item);
+  }
+  return confirmWith($("trash-linked-dialog"));
+}
+
 buttons.trash.addEventListener("click", async () => {
   if (!(await confirmWith($("trash-dialog")))) {
     buttons.trash.focus();
     return;
   }
-  const gone = await busy(buttons.trash, "Moving…", async () => {
-    try {
-      await call("DELETE", `${apiBase}/${state.entry.id}`, { workspaceId: data.workspaceId });
-      return true;
-    } catch (error) {
-      showRefusal(error);
-      return false;
-    }
-  });
-  if (!gone) return;
+  let gone = await moveToTrash("");
+  if (gone === "linked") gone = (await confirmLinked()) && (await moveToTrash("?force=true")) === true;
+  if (gone !== true) {
+    buttons.trash.focus();
+    return;
+  }
   state.trashed = true;
   render();
   buttons.restore.focus();
