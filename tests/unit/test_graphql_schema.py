@@ -211,6 +211,8 @@ def test_object_type_fields_and_scalar_mapping() -> None:
         "in",
         "nin",
         "contains",
+        "containsAny",
+        "containsAll",
         "startsWith",
         "isNull",
     ]

@@ -21,11 +21,12 @@ immutable snapshot per publish, the same shape plus `publishedBy` (`content.vers
 
 `summary` is all a list needs to decide visibility, filter and sort: id (i), status (s),
 deleted (d), locale (l), localeGroupId (g), createdAt (c), updatedAt (u), publishedAt (p),
-audiences (a) and the scalar field values (v: string, integer, float, boolean, datetime, date,
-enum; never text, richtext or json). The list index items that lists read filtered in memory
-(`content.list_index`) carry a copy; the keys are one letter, and d, g, p and a are left out
-while they hold their default (false, the entry's own id, null, none), to keep a
-10,000-entry listing small on the wire.
+audiences (a), the scalar field values (v: string, integer, float, boolean, datetime, date,
+enum; never text, richtext or json) and the relation links (r: a to-one field's target id, a
+to-many field's ids, which relation filters read). The list index items that lists read
+filtered in memory (`content.list_index`) carry a copy; the keys are one letter, and d, g, p, a
+and r are left out while they hold their default (false, the entry's own id, null, none, no
+links), to keep a 10,000-entry listing small on the wire.
 
 `listKeys` and `listCounts` record exactly which index and count items the entry has, so every
 write removes what it no longer needs and counts each change once, whatever layout the type
@@ -228,7 +229,21 @@ def summary_of(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
         summary["p"] = entry.published_at
     if entry.audiences:
         summary["a"] = list(entry.audiences)
+    links = summary_links(content_type, entry)
+    if links:
+        summary["r"] = links
     return summary
+
+
+def summary_links(content_type: ContentType, entry: StoredEntry) -> dict[str, Any]:
+    """The links a list filters on (`r`): a to-one relation's target id, a to-many
+    relation's ids in link order; a relation without links is left out."""
+    links: dict[str, Any] = {}
+    for definition in content_type.relation_fields:
+        targets = entry.links.get(definition.key) or ()
+        if targets:
+            links[definition.key] = targets[0] if definition.to_one else list(targets)
+    return links
 
 
 def summary_text(content_type: ContentType, entry: StoredEntry) -> str:
@@ -341,6 +356,8 @@ class Summary:
     published_at: str | None
     audiences: frozenset[str]
     values: Mapping[str, Any]
+    links: Mapping[str, Any] = field(default_factory=dict)
+    """Relation links by field key: a to-one field's target id, a to-many field's ids."""
 
     def system(self, name: str) -> Any:
         return {
@@ -368,6 +385,7 @@ def summary_from(raw: str | Mapping[str, Any]) -> Summary:
         published_at=str(published) if published else None,
         audiences=frozenset(str(a) for a in stored.get("a") or ()),
         values=stored.get("v") or {},
+        links=stored.get("r") or {},
     )
 
 

@@ -243,6 +243,9 @@ def _status_leaf(leaf: FilterLeaf, scope: Scope) -> None:
 def _eq_leaf(content_type: ContentType, leaf: FilterLeaf, scope: Scope) -> None:
     """`eq` on a field other than the sort key: served by its `eq` partitions if sortable."""
     definition = content_type.field(leaf.field)
+    if definition is not None and definition.is_relation:
+        scope.reasons.append(f"filter: `eq` on relation `{leaf.field}` is evaluated in memory")
+        return
     if definition is None or not content_type.list_ready(definition):
         building = (
             " (its index is still being built)"

@@ -18,6 +18,7 @@ from content_service.content import values as value_rules
 from content_service.content.items import STATUSES, Summary
 from content_service.content.model import ContentType, FieldDef
 from content_service.content.names import ENTRY_SYSTEM_FIELDS
+from content_service.content.relation_filters import relation_predicate
 from content_service.content.requests import (
     MAX_IN_VALUES,
     FilterGroup,
@@ -88,6 +89,7 @@ def _operand(
         raise BadRequest(
             f"{what}: field {name!r} is {definition.type}; only string, integer, float, "
             "boolean, datetime, date and enum fields can be used"
+            + (" (and, in a filter, relation fields)" if what == "filter" else "")
         )
     return _Operand(name, definition.type, _value_getter(definition), definition)
 
@@ -134,6 +136,13 @@ def _safe(test: Callable[[Any], bool], getter: Getter) -> Predicate:
 
 
 def _leaf(content_type: ContentType, leaf: FilterLeaf) -> Predicate:
+    definition = content_type.field(leaf.field)
+    if definition is not None and definition.is_relation:
+        return relation_predicate(definition, leaf)
+    if leaf.op in ("containsAny", "containsAll"):
+        raise BadRequest(
+            f"filter: {leaf.op} applies to to-many relation fields, not {leaf.field!r}"
+        )
     operand = _operand(content_type, leaf.field, SYSTEM_FILTER_FIELDS, "filter")
     op, get = leaf.op, operand.getter
     if op == "isNull":

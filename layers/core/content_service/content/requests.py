@@ -46,6 +46,8 @@ FILTER_OPS = (
     "in",
     "nin",
     "contains",
+    "containsAny",
+    "containsAll",
     "startsWith",
     "isNull",
 )

@@ -1,0 +1,207 @@
+"""Filters on relation fields, in REST and GraphQL, for a full token (latest versions) and a
+read token (published versions) while drafts link other entries than their published versions:
+to-one `eq`, `ne`, `in`, `nin`, `isNull`; to-many `contains`, `containsAny`, `containsAll`,
+`isNull`; and the refusals."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import WorkspaceAccess
+from tests.support.content import assert_error, create, define, publish
+from tests.support.graphql import post as graphql_post
+
+Links = tuple[str | None, frozenset[str]]
+"""What one version of a post links: its author (or None) and its tags."""
+
+
+@dataclass
+class Posts:
+    access: WorkspaceAccess
+    ids: dict[str, str]
+    latest: dict[str, Links]
+    published: dict[str, Links]
+
+
+def _patch(client: httpx.Client, entry_id: str, relations: dict[str, Any]) -> None:
+    response = client.patch(f"/api/v1/content/post/{entry_id}", json={"relations": relations})
+    assert response.status_code == 200, response.text
+
+
+@pytest.fixture
+def posts(new_workspace: Callable[..., WorkspaceAccess]) -> Posts:
+    ws = new_workspace()
+    define(ws.full, "author", [{"name": "name", "type": "string"}], titleField="name")
+    define(ws.full, "tag", [{"name": "name", "type": "string"}], titleField="name")
+    define(
+        ws.full,
+        "post",
+        [
+            {"name": "title", "type": "string"},
+            {
+                "name": "author",
+                "type": "relation",
+                "target": "author",
+                "cardinality": "many-to-one",
+            },
+            {"name": "tags", "type": "relation", "target": "tag", "cardinality": "many-to-many"},
+        ],
+        titleField="title",
+    )
+    ids: dict[str, str] = {}
+    for kind, names in (("author", ("ada", "grace")), ("tag", ("t1", "t2", "t3"))):
+        for name in names:
+            ids[name] = create(ws.full, kind, {"name": name})["id"]
+            publish(ws.full, kind, ids[name])
+
+    def new_post(title: str, author: str | None, tags: tuple[str, ...]) -> str:
+        relations: dict[str, Any] = {"tags": {"link": [ids[t] for t in tags]}}
+        if author:
+            relations["author"] = {"link": [ids[author]]}
+        ids[title] = create(ws.full, "post", {"title": title}, relations=relations)["id"]
+        return ids[title]
+
+    p1 = new_post("p1", "ada", ("t1", "t2"))
+    publish(ws.full, "post", p1)
+    _patch(
+        ws.full,
+        p1,
+        {
+            "author": {"link": [ids["grace"]], "unlink": [ids["ada"]]},
+            "tags": {"link": [ids["t3"]], "unlink": [ids["t1"], ids["t2"]]},
+        },
+    )
+    publish(ws.full, "post", new_post("p2", "grace", ("t2",)))
+    publish(ws.full, "post", new_post("p3", None, ()))
+    new_post("p4", "ada", ("t1",))
+    ada, grace = ids["ada"], ids["grace"]
+    t1, t2, t3 = ids["t1"], ids["t2"], ids["t3"]
+    return Posts(
+        access=ws,
+        ids=ids,
+        latest={
+            "p1": (grace, frozenset({t3})),
+            "p2": (grace, frozenset({t2})),
+            "p3": (None, frozenset()),
+            "p4": (ada, frozenset({t1})),
+        },
+        published={
+            "p1": (ada, frozenset({t1, t2})),
+            "p2": (grace, frozenset({t2})),
+            "p3": (None, frozenset()),
+        },
+    )
+
+
+def _cases(ids: dict[str, str]) -> list[tuple[dict[str, Any], Callable[[Links], bool]]]:
+    ada, grace, t1, t2, t3 = (ids[n] for n in ("ada", "grace", "t1", "t2", "t3"))
+    return [
+        ({"field": "author", "op": "eq", "value": ada}, lambda v: v[0] == ada),
+        ({"field": "author", "op": "ne", "value": ada}, lambda v: v[0] != ada),
+        ({"field": "author", "op": "in", "value": [ada, grace]}, lambda v: v[0] in (ada, grace)),
+        ({"field": "author", "op": "nin", "value": [grace]}, lambda v: v[0] != grace),
+        ({"field": "author", "op": "isNull", "value": True}, lambda v: v[0] is None),
+        ({"field": "author", "op": "isNull", "value": False}, lambda v: v[0] is not None),
+        ({"field": "tags", "op": "contains", "value": t2}, lambda v: t2 in v[1]),
+        (
+            {"field": "tags", "op": "containsAny", "value": [t1, t3]},
+            lambda v: bool({t1, t3} & v[1]),
+        ),
+        ({"field": "tags", "op": "containsAll", "value": [t1, t2]}, lambda v: {t1, t2} <= v[1]),
+        ({"field": "tags", "op": "isNull", "value": True}, lambda v: not v[1]),
+        ({"field": "tags", "op": "isNull", "value": False}, lambda v: bool(v[1])),
+        (
+            {
+                "and": [
+                    {"field": "author", "op": "eq", "value": grace},
+                    {"field": "tags", "op": "contains", "value": t2},
+                ]
+            },
+            lambda v: v[0] == grace and t2 in v[1],
+        ),
+    ]
+
+
+def _rest_titles(client: httpx.Client, condition: dict[str, Any]) -> tuple[set[str], int]:
+    response = client.get("/api/v1/content/post", params={"filter": json.dumps(condition)})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    return {item["values"]["title"] for item in body["items"]}, body["total"]
+
+
+def _graphql_titles(client: httpx.Client, condition: dict[str, Any]) -> tuple[set[str], int]:
+    result = graphql_post(
+        client,
+        "query ($f: Filter) { posts(filter: $f) { total items { title } } }",
+        {"f": condition},
+    )
+    assert "errors" not in result, result
+    found = result["data"]["posts"]
+    return {item["title"] for item in found["items"]}, found["total"]
+
+
+def test_every_relation_operator_in_both_protocols_and_both_views(posts: Posts) -> None:
+    callers = (
+        (posts.access.full, posts.latest, "full token, latest versions"),
+        (posts.access.read, posts.published, "read token, published versions"),
+    )
+    for condition, matches in _cases(posts.ids):
+        for client, model, who in callers:
+            expected = {title for title, links in model.items() if matches(links)}
+            for read in (_rest_titles, _graphql_titles):
+                titles, total = read(client, condition)
+                assert titles == expected, (read.__name__, who, condition)
+                assert total == len(expected), (read.__name__, who, condition)
+
+
+def test_a_draft_link_does_not_match_for_a_read_token_until_published(posts: Posts) -> None:
+    grace = posts.ids["grace"]
+    condition = {"field": "author", "op": "eq", "value": grace}
+    assert _rest_titles(posts.access.read, condition)[0] == {"p2"}
+    publish(posts.access.full, "post", posts.ids["p1"])
+    assert _rest_titles(posts.access.read, condition)[0] == {"p1", "p2"}
+
+
+@pytest.mark.parametrize(
+    ("condition", "message"),
+    [
+        ({"field": "author", "op": "contains", "value": "ID:ada"}, "takes eq, ne, in, nin, isNull"),
+        ({"field": "tags", "op": "eq", "value": "ID:t1"}, "takes contains, containsAny"),
+        ({"field": "author", "op": "gt", "value": "ID:ada"}, "to-one relation"),
+        ({"field": "author", "op": "eq", "value": "not an id"}, "takes an entry id"),
+        ({"field": "author", "op": "eq", "value": 7}, "takes an entry id"),
+        ({"field": "author", "op": "in", "value": []}, "list of 1 to 100 entry ids"),
+        ({"field": "tags", "op": "containsAll", "value": "ID:t1"}, "list of 1 to 100"),
+        ({"field": "tags", "op": "containsAny", "value": ["ID:t1", 3]}, "entry ids only"),
+        ({"field": "tags", "op": "isNull", "value": "yes"}, "isNull takes true or false"),
+        ({"field": "title", "op": "containsAny", "value": ["a"]}, "to-many relation fields"),
+    ],
+)
+def test_a_wrong_operator_or_value_on_a_relation_is_a_readable_400(
+    posts: Posts, condition: dict[str, Any], message: str
+) -> None:
+    value = condition["value"]
+    resolve = {f"ID:{name}": entry_id for name, entry_id in posts.ids.items()}
+    if isinstance(value, list):
+        condition = {**condition, "value": [resolve.get(v, v) for v in value]}
+    elif isinstance(value, str):
+        condition = {**condition, "value": resolve.get(value, value)}
+    response = posts.access.full.get(
+        "/api/v1/content/post", params={"filter": json.dumps(condition)}
+    )
+    error = assert_error(response, 400)
+    assert message in error["message"], error
+    result = graphql_post(
+        posts.access.full,
+        "query ($f: Filter) { posts(filter: $f) { total } }",
+        {"f": condition},
+    )
+    (gql_error,) = result["errors"]
+    assert message in gql_error["message"]
+    assert gql_error["extensions"]["status"] == 400
