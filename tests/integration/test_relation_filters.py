@@ -37,7 +37,12 @@ def _patch(client: httpx.Client, entry_id: str, relations: dict[str, Any]) -> No
 @pytest.fixture
 def posts(new_workspace: Callable[..., WorkspaceAccess]) -> Posts:
     ws = new_workspace()
-    define(ws.full, "author", [{"name": "name", "type": "string"}], titleField="name")
+    define(
+        ws.full,
+        "author",
+        [{"name": "name", "type": "string"}, {"name": "city", "type": "string"}],
+        titleField="name",
+    )
     define(ws.full, "tag", [{"name": "name", "type": "string"}], titleField="name")
     define(
         ws.full,
@@ -80,6 +85,17 @@ def posts(new_workspace: Callable[..., WorkspaceAccess]) -> Posts:
     publish(ws.full, "post", new_post("p2", "grace", ("t2",)))
     publish(ws.full, "post", new_post("p3", None, ()))
     new_post("p4", "ada", ("t1",))
+    ids["hidden-tag"] = create(ws.full, "tag", {"name": "t2"})["id"]  # a draft: never published
+    for name, city in (("ada", "Berlin"), ("grace", "London")):
+        response = ws.full.patch(
+            f"/api/v1/content/author/{ids[name]}", json={"values": {"city": city}}
+        )
+        assert response.status_code == 200, response.text
+        publish(ws.full, "author", ids[name])
+    moved = ws.full.patch(
+        f"/api/v1/content/author/{ids['grace']}", json={"values": {"city": "Berlin"}}
+    )
+    assert moved.status_code == 200, moved.text
     ada, grace = ids["ada"], ids["grace"]
     t1, t2, t3 = ids["t1"], ids["t2"], ids["t3"]
     return Posts(
@@ -205,3 +221,59 @@ def test_a_wrong_operator_or_value_on_a_relation_is_a_readable_400(
     (gql_error,) = result["errors"]
     assert message in gql_error["message"]
     assert gql_error["extensions"]["status"] == 400
+
+
+def test_a_linked_entrys_field_filters_with_the_callers_view_of_the_targets(posts: Posts) -> None:
+    """Grace's draft moved her to Berlin: the full token's Berlin authors are Ada and Grace,
+    the read token's only Ada (and only published posts' published links count for it)."""
+    berlin = {"field": "author.city", "op": "eq", "value": "Berlin"}
+    named_t2 = {"field": "tags.name", "op": "eq", "value": "t2"}
+    cases = [
+        (posts.access.full, berlin, {"p1", "p2", "p4"}),
+        (posts.access.read, berlin, {"p1"}),
+        (posts.access.full, named_t2, {"p2"}),
+        (posts.access.read, named_t2, {"p1", "p2"}),
+        (posts.access.read, {"field": "author.city", "op": "eq", "value": "Paris"}, set()),
+        (
+            posts.access.full,
+            {"and": [berlin, {"field": "tags", "op": "isNull", "value": False}]},
+            {"p1", "p2", "p4"},
+        ),
+        (posts.access.read, {"or": [berlin, named_t2]}, {"p1", "p2"}),
+    ]
+    for client, condition, expected in cases:
+        for read in (_rest_titles, _graphql_titles):
+            titles, total = read(client, condition)
+            assert titles == expected, (read.__name__, condition)
+            assert total == len(expected)
+
+
+def test_a_linked_field_filter_matching_over_100_targets_is_400(posts: Posts) -> None:
+    for _ in range(101):
+        create(posts.access.full, "tag", {"name": "bulk"})
+    condition = {"field": "tags.name", "op": "eq", "value": "bulk"}
+    response = posts.access.full.get(
+        "/api/v1/content/post", params={"filter": json.dumps(condition)}
+    )
+    error = assert_error(response, 400)
+    assert "matches 101 tag entries, more than 100; narrow the condition" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("condition", "message"),
+    [
+        ({"field": "title.x", "op": "eq", "value": "a"}, "has no relation field 'title'"),
+        ({"field": "nope.x", "op": "eq", "value": "a"}, "has no relation field 'nope'"),
+        ({"field": "author.nope", "op": "eq", "value": "a"}, "'author.nope': filter: content"),
+        ({"field": "author.city", "op": "gt", "value": [1]}, "single value"),
+        ({"field": "author.city.x", "op": "eq", "value": "a"}, "one level deep"),
+    ],
+)
+def test_a_bad_linked_field_filter_is_a_readable_400(
+    posts: Posts, condition: dict[str, Any], message: str
+) -> None:
+    response = posts.access.full.get(
+        "/api/v1/content/post", params={"filter": json.dumps(condition)}
+    )
+    error = assert_error(response, 400)
+    assert message in error["message"], error

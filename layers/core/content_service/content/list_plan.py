@@ -79,6 +79,7 @@ def wants(request: ListRequest) -> list[Want]:
         for leaf in leaves
         if leaf.op == "eq"
         and leaf.field not in SYSTEM_FILTER_FIELDS
+        and "." not in leaf.field
         and isinstance(leaf.value, str | int | float | bool)
     ]
     for leaf in guesses[:_EQ_GUESSES]:

@@ -31,6 +31,7 @@ from content_service.content.items import (
     summary_from,
     summary_of,
 )
+from content_service.content.linked_field_filters import resolve_linked
 from content_service.content.list_in_memory import in_memory
 from content_service.content.list_index_reads import from_index
 from content_service.content.list_keys import (
@@ -122,6 +123,7 @@ def list_entries(request: ListRequest) -> EntryPage:
         (dynamo.key(pk, COUNT_SK) for pk in keys),
     )
     selection = select(caller, content_type, request.fields, request.expand, request.links)
+    request = resolve_linked(request, content_type, list_entries)
     compile_filter(content_type, request.filter)
     check_sort(content_type, request.sort)
     address = direct_address(request.filter)

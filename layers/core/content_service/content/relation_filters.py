@@ -48,6 +48,8 @@ def relation_predicate(definition: FieldDef, leaf: FilterLeaf) -> Predicate:
 def _ids(leaf: FilterLeaf) -> frozenset[str]:
     """The leaf's entry ids: one for eq, ne and contains, a bounded list for the others."""
     where = f"filter: {leaf.op} on {leaf.field!r}"
+    if isinstance(leaf.value, tuple):  # resolved by linked_field_filters; may be empty
+        return frozenset(leaf.value)
     if leaf.op not in _LISTS:
         if not is_entry_id(leaf.value):
             raise BadRequest(f"{where} takes an entry id")

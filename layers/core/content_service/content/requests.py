@@ -54,6 +54,8 @@ FILTER_OPS = (
 _ID = re.compile(ID_PATTERN)
 _LOCALE = re.compile(LOCALE_PATTERN)
 _NAME_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+# A filter's field: a field name, or a relation field and one of its target's fields.
+_FILTER_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}(\.[A-Za-z_][A-Za-z0-9_]{0,63})?$")
 
 
 def is_entry_id(value: object) -> bool:
@@ -122,8 +124,11 @@ def _parse_node(raw: Any, depth: int, leaves: list[int], where: str) -> FilterNo
             more = f" and {len(named) - _QUOTED_KEYS} more" if len(named) > _QUOTED_KEYS else ""
             raise BadRequest(f"filter: {where} has unknown keys {listed}{more}")
         name, op = raw.get("field"), raw.get("op")
-        if not isinstance(name, str) or not _NAME_TOKEN.match(name):
-            raise BadRequest(f"filter: {where}.field must name a field")
+        if not isinstance(name, str) or not _FILTER_FIELD.match(name):
+            raise BadRequest(
+                f"filter: {where}.field must name a field, or a relation field and a field "
+                "of its target (`author.city`, one level deep)"
+            )
         if op not in FILTER_OPS:
             shown = _quoted(op if isinstance(op, str) else "?")
             raise BadRequest(
@@ -281,10 +286,14 @@ class ListRequest:
     """Where the page starts (the previous page's `nextCursor`), instead of `page`."""
     view: View = "latest"
     """The latest versions (preview) or the published ones (delivery): `parse_view`."""
+    asked_filter: FilterNode | None = None
+    """The filter as the caller sent it, once its linked-field conditions were resolved into
+    ids (`content.linked_field_filters`): a cursor stays bound to what was asked."""
 
     @property
     def digest(self) -> str:
-        return list_digest(self.content_type, self.locale, self.sort, self.filter)
+        asked = self.filter if self.asked_filter is None else self.asked_filter
+        return list_digest(self.content_type, self.locale, self.sort, asked)
 
     @classmethod
     def parse(
