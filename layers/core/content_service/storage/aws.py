@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
     from mypy_boto3_kms import KMSClient
+    from mypy_boto3_s3 import S3Client
     from mypy_boto3_sqs import SQSClient
     from mypy_boto3_ssm import SSMClient
 
@@ -118,3 +119,22 @@ def sns(settings: Settings) -> Any:
 def events(settings: Settings, timeout_s: float) -> Any:
     """The EventBridge client of deliveries to event buses, bounded by `timeoutMs`."""
     return client_at("events", settings.region, settings.aws_endpoint_url, timeout_s)
+
+
+def s3(settings: Settings) -> S3Client:
+    """The S3 client, signing with SigV4 (botocore's default for S3 in us-east-1 is still
+    SigV2, which S3 refuses for new buckets)."""
+    key = ("s3", settings.aws_endpoint_url, settings.region, False, None)
+    shared = session()
+    with _lock:
+        client = _clients.get(key)
+        if client is None:
+            client = shared.client(
+                "s3",
+                region_name=settings.region,
+                endpoint_url=settings.aws_endpoint_url,
+                config=_CONFIG.merge(Config(signature_version="s3v4")),
+            )
+            _clients[key] = client
+    found: S3Client = client
+    return found
