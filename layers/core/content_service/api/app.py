@@ -94,3 +94,16 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
     app.add_middleware(CorrelationIdMiddleware)
     app.add_middleware(SecurityHeadersMiddleware, public_base_url=settings.public_base_url)
     return app
+
+
+def create_media_app(settings: Settings | None = None) -> FastAPI:
+    """The media function's app: the file URLs alone, with the same error answers and security
+    headers, and no session key (a file URL signs no one in)."""
+    settings = settings or Settings.from_env()
+    configure(settings)
+    app = FastAPI(title="Content Service files", openapi_url=None, docs_url=None, redoc_url=None)
+    install_error_handlers(app)
+    app.include_router(files.router)
+    app.add_middleware(CorrelationIdMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware, public_base_url=settings.public_base_url)
+    return app

@@ -1,0 +1,55 @@
+"""The media Lambda handler, fed the HTTP API (payload 2.0) sample under events/: a published
+asset's JPEG comes back as the WebP the query asks for, decoded."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from infra.lambda_runtime import LambdaContext, lambda_context, load_handler
+from infra.local_stack import LocalStack
+from tests.conftest import WorkspaceAccess
+from tests.support.assets import stored_asset
+
+ROOT = Path(__file__).parents[2]
+HANDLER = ROOT / "functions" / "media" / "handler.py"
+
+
+@pytest.fixture(scope="module")
+def media_handler(stack: LocalStack) -> Iterator[Callable[[dict[str, Any], LambdaContext], Any]]:
+    """Imported and called on one thread of its own, as Lambda's runtime does."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="lambda-runtime") as runtime:
+        loaded = runtime.submit(load_handler, HANDLER, "handler", "media_handler_under_test")
+        handler = loaded.result()
+        yield lambda event, context: runtime.submit(handler, event, context).result()
+
+
+def test_the_sample_gets_a_webp_of_a_published_jpeg(
+    stack: LocalStack, new_workspace: Callable[..., WorkspaceAccess], media_handler: Any
+) -> None:
+    photo = io.BytesIO()
+    Image.new("RGB", (480, 240), (10, 120, 200)).save(photo, format="JPEG")
+    workspace = new_workspace()
+    asset = stored_asset(stack, workspace.id, photo.getvalue(), "image/jpeg", "photo.jpg")
+    text = (ROOT / "events" / "media-get-file-webp.json").read_text()
+    for name, value in {
+        "WORKSPACE": asset.workspace_id,
+        "ASSET": asset.asset_id,
+        "FILE": asset.file_id,
+    }.items():
+        text = text.replace("${" + name + "}", value)
+    response = media_handler(json.loads(text), lambda_context("MediaFunction"))
+    assert response["statusCode"] == 200
+    assert response["headers"]["content-type"] == "image/webp"
+    assert response["headers"]["cache-control"] == "public, max-age=31536000, immutable"
+    assert response["isBase64Encoded"] is True
+    image = Image.open(io.BytesIO(base64.b64decode(response["body"])))
+    assert (image.format, image.size) == ("WEBP", (120, 60))
