@@ -43,9 +43,15 @@ def test_the_cache_policies_key_on_the_token_and_the_query_and_take_ttls_from_th
     distribution = resources["EdgeDistribution"].properties["DistributionConfig"]
     default: dict[str, Any] = distribution["DefaultCacheBehavior"]
     assert default["CachePolicyId"] == {"Ref": "EdgeContentCachePolicy"}
-    graphql, _sign_in = distribution["CacheBehaviors"]
+    graphql, _sign_in, files = distribution["CacheBehaviors"]
     assert graphql["PathPattern"] == "/api/v1/graphql"
     assert graphql["CachePolicyId"] == {"Ref": "EdgeGraphQLCachePolicy"}
+    assert files["PathPattern"] == "/files/*"
+    assert files["CachePolicyId"] == {"Ref": "EdgeFilesCachePolicy"}
+    files_key = resources["EdgeFilesCachePolicy"].properties["CachePolicyConfig"]
+    assert files_key["ParametersInCacheKeyAndForwardedToOrigin"]["HeadersConfig"] == {
+        "HeaderBehavior": "none"
+    }
     assert distribution["WebACLId"] == {"Fn::GetAtt": ["EdgeWebAcl", "Arn"]}
     assert distribution["Origins"][0]["DomainName"]["Fn::Sub"].startswith("${HttpApi}.")
 

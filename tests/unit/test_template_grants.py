@@ -66,15 +66,36 @@ def test_publish_only_on_the_alarm_topic(template: Template) -> None:
         assert actions(template, function, "sns:Publish") == []
 
 
-def test_the_assets_bucket_reaches_the_api_alone_and_no_role_holds_an_s3_grant_yet(
+def test_the_assets_bucket_reaches_the_api_and_the_media_function_which_reads_files_only(
     template: Template,
 ) -> None:
-    """The upload route, which signs with the API's role, brings its grant with it (D121)."""
+    """The upload route, which signs with the API's role, brings its grant with it (D121); the
+    media function reads objects under `files/` and nothing else (D126)."""
     functions = template.functions
     assert functions["ApiFunction"].environment["ASSETS_BUCKET"] == {"Ref": "AssetsBucket"}
     assert functions["ApiFunction"].environment["ASSETS_MAX_BYTES"] == {"Ref": "AssetsMaxBytes"}
+    assert functions["MediaFunction"].environment["ASSETS_BUCKET"] == {"Ref": "AssetsBucket"}
     for function in ("ApiFunction", "FanoutFunction", "DeliveryFunction", "SchedulerFunction"):
         assert not [s for s in statements(template, function) if "s3" in str(s["Action"])]
         if function != "ApiFunction":
             assert "ASSETS_BUCKET" not in functions[function].environment
     assert "ASSETS_BUCKET" not in template.globals_environment
+    media = statements(template, "MediaFunction")
+    assert [(s["Action"], s["Resource"]) for s in media] == [
+        (["dynamodb:GetItem", "dynamodb:Query"], {"Fn::GetAtt": ["ContentTable", "Arn"]}),
+        ("s3:GetObject", {"Fn::Sub": "${AssetsBucket.Arn}/files/*"}),
+    ]
+
+
+def test_the_media_function_runs_python_3_12_on_its_own_layer(template: Template) -> None:
+    """Pillow's current wheels need the python3.12 runtime; every other function keeps the
+    python3.11 layer, and no function gets both (SAM appends global layers)."""
+    resources = template.resources_of_type("AWS::Serverless::Function")
+    media = resources["MediaFunction"].properties
+    assert media["Runtime"] == "python3.12"
+    assert media["Layers"] == [{"Ref": "MediaLayer"}]
+    assert "Layers" not in template.globals_function
+    for function in ("ApiFunction", "FanoutFunction", "DeliveryFunction", "SchedulerFunction"):
+        assert resources[function].properties["Layers"] == [{"Ref": "CoreLayer"}]
+    layer = template.resources_of_type("AWS::Serverless::LayerVersion")["MediaLayer"]
+    assert layer.properties["CompatibleRuntimes"] == ["python3.12"]
