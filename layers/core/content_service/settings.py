@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from content_service.camel import camel
 
@@ -137,6 +138,25 @@ ASSETS_MAX_BYTES = 100 * 1024 * 1024
 """The default cap of one asset upload, signed into its presigned POST (`ASSETS_MAX_BYTES`)."""
 ASSETS_MAX_BYTES_LIMIT = 5 * 1024**3
 """The most S3 takes in one POST or PUT: 5 GiB."""
+ASSETS_ALLOWED_TYPES = (
+    "image/jpeg",
+    "image/png",
+    "image/gif",
+    "image/webp",
+    "image/avif",
+    "image/svg+xml",
+    "application/pdf",
+    "video/mp4",
+    "video/webm",
+    "audio/mpeg",
+    "text/plain",
+    "text/csv",
+    "application/json",
+    "application/zip",
+)
+"""The file types an asset may hold (`ASSETS_ALLOWED_TYPES`), as read from its bytes."""
+ASSETS_MAX_PIXELS = 50_000_000
+"""The largest image an asset may hold, width times height (`ASSETS_MAX_PIXELS`)."""
 
 MAX_RATE_LIMIT = 1000
 """Requests per second one token may be given: its counter is one DynamoDB item a second."""
@@ -226,6 +246,10 @@ class Settings:
     """The bucket asset uploads go to (`ASSETS_BUCKET`, the template's `AssetsBucket`)."""
     assets_max_bytes: int = ASSETS_MAX_BYTES
     """The largest upload a presigned POST allows, in bytes (`ASSETS_MAX_BYTES`)."""
+    assets_allowed_types: tuple[str, ...] = ASSETS_ALLOWED_TYPES
+    """The types processing accepts; any other fails the asset (`ASSETS_ALLOWED_TYPES`)."""
+    assets_max_pixels: int = ASSETS_MAX_PIXELS
+    """An image with more pixels fails its asset (`ASSETS_MAX_PIXELS`)."""
     password_cost: int = PASSWORD_COST
     """log2 of scrypt's N for new password hashes (`identity.passwords`). Only tests lower it,
     as Django's tests use a fast hasher: a sign-in then costs milliseconds, not most of a
@@ -241,6 +265,10 @@ class Settings:
             raise SettingsError(
                 f"ASSETS_MAX_BYTES must be from 1 to {ASSETS_MAX_BYTES_LIMIT} bytes (5 GiB, the "
                 f"most S3 takes in one upload), not {self.assets_max_bytes}"
+            )
+        if self.assets_max_pixels <= 0 or not self.assets_allowed_types:
+            raise SettingsError(
+                "ASSETS_MAX_PIXELS must be positive and ASSETS_ALLOWED_TYPES name a type"
             )
         if not MIN_PASSWORD_COST <= self.password_cost <= MAX_PASSWORD_COST:
             raise SettingsError(
@@ -304,4 +332,19 @@ class Settings:
                 _parse_int("ASSETS_MAX_BYTES", max_bytes) if max_bytes else ASSETS_MAX_BYTES
             ),
             password_cost=_parse_int("PASSWORD_HASH_COST", cost) if cost else PASSWORD_COST,
+            **_assets_processing(env),
         )
+
+
+def _assets_processing(env: Mapping[str, str]) -> dict[str, Any]:
+    """`ASSETS_ALLOWED_TYPES` (a comma list of media types) and `ASSETS_MAX_PIXELS`."""
+    chosen: dict[str, Any] = {}
+    allowed = env.get("ASSETS_ALLOWED_TYPES", "").strip()
+    if allowed:
+        chosen["assets_allowed_types"] = tuple(
+            dict.fromkeys(t.strip().lower() for t in allowed.split(",") if t.strip())
+        )
+    pixels = env.get("ASSETS_MAX_PIXELS", "").strip()
+    if pixels:
+        chosen["assets_max_pixels"] = _parse_int("ASSETS_MAX_PIXELS", pixels)
+    return chosen

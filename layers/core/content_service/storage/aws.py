@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
     from mypy_boto3_kms import KMSClient
+    from mypy_boto3_s3 import S3Client
     from mypy_boto3_sqs import SQSClient
     from mypy_boto3_ssm import SSMClient
 
@@ -34,6 +35,8 @@ _session: boto3.session.Session | None = None
 _clients: dict[tuple[str, str | None, str, bool, float | None], Any] = {}
 
 _CONFIG = Config(retries={"max_attempts": 5, "mode": "standard"}, max_pool_connections=32)
+# boto3 presigns S3 with SigV2 in us-east-1 unless told, and S3 refuses SigV2 for new buckets.
+_S3_CONFIG = Config(signature_version="s3v4")
 
 
 def session() -> boto3.session.Session:
@@ -64,6 +67,8 @@ def client_at(
     config = _CONFIG
     if timeout_s is not None:
         config = _CONFIG.merge(Config(connect_timeout=timeout_s, read_timeout=timeout_s))
+    if service == "s3":
+        config = config.merge(_S3_CONFIG)
     shared = session()
     with _lock:
         client = _clients.get(key)
@@ -118,3 +123,9 @@ def sns(settings: Settings) -> Any:
 def events(settings: Settings, timeout_s: float) -> Any:
     """The EventBridge client of deliveries to event buses, bounded by `timeoutMs`."""
     return client_at("events", settings.region, settings.aws_endpoint_url, timeout_s)
+
+
+def s3(settings: Settings) -> S3Client:
+    """The client of the assets bucket (SigV4: see `_S3_CONFIG`)."""
+    client: S3Client = client_at("s3", settings.region, settings.aws_endpoint_url)
+    return client

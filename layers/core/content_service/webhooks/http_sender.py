@@ -22,7 +22,8 @@ import selectors
 import socket
 import ssl
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC
@@ -470,29 +471,7 @@ class Sender:
     def _open_connection(
         self, checked: CheckedTarget, deadline: float
     ) -> tuple[_Key, _PinnedHTTPConnection]:
-        """Connects to the first checked address that accepts; TLS failures are final."""
-        target = checked.target
-        last_error: OSError = ConnectionError("no address to connect to")
-        for address in checked.addresses:
-            conn: _PinnedHTTPConnection
-            if target.scheme == "https":
-                conn = _PinnedHTTPSConnection(
-                    target.host, target.port, address, tls_context(self._ca_bundle)
-                )
-            else:
-                conn = _PinnedHTTPConnection(target.host, target.port, address)
-            conn.timeout = _remaining(deadline)
-            try:
-                conn.connect()
-            except (ssl.SSLError, TimeoutError):
-                conn.close()
-                raise
-            except OSError as error:
-                conn.close()
-                last_error = error
-                continue
-            return (target.scheme, target.host, target.port, address), conn
-        raise last_error
+        return connect_pinned(checked, deadline, self._ca_bundle)
 
     def _request(
         self,
@@ -548,6 +527,64 @@ class Sender:
         while len(self._idle) > MAX_IDLE_CONNECTIONS:
             oldest = next(iter(self._idle))
             self._idle.pop(oldest).close()
+
+
+def connect_pinned(
+    checked: CheckedTarget, deadline: float, ca_bundle: str | None
+) -> tuple[_Key, _PinnedHTTPConnection]:
+    """Connects to the first checked address that accepts; TLS failures are final."""
+    target = checked.target
+    last_error: OSError = ConnectionError("no address to connect to")
+    for address in checked.addresses:
+        conn: _PinnedHTTPConnection
+        if target.scheme == "https":
+            conn = _PinnedHTTPSConnection(target.host, target.port, address, tls_context(ca_bundle))
+        else:
+            conn = _PinnedHTTPConnection(target.host, target.port, address)
+        conn.timeout = _remaining(deadline)
+        try:
+            conn.connect()
+        except (ssl.SSLError, TimeoutError):
+            conn.close()
+            raise
+        except OSError as error:
+            conn.close()
+            last_error = error
+            continue
+        return (target.scheme, target.host, target.port, address), conn
+    raise last_error
+
+
+@contextmanager
+def fetch(
+    url: str,
+    policy: UrlPolicy,
+    *,
+    resolver: Resolver | None = None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    ca_bundle: str | None = None,
+) -> Iterator[http.client.HTTPResponse]:
+    """A GET of `url` under the same guard as a delivery: the policy checked against this
+    request's DNS answers, the connection pinned to a checked address, no redirect followed,
+    and connect, request and every read of the body bounded by one deadline. Raises
+    `UrlRefused` or `UnresolvableHost` before any socket opens, `OSError` or
+    `http.client.HTTPException` after."""
+    checked = check_url(url, policy, resolver)
+    deadline = time.monotonic() + timeout_ms / 1000
+    token = _deadline.set(deadline)
+    conn: _PinnedHTTPConnection | None = None
+    try:
+        _, conn = connect_pinned(checked, deadline, ca_bundle)
+        assert conn.sock is not None
+        conn.sock.settimeout(_remaining(deadline))
+        conn.putrequest("GET", checked.target.target, skip_accept_encoding=True)
+        conn.putheader("Accept", "*/*")
+        conn.endheaders()
+        yield conn.getresponse()
+    finally:
+        _deadline.reset(token)
+        if conn is not None:
+            conn.close()
 
 
 def _drain(response: http.client.HTTPResponse) -> None:

@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
+from content_service.api.builtin_types import USER_TYPES_ONLY
 from content_service.api.error_handlers import errors
 from content_service.api.http_cache import cached_answer, render_json
 from content_service.api.routes.content_types import ContentRoute
@@ -34,7 +35,12 @@ from content_service.content.requests import (
     RelationRequest,
 )
 
-router = APIRouter(prefix="/api/v1/content", tags=["content"], route_class=ContentRoute)
+router = APIRouter(
+    prefix="/api/v1/content",
+    tags=["content"],
+    route_class=ContentRoute,
+    dependencies=USER_TYPES_ONLY,
+)
 
 
 class EntryUser(BaseModel):
