@@ -112,15 +112,17 @@ def list_assets(
 ) -> Any:
     """Filters and sorts take the list grammar of entries, on `title`, `fileName`,
     `contentType` and `state` (and the system fields)."""
-    return service.list_assets(
-        caller,
-        workspace_id,
-        page=page,
-        page_size=page_size,
-        sort=sort,
-        filter=filter,
-        cursor=cursor,
-        version=version,
+    return JSONResponse(
+        service.list_assets(
+            caller,
+            workspace_id,
+            page=page,
+            page_size=page_size,
+            sort=sort,
+            filter=filter,
+            cursor=cursor,
+            version=version,
+        )
     )
 
 
@@ -128,21 +130,21 @@ def list_assets(
 def get_asset(
     asset_id: AssetId, caller: CallerDep, workspace_id: WorkspaceIdDep, version: Version = None
 ) -> Any:
-    return service.get_asset(caller, workspace_id, asset_id, version)
+    return JSONResponse(service.get_asset(caller, workspace_id, asset_id, version))
 
 
 @router.patch("/{asset_id}", response_model=AssetOut, responses=WRITE_ERRORS)
 def update_asset(
     asset_id: AssetId, body: AssetFieldsBody, caller: CallerDep, workspace_id: WorkspaceIdDep
 ) -> Any:
-    return service.update_asset(caller, workspace_id, asset_id, body)
+    return JSONResponse(service.update_asset(caller, workspace_id, asset_id, body))
 
 
 @router.post("/{asset_id}/file", response_model=AssetOut, responses=WRITE_ERRORS)
 def replace_file(
     asset_id: AssetId, body: ReplaceFileBody, caller: CallerDep, workspace_id: WorkspaceIdDep
 ) -> Any:
-    return service.replace_file(caller, workspace_id, asset_id, body)
+    return JSONResponse(service.replace_file(caller, workspace_id, asset_id, body))
 
 
 @router.delete("/{asset_id}", status_code=204, response_class=Response, responses=ACTION_ERRORS)
@@ -155,17 +157,17 @@ def trash_asset(asset_id: AssetId, caller: CallerDep, workspace_id: WorkspaceIdD
 @router.post("/{asset_id}/publish", response_model=AssetOut, responses=ACTION_ERRORS)
 def publish_asset(asset_id: AssetId, caller: CallerDep, workspace_id: WorkspaceIdDep) -> Any:
     """409 while the asset's file is not ready."""
-    return service.publish_asset(caller, workspace_id, asset_id)
+    return JSONResponse(service.publish_asset(caller, workspace_id, asset_id))
 
 
 @router.post("/{asset_id}/unpublish", response_model=AssetOut, responses=ACTION_ERRORS)
 def unpublish_asset(asset_id: AssetId, caller: CallerDep, workspace_id: WorkspaceIdDep) -> Any:
-    return service.unpublish_asset(caller, workspace_id, asset_id)
+    return JSONResponse(service.unpublish_asset(caller, workspace_id, asset_id))
 
 
 @router.post("/{asset_id}/restore", response_model=AssetOut, responses=ACTION_ERRORS)
 def restore_asset(asset_id: AssetId, caller: CallerDep, workspace_id: WorkspaceIdDep) -> Any:
-    return service.restore_asset(caller, workspace_id, asset_id)
+    return JSONResponse(service.restore_asset(caller, workspace_id, asset_id))
 
 
 @router.get("/{asset_id}/versions", responses=errors(400, 401, 403, 404))
@@ -177,7 +179,7 @@ def list_versions(
     page_size: PageSize = DEFAULT_PAGE_SIZE,
 ) -> Any:
     """The asset's published versions, newest first."""
-    return service.list_versions(caller, workspace_id, asset_id, page, page_size)
+    return JSONResponse(service.list_versions(caller, workspace_id, asset_id, page, page_size))
 
 
 @router.get("/{asset_id}/versions/{number}", responses=errors(401, 403, 404))
@@ -185,4 +187,4 @@ def get_version(
     asset_id: AssetId, number: Number, caller: CallerDep, workspace_id: WorkspaceIdDep
 ) -> Any:
     """One published version, with the asset as it was published (`asset`)."""
-    return service.get_version(caller, workspace_id, asset_id, number)
+    return JSONResponse(service.get_version(caller, workspace_id, asset_id, number))
