@@ -3,7 +3,9 @@ workflow, versions, visibility and events, and the type stays out of the user's 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -11,6 +13,7 @@ import pytest
 
 from tests.conftest import WorkspaceAccess
 from tests.support.assets import new_asset, png, uploaded
+from tests.support.cli import run_cli
 from tests.support.content import Storage, assert_error, define
 
 
@@ -153,3 +156,23 @@ def test_asset_changes_are_entry_events_of_type_asset(
         ("entry.created", asset["id"], "A"),
         ("entry.published", asset["id"], "A"),
     ]
+
+
+def test_the_cli_uploads_files_in_bulk_one_json_line_each(
+    ws: WorkspaceAccess, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "dot.png").write_bytes(png(3, 2))
+    (tmp_path / "notes.txt").write_text("hello\n")
+    (tmp_path / "fake.png").write_bytes(b"<html></html>")
+    files = [str(tmp_path / name) for name in ("dot.png", "notes.txt", "fake.png", "none.gif")]
+    code = run_cli("assets", "upload", *files, "--workspace", ws.slug)
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    assert code == 1
+    assert "1 of 4 file(s) were not uploaded" in captured.err
+    assert [line["file"] for line in lines] == files
+    made = [(a["asset"]["fileName"], a["asset"]["state"]) for a in lines[:3]]
+    assert made == [("dot.png", "ready"), ("notes.txt", "ready"), ("fake.png", "failed")]
+    assert "No such file" in lines[3]["error"]
+    listed = ok(ws.full.get("/api/v1/assets", params={"sort": "fileName"}))
+    assert [a["fileName"] for a in listed["items"]] == ["dot.png", "fake.png", "notes.txt"]
