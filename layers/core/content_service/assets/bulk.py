@@ -23,12 +23,14 @@ from content_service.errors import ServiceError
 from content_service.identity.principal import ALL_SCOPES, ALL_TYPES, TokenCaller
 
 _POST_TIMEOUT_S = 300
+_OPERATOR_ID = "content-service-cli"
+"""The id the command's caller carries: no token has it (token ids are random)."""
 
 
 def operator(workspace_id: str) -> TokenCaller:
     """Who the command acts as: a full token of the workspace that no one holds."""
     return TokenCaller(
-        token_id="content-service-cli",
+        token_id=_OPERATOR_ID,
         name="content-service CLI",
         workspace_id=workspace_id,
         access="full",
