@@ -22,7 +22,7 @@ from content_service.clock import iso_utc
 from content_service.errors import BadRequest, Forbidden, PayloadTooLarge
 from content_service.identity.principal import Caller
 from content_service.webhooks import wiring
-from content_service.webhooks.http_sender import fetch
+from content_service.webhooks.http_fetch import fetch
 from content_service.webhooks.url_policy import UrlPolicyError
 
 _MEDIA_TYPE = re.compile(r"^[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*$")

@@ -556,36 +556,13 @@ def connect_pinned(
 
 
 @contextmanager
-def fetch(
-    url: str,
-    policy: UrlPolicy,
-    *,
-    resolver: Resolver | None = None,
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-    ca_bundle: str | None = None,
-) -> Iterator[http.client.HTTPResponse]:
-    """A GET of `url` under the same guard as a delivery: the policy checked against this
-    request's DNS answers, the connection pinned to a checked address, no redirect followed,
-    and connect, request and every read of the body bounded by one deadline. Raises
-    `UrlRefused` or `UnresolvableHost` before any socket opens, `OSError` or
-    `http.client.HTTPException` after."""
-    checked = check_url(url, policy, resolver)
-    deadline = time.monotonic() + timeout_ms / 1000
+def exchange_deadline(deadline: float) -> Iterator[None]:
+    """Bounds every socket read of the responses made inside by `deadline` (monotonic)."""
     token = _deadline.set(deadline)
-    conn: _PinnedHTTPConnection | None = None
     try:
-        _, conn = connect_pinned(checked, deadline, ca_bundle)
-        assert conn.sock is not None
-        conn.sock.settimeout(_remaining(deadline))
-        conn.putrequest("GET", checked.target.target, skip_accept_encoding=True)
-        conn.putheader("Accept", "*/*")
-        conn.endheaders()
-        yield conn.getresponse()
+        yield
     finally:
         _deadline.reset(token)
-        if conn is not None:
-            conn.close()
-
 
 def _drain(response: http.client.HTTPResponse) -> None:
     """Reads a short remainder so the connection can be reused; a long one is left unread."""
