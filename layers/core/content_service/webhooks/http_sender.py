@@ -564,6 +564,7 @@ def exchange_deadline(deadline: float) -> Iterator[None]:
     finally:
         _deadline.reset(token)
 
+
 def _drain(response: http.client.HTTPResponse) -> None:
     """Reads a short remainder so the connection can be reused; a long one is left unread."""
     if response.will_close:
