@@ -20,6 +20,7 @@ from content_service.assets.uploads import check_upload_id, require_writer
 from content_service.assets.views import asset_json, file_of
 from content_service.clock import SystemClock
 from content_service.content import service
+from content_service.content.model import ContentType
 from content_service.content.requests import (
     EntryAction,
     GetRequest,
@@ -28,8 +29,9 @@ from content_service.content.requests import (
     VersionsRequest,
     WriteRequest,
 )
-from content_service.content.schema import get_type
-from content_service.content.views import Entry
+from content_service.content.schema import get_type, require_read
+from content_service.content.views import Entry, entry_view, written
+from content_service.content.write_transaction import Versions, read_for_write
 from content_service.errors import Conflict, NotFound
 from content_service.identity.principal import Caller, TokenCaller
 
@@ -55,11 +57,12 @@ def _get(caller: Caller, workspace_id: str, asset_id: str, version: str | None) 
 
 
 def _published_file(caller: Caller, workspace_id: str, entry: Entry) -> AssetFile | None:
-    """The file of the asset's live version, which delivery serves."""
-    if entry.view == "published" or entry.status == "published":
-        return file_of(entry) if entry.status != "draft" else None
-    if entry.status == "draft":
+    """The file of the asset's live version, which delivery serves (a caller that may not
+    read learns no file: its answer has none)."""
+    if entry.status == "draft" or not caller.can_read:
         return None
+    if entry.view == "published" or entry.status == "published":
+        return file_of(entry)
     return file_of(_get(caller, workspace_id, entry.id, "published"))
 
 
@@ -77,6 +80,7 @@ def get_asset(
 def list_assets(caller: Caller, workspace_id: str, **query: Any) -> dict[str, Any]:
     """A page of assets; `query` is a list's (page, pageSize, sort, filter, cursor, version)."""
     caller = asset_caller(caller)
+    require_read(caller)
     request = ListRequest.parse(caller, workspace_id, ASSET_TYPE, **query)
     if get_type(workspace_id, ASSET_TYPE) is None:
         return {"items": [], "total": 0, "page": request.page, "pageSize": request.page_size}
@@ -91,13 +95,25 @@ def _write_values(body: AssetFieldsBody) -> dict[str, Any]:
     return {name: value or None for name, value in chosen.items()}
 
 
+def _stored(caller: Caller, workspace_id: str, asset_id: str) -> tuple[ContentType, Versions]:
+    """The asset as a write reads it (trashed too, whether or not the caller may read)."""
+    content_type = get_type(workspace_id, ASSET_TYPE)
+    if content_type is None:
+        raise _missing(asset_id)
+    try:
+        return content_type, read_for_write(caller, content_type, workspace_id, asset_id)
+    except NotFound:
+        raise _missing(asset_id) from None
+
+
+def _latest(caller: Caller, workspace_id: str, asset_id: str) -> Entry:
+    content_type, versions = _stored(caller, workspace_id, asset_id)
+    return written(caller, entry_view(content_type, versions.latest))
+
+
 def _existing(caller: Caller, workspace_id: str, asset_id: str) -> Entry | None:
     try:
-        return service.get_entry(
-            GetRequest(
-                caller=caller, workspace_id=workspace_id, content_type=ASSET_TYPE, id=asset_id
-            )
-        )
+        return _latest(caller, workspace_id, asset_id)
     except NotFound:
         return None
 
@@ -164,8 +180,10 @@ def replace_file(
     caller = asset_caller(caller)
     require_writer(caller)
     check_upload_id(body.uploadId)
-    current = _get(caller, workspace_id, asset_id, None)
+    content_type, versions = _stored(caller, workspace_id, asset_id)
+    current = entry_view(content_type, versions.latest)
     held = file_of(current)
+    current = written(caller, current)
     if held is None or held.id != derived_id(workspace_id, body.uploadId, "file"):
         file = process(workspace_id, asset_id, body.uploadId)
         if file is None:
@@ -200,7 +218,8 @@ def _action(caller: Caller, workspace_id: str, asset_id: str) -> EntryAction:
 def publish_asset(caller: Caller, workspace_id: str, asset_id: str) -> dict[str, Any]:
     """Publishing needs a ready file: a failed one is never served (409 otherwise)."""
     caller = asset_caller(caller)
-    file = file_of(_get(caller, workspace_id, asset_id, None))
+    content_type, versions = _stored(caller, workspace_id, asset_id)
+    file = file_of(entry_view(content_type, versions.latest))
     if file is None or not file.ready:
         reason = f" ({file.reason})" if file is not None and file.reason else ""
         raise Conflict(
