@@ -5,7 +5,9 @@ them, as the webhook tests allow a receiver on 127.0.0.1."""
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -77,3 +79,38 @@ def test_an_import_over_the_cap_or_not_found_is_refused(
     assert "answered 404" in assert_error(missing, 400)["message"]
     moved = ws.full.post("/api/v1/assets/uploads", json={"url": receiver.url("/c.png")})
     assert "redirects are not followed" in assert_error(moved, 400)["message"]
+
+
+class _Unannounced(BaseHTTPRequestHandler):
+    """Answers a body of 5,000 bytes without a Content-Length (it ends when the connection
+    closes), so only the count of what streams in can stop it."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for _ in range(50):
+            self.wfile.write(b"x" * 100)
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+def test_a_body_without_a_length_is_cut_off_once_it_passes_the_cap(
+    ws: WorkspaceAccess, local_receivers_allowed: None
+) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Unannounced)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/notes.txt"
+    try:
+        with settings_changed(lambda s: dataclasses.replace(s, assets_max_bytes=1000)):
+            too_big = ws.full.post("/api/v1/assets/uploads", json={"url": url})
+        fits = ws.full.post("/api/v1/assets/uploads", json={"url": url})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "larger than 1,000 bytes" in assert_error(too_big, 413)["message"]
+    assert fits.status_code == 201, fits.text
+    assert fits.json()["size"] == 5000

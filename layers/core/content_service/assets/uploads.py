@@ -139,6 +139,9 @@ def import_url(workspace_id: str, url: str, file_name: str | None) -> dict[str, 
             stream = _Capped(response, settings.assets_max_bytes)
             key = objects.upload_key(workspace_id, upload_id)
             objects.put_stream(key, io.BufferedReader(stream), media_type, name)
+        if stream.count == 0:
+            objects.delete(key)
+            raise BadRequest("url answered an empty body")
     except UrlPolicyError as refused:
         raise BadRequest(f"url refused by the URL policy: {refused.reason}") from None
     except (OSError, http.client.HTTPException) as error:
