@@ -7,6 +7,7 @@ browser does, and the emulator holds the POST to its signed policy as S3 does.
 
 from __future__ import annotations
 
+import json
 import struct
 import zlib
 from collections.abc import Callable
@@ -182,18 +183,23 @@ def test_bad_upload_requests_are_readable_4xx(
 
 
 @pytest.mark.parametrize(
-    ("body", "status"),
+    ("body", "status", "words"),
     [
-        ({"uploadId": "../../etc"}, 400),
-        ({"uploadId": "8f7c0d4e-5b8a-4d8f-9a53-0e1f2a3b4c5d"}, 404),
-        ({}, 422),
-        ({"uploadId": "8f7c0d4e-5b8a-4d8f-9a53-0e1f2a3b4c5d", "file": {"state": "ready"}}, 422),
+        ({"uploadId": "../../etc"}, 400, "uploadId must be"),
+        ({"uploadId": "8f7c0d4e-5b8a-4d8f-9a53-0e1f2a3b4c5d"}, 404, "upload the file first"),
+        ({}, 422, "uploadId"),
+        (
+            {"uploadId": "8f7c0d4e-5b8a-4d8f-9a53-0e1f2a3b4c5d", "file": {"state": "ready"}},
+            422,
+            "file",
+        ),
     ],
 )
 def test_bad_completions_are_readable_4xx(
-    ws: WorkspaceAccess, body: dict[str, Any], status: int
+    ws: WorkspaceAccess, body: dict[str, Any], status: int, words: str
 ) -> None:
-    assert_error(ws.full.post("/api/v1/assets", json=body), status)
+    error = assert_error(ws.full.post("/api/v1/assets", json=body), status)
+    assert words in json.dumps(error)
 
 
 def test_a_read_token_cannot_upload(ws: WorkspaceAccess) -> None:
