@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from moto.core.models import DEFAULT_ACCOUNT_ID
-from moto.s3.models import S3Backend, s3_backends
 from moto.s3.exceptions import MissingBucket
+from moto.s3.models import S3Backend, s3_backends
 
 from infra.journal import Change
 from infra.moto_transactions import WRITE_LOCK

@@ -151,9 +151,7 @@ def test_acknowledged_objects_survive_the_emulator_killed_or_stopped(
     _check(restarted.emulator.s3(), _bucket(restarted), keys)
 
 
-def test_a_start_removes_body_files_no_record_names(
-    local_dir: Path, restarted: LocalStack
-) -> None:
+def test_a_start_removes_body_files_no_record_names(local_dir: Path, restarted: LocalStack) -> None:
     """A body written by a request killed before its journal line, or a temporary file of one
     killed mid-write, is never served and is removed at the next start."""
     blobs = local_dir / "s3" / "blobs"
