@@ -3,8 +3,9 @@ snapshot-plus-journal for everything else (docs/decisions.md, D127).
 
 Under `<local dir>/s3/`: the `blobs` directory holds each version's body as a file of its own,
 written to a temporary name, fsynced and renamed (a body file is whole or absent); the journal
-and the snapshot are a `DurableState` whose "tables" are the template's buckets and whose "items" are keys: the
-after-image of one key is every version moto holds of it, in order, each a small JSON record
+and the snapshot are a `DurableState` whose "tables" are the template's buckets and whose
+"items" are keys: the after-image of one key is every version moto holds of it, in order, each a
+small JSON record
 (version id, body file, size, ETag, last modified, metadata such as `Content-Type`, storage
 class, encryption, checksum) or a delete marker. The body file of a version is durable before
 the journal line naming it, and that line before the answer leaves (`infra.moto_s3_journal`),
