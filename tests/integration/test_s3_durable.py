@@ -147,8 +147,8 @@ def test_acknowledged_objects_survive_the_emulator_killed_or_stopped(
         stack.stop()
 
     restarted.start()
-    assert restarted.restored_items >= len(keys)
     _check(restarted.emulator.s3(), _bucket(restarted), keys)
+    assert restarted.restored_items >= len(keys)
 
 
 def test_a_start_removes_body_files_no_record_names(local_dir: Path, restarted: LocalStack) -> None:
