@@ -68,8 +68,8 @@ class RecordedCall:
     """Seconds the upstream took to answer (0 for a replayed answer)."""
     replayed: bool = False
     method: str = ""
-    path: str = ""
-    """The request's path with its query, as sent."""
+    path: str = field(default="", repr=False)
+    """The request's path with its query, as sent (a presigned URL's signature included)."""
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     """The request's headers, names in lower case (an S3 request's operation is in them)."""
 

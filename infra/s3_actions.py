@@ -127,7 +127,7 @@ def required(method: str, path: str, headers: Mapping[str, str], body: bytes) ->
     query = {k: v for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in _SIGNING}
     unknown = set(query) - _PARAMETERS - set(_SUBRESOURCES)
     if unknown:
-        raise TemplateError(f"no IAM mapping for the S3 request {method} {path}")
+        raise TemplateError(f"no IAM mapping for the S3 request {method} {_shown(path)}")
     subresource = next((s for s in _SUBRESOURCES if s in query), "")
     if not bucket:
         return [_permission("ListAllMyBuckets", "*", method, path)]
@@ -148,8 +148,15 @@ def required(method: str, path: str, headers: Mapping[str, str], body: bytes) ->
 
 def _permission(action: str | None, resource: str, method: str, path: str) -> S3Permission:
     if action is None:
-        raise TemplateError(f"no IAM mapping for the S3 request {method} {path}")
+        raise TemplateError(f"no IAM mapping for the S3 request {method} {_shown(path)}")
     return S3Permission(f"s3:{action}", resource)
+
+
+def _shown(path: str) -> str:
+    """The path and the query's names, never a presigned URL's signature or session token."""
+    parts = urlsplit(path)
+    names = [k for k, _ in parse_qsl(parts.query, keep_blank_values=True) if k not in _SIGNING]
+    return f"{parts.path}?{'&'.join(names)}" if names else parts.path
 
 
 def _copy_source(source: str) -> S3Permission:
@@ -167,7 +174,7 @@ def _bucket_post(
     if headers.get("content-type", "").lower().startswith("multipart/form-data"):
         key = _form_key(headers["content-type"], body)
         return [S3Permission("s3:PutObject", f"arn:aws:s3:::{bucket}/{key}")]
-    raise TemplateError(f"no IAM mapping for the S3 request POST {path}")
+    raise TemplateError(f"no IAM mapping for the S3 request POST {_shown(path)}")
 
 
 def _deleted(bucket: str, body: bytes) -> list[S3Permission]:
