@@ -113,7 +113,11 @@ class S3Permission(NamedTuple):
 
 
 def is_s3(headers: Mapping[str, str], path: str) -> bool:
-    """Whether a request is signed for S3 (its Authorization header or presigned query)."""
+    """Whether a request is for S3: signed for it (its Authorization header or presigned query),
+    or a browser's POST upload (S3's only multipart/form-data request; its signature is a form
+    field)."""
+    if headers.get("content-type", "").lower().startswith("multipart/form-data"):
+        return True
     authorization = headers.get("authorization", "")
     query = dict(parse_qsl(urlsplit(path).query))
     credential = query.get("X-Amz-Credential", authorization.partition("Credential=")[2])
