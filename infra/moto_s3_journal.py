@@ -8,7 +8,9 @@ returns. So the wrapped backend methods only note which (bucket, key) a request 
 registered bucket (every version of it, as `infra.durable_objects` records them) once moto has
 answered and before that answer is handed on: the body files first, outside the lock, then one
 journal line per stack under the emulator's write lock, then the group commit outside it
-(docs/decisions.md, D127).
+(docs/decisions.md, D127). Once a stop has closed a bucket's journal, a write to it is answered
+503 before moto sees it: browsers upload straight to S3, so unlike the tables' writes (which
+come through the API, stopped first) uploads can still arrive while the stack stops.
 """
 
 from __future__ import annotations
@@ -44,7 +46,15 @@ class ObjectSink(Protocol):
 
 
 _registry: dict[str, tuple[ObjectSink, str]] = {}
+# Buckets whose journal was closed by a stop: the emulator still serves while the stack stops,
+# and a write it acknowledged there would be lost, so it is refused before moto applies it.
+_closed: set[str] = set()
 _registry_lock = threading.Lock()
+_WRITES = frozenset({"PUT", "POST", "DELETE"})
+_UNAVAILABLE = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>ServiceUnavailable</Code>'
+    b"<Message>The local stack is stopping; the write was not applied.</Message></Error>"
+)
 _request = threading.local()  # `touched`: the (bucket, key) pairs of the request on this thread
 
 
@@ -53,12 +63,21 @@ def register(sink: ObjectSink, buckets: Iterable[tuple[str, str]]) -> None:
     with _registry_lock:
         for name, logical_id in buckets:
             _registry[name] = (sink, logical_id)
+            _closed.discard(name)
 
 
 def unregister(sink: ObjectSink) -> None:
+    """Stops journaling the sink's buckets, and refuses writes to them from now on."""
     with _registry_lock:
         for name in [n for n, (s, _) in _registry.items() if s is sink]:
             del _registry[name]
+            _closed.add(name)
+
+
+def _refused(environ: dict[str, Any]) -> bool:
+    """A write to a bucket whose journal is closed (path-style: `/bucket/...`)."""
+    bucket = str(environ.get("PATH_INFO", "")).lstrip("/").split("/", 1)[0]
+    return environ.get("REQUEST_METHOD") in _WRITES and bucket in _closed
 
 
 def backend() -> S3Backend:
@@ -127,6 +146,10 @@ class ObjectJournal:
         self._app = app
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        if _refused(environ):
+            headers = [("Content-Type", "application/xml"), ("Retry-After", "1")]
+            start_response("503 Service Unavailable", headers)
+            return [_UNAVAILABLE]
         answered: list[tuple[Any, ...]] = []
 
         def hold(*args: Any) -> Callable[[bytes], None]:

@@ -15,12 +15,15 @@ import os
 import signal
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
 import pytest
+from botocore.exceptions import ClientError
 
+from infra.emulator import Emulator
 from infra.local_stack import LocalStack, LocalStackOptions
 from tests.support.waiting import wait_until
 
@@ -160,3 +163,18 @@ def test_a_start_removes_body_files_no_record_names(local_dir: Path, restarted: 
     (blobs / ".torn.tmp").write_bytes(b"half a bo")
     restarted.start()
     assert sorted(p.name for p in blobs.iterdir()) == []
+
+
+def test_a_write_once_the_stop_closed_the_journal_is_refused(local_dir: Path) -> None:
+    """Browsers upload straight to S3, so uploads can arrive while the stack stops: once the
+    last snapshot is taken, a write would be acknowledged and then lost, so it is refused."""
+    with Emulator(port=0) as emulator:
+        stack = LocalStack(replace(_options(local_dir), emulator=emulator))
+        stack.start()
+        s3, bucket = emulator.s3(), _bucket(stack)
+        s3.put_object(Bucket=bucket, Key="kept", Body=b"kept")
+        stack.stop()
+        with pytest.raises(ClientError) as refused:
+            s3.put_object(Bucket=bucket, Key="late", Body=b"late")
+        assert refused.value.response["Error"]["Code"] == "ServiceUnavailable"
+        assert s3.get_object(Bucket=bucket, Key="kept")["Body"].read() == b"kept"
