@@ -47,7 +47,7 @@ class ObjectLedger:
 
 
 def stack_s3(local_dir: Path) -> tuple[S3Client, str]:
-    """A client of the running stack's emulator, and its assets bucket (from the stack file `make run` writes)."""
+    """A client of the running stack's emulator, and its assets bucket (from the stack file)."""
     stack = json.loads((local_dir / "stack.json").read_text())
     client = boto3.client(
         "s3",
