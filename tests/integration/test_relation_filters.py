@@ -144,21 +144,27 @@ def _cases(ids: dict[str, str]) -> list[tuple[dict[str, Any], Callable[[Links], 
     ]
 
 
-def _rest_titles(client: httpx.Client, condition: dict[str, Any]) -> tuple[set[str], int]:
-    response = client.get("/api/v1/content/post", params={"filter": json.dumps(condition)})
+def _rest_titles(
+    client: httpx.Client, condition: dict[str, Any], kind: str = "post", locale: str = "en"
+) -> tuple[set[str], int]:
+    params = {"filter": json.dumps(condition), "locale": locale}
+    response = client.get(f"/api/v1/content/{kind}", params=params)
     assert response.status_code == 200, response.text
     body = response.json()
     return {item["values"]["title"] for item in body["items"]}, body["total"]
 
 
-def _graphql_titles(client: httpx.Client, condition: dict[str, Any]) -> tuple[set[str], int]:
+def _graphql_titles(
+    client: httpx.Client, condition: dict[str, Any], kind: str = "post", locale: str = "en"
+) -> tuple[set[str], int]:
     result = graphql_post(
         client,
-        "query ($f: Filter) { posts(filter: $f) { total items { title } } }",
-        {"f": condition},
+        f"query ($f: Filter, $l: String) {{ {kind}s(filter: $f, locale: $l) "
+        "{ total items { title } } }",
+        {"f": condition, "l": locale},
     )
     assert "errors" not in result, result
-    found = result["data"]["posts"]
+    found = result["data"][f"{kind}s"]
     return {item["title"] for item in found["items"]}, found["total"]
 
 
@@ -213,14 +219,7 @@ def test_a_wrong_operator_or_value_on_a_relation_is_a_readable_400(
     )
     error = assert_error(response, 400)
     assert message in error["message"], error
-    result = graphql_post(
-        posts.access.full,
-        "query ($f: Filter) { posts(filter: $f) { total } }",
-        {"f": condition},
-    )
-    (gql_error,) = result["errors"]
-    assert message in gql_error["message"]
-    assert gql_error["extensions"]["status"] == 400
+    _assert_graphql_400(posts.access.full, condition, message)
 
 
 def test_a_linked_entrys_field_filters_with_the_callers_view_of_the_targets(posts: Posts) -> None:
@@ -255,8 +254,9 @@ def test_a_linked_field_filter_matching_over_100_targets_is_400(posts: Posts) ->
     response = posts.access.full.get(
         "/api/v1/content/post", params={"filter": json.dumps(condition)}
     )
-    error = assert_error(response, 400)
-    assert "matches 101 tag entries, more than 100; narrow the condition" in error["message"]
+    message = "matches 101 tag entries, more than 100; narrow the condition on 'name'"
+    assert message in assert_error(response, 400)["message"]
+    _assert_graphql_400(posts.access.full, condition, message)
 
 
 @pytest.mark.parametrize(
@@ -277,3 +277,84 @@ def test_a_bad_linked_field_filter_is_a_readable_400(
     )
     error = assert_error(response, 400)
     assert message in error["message"], error
+    _assert_graphql_400(posts.access.full, condition, message)
+
+
+def _assert_graphql_400(client: httpx.Client, condition: dict[str, Any], message: str) -> None:
+    result = graphql_post(
+        client, "query ($f: Filter) { posts(filter: $f) { total } }", {"f": condition}
+    )
+    (error,) = result["errors"]
+    assert message in error["message"], error
+    assert error["extensions"]["status"] == 400
+
+
+def test_a_linked_field_filter_finds_targets_in_any_locale_and_only_those_the_caller_sees(
+    new_workspace: Callable[..., WorkspaceAccess], make_client: Callable[..., httpx.Client]
+) -> None:
+    """A `de` talk links the one `en` venue (venues are not localized) and matches
+    `venue.name`; a speaker of another audience never matches for a read token, and a token
+    not granted the speaker type matches nothing by `speaker.city` (200, not an error)."""
+    from content_service.identity.tokens import TokenSpec, create_token
+
+    ws = new_workspace(read_audiences=("members",))
+
+    def token(**spec: Any) -> httpx.Client:
+        made, _ = create_token(TokenSpec(workspace_id=ws.id, **spec))
+        return make_client(made)
+
+    writer = token(name="w", access="full", audiences=("members", "staff"))
+    talks_only = token(name="t", access="read", content_types=("talk", "venue"))
+    define(ws.full, "venue", [{"name": "title", "type": "string"}], titleField="title")
+    define(
+        ws.full,
+        "speaker",
+        [{"name": "title", "type": "string"}, {"name": "city", "type": "string"}],
+        titleField="title",
+        audienceGated=True,
+    )
+    to_one = {"type": "relation", "cardinality": "many-to-one"}
+    define(
+        ws.full,
+        "talk",
+        [
+            {"name": "title", "type": "string"},
+            {"name": "venue", "target": "venue", **to_one},
+            {"name": "speaker", "target": "speaker", **to_one},
+        ],
+        titleField="title",
+        localized=True,
+    )
+    # Checked against the target type even before it holds any entry to look up.
+    nope = {"field": "speaker.nope", "op": "eq", "value": "x"}
+    refused = writer.get("/api/v1/content/talk", params={"filter": json.dumps(nope)})
+    message = "'speaker.nope': filter: content type 'speaker' has no field 'nope'"
+    assert message in assert_error(refused, 400)["message"]
+    hall = create(writer, "venue", {"title": "Hall"})["id"]
+    publish(writer, "venue", hall)
+    for audience in ("members", "staff"):
+        speaker = create(
+            writer, "speaker", {"title": audience, "city": "Berlin"}, audiences=[audience]
+        )
+        links = {"speaker": {"link": [speaker["id"]]}, "venue": {"link": [hall]}}
+        for locale in ("en", "de"):
+            title = f"{audience}-{locale}"
+            talk = create(writer, "talk", {"title": title}, relations=links, locale=locale)
+            publish(writer, "talk", talk["id"])
+        publish(writer, "speaker", speaker["id"])
+    in_hall = {"field": "venue.title", "op": "eq", "value": "Hall"}
+    in_berlin = {"field": "speaker.city", "op": "eq", "value": "Berlin"}
+    cases = [
+        (ws.read, in_hall, "de", {"members-de", "staff-de"}),
+        (writer, in_hall, "de", {"members-de", "staff-de"}),
+        (ws.read, in_berlin, "de", {"members-de"}),
+        (ws.read, in_berlin, "en", {"members-en"}),
+        (writer, in_berlin, "en", {"members-en", "staff-en"}),
+        (talks_only, in_berlin, "en", set()),
+        (talks_only, in_hall, "en", {"members-en", "staff-en"}),
+    ]
+    for client, condition, locale, expected in cases:
+        for read in (_rest_titles, _graphql_titles):
+            titles, total = read(client, condition, "talk", locale)
+            assert titles == expected, (read.__name__, condition, locale)
+            assert total == len(expected)

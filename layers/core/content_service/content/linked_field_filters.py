@@ -1,13 +1,16 @@
 """Filters on a linked entry's field, one level deep: `{"field": "author.city", "op": "eq",
 "value": "Berlin"}`.
 
-The condition is first asked of the target type's list, as the same caller in the same view
-and locale, so a linked entry the caller cannot see (a draft for a read token, another
-audience, an ungranted type) never matches. Its ids then replace the condition: `in` on a
-to-one relation, `containsAny` on a to-many one (the ids travel as a tuple, which no JSON
-filter can hold, so an empty match is allowed and matches nothing). More than
-`MAX_LINKED_MATCHES` targets is 400 asking for a narrower filter: the ids would not fit the
-`in` bound, and reading every target to filter the sources is the slow scan this refuses.
+The condition is first asked of the target type's list, as the same caller in the same view,
+so a linked entry the caller cannot see (a draft for a read token, another audience, an
+ungranted type) never matches. A link names an entry whatever its locale (a `de` post links
+the one `en` entry of a type that is not localized), so the target list is asked in every
+locale the target type holds, not in the source list's. The ids found then replace the
+condition: `in` on a to-one relation, `containsAny` on a to-many one (the ids travel as a
+tuple, which no JSON filter can hold, so an empty match is allowed and matches nothing).
+More than `MAX_LINKED_MATCHES` targets in all is 400 asking for a narrower filter: the ids
+would not fit the `in` bound, and reading every target to filter the sources is the slow scan
+this refuses.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from content_service.content.model import ContentType
+from content_service.content.query import compile_filter
 from content_service.content.requests import FilterGroup, FilterLeaf, FilterNode, ListRequest
+from content_service.content.schema import require_type
 from content_service.content.views import EntryPage
 from content_service.errors import BadRequest, NotFound
 
@@ -68,25 +73,36 @@ def _matching_targets(
     leaf: FilterLeaf, target: str, target_field: str, request: ListRequest, lister: Lister
 ) -> tuple[str, ...]:
     """The ids of the targets the caller can see that match the condition, in its view."""
-    asked = ListRequest(
-        caller=request.caller,
-        workspace_id=request.workspace_id,
-        content_type=target,
-        page_size=MAX_LINKED_MATCHES,
-        filter=FilterLeaf(target_field, leaf.op, leaf.value),
-        fields=(),
-        locale=request.locale,
-        view=request.view,
-    )
+    condition = FilterLeaf(target_field, leaf.op, leaf.value)
     try:
-        page = lister(asked)
+        target_type = require_type(request.caller, request.workspace_id, target)
+        compile_filter(target_type, condition)  # refused even while the target has no entry
+        locales = sorted(target_type.locales)
+        pages = [lister(_target_list(request, target, condition, locale)) for locale in locales]
     except NotFound:
         return ()  # a target type the caller cannot see: nothing of it matches
     except BadRequest as refused:
         raise BadRequest(f"filter: {leaf.field!r}: {refused.message}") from None
-    if page.total > MAX_LINKED_MATCHES:
+    total = sum(page.total for page in pages)
+    if total > MAX_LINKED_MATCHES:
         raise BadRequest(
-            f"filter: {leaf.field!r} matches {page.total} {target} entries, more than "
+            f"filter: {leaf.field!r} matches {total} {target} entries, more than "
             f"{MAX_LINKED_MATCHES}; narrow the condition on {target_field!r}"
         )
-    return tuple(entry.id for entry in page.items)
+    return tuple(entry.id for page in pages for entry in page.items)
+
+
+def _target_list(
+    request: ListRequest, target: str, condition: FilterLeaf, locale: str
+) -> ListRequest:
+    """The target type's list of one locale that the condition asks, as the caller reads."""
+    return ListRequest(
+        caller=request.caller,
+        workspace_id=request.workspace_id,
+        content_type=target,
+        page_size=MAX_LINKED_MATCHES,
+        filter=condition,
+        fields=(),
+        locale=locale,
+        view=request.view,
+    )
