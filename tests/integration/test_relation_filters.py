@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from tests.conftest import WorkspaceAccess
-from tests.support.content import assert_error, create, define, publish
+from tests.support.cli import run_cli
+from tests.support.content import Storage, assert_error, create, define, publish
 from tests.support.graphql import post as graphql_post
 
 Links = tuple[str | None, frozenset[str]]
@@ -233,6 +234,9 @@ def test_a_linked_entrys_field_filters_with_the_callers_view_of_the_targets(post
         (posts.access.full, named_t2, {"p2"}),
         (posts.access.read, named_t2, {"p1", "p2"}),
         (posts.access.read, {"field": "author.city", "op": "eq", "value": "Paris"}, set()),
+        # p3 links no author: a linked-field condition never matches it, `ne` included.
+        (posts.access.read, {"field": "author.city", "op": "ne", "value": "Berlin"}, {"p2"}),
+        (posts.access.full, {"field": "author.city", "op": "ne", "value": "Berlin"}, set()),
         (
             posts.access.full,
             {"and": [berlin, {"field": "tags", "op": "isNull", "value": False}]},
@@ -358,3 +362,27 @@ def test_a_linked_field_filter_finds_targets_in_any_locale_and_only_those_the_ca
             titles, total = read(client, condition, "talk", locale)
             assert titles == expected, (read.__name__, condition, locale)
             assert total == len(expected)
+
+
+def test_lists_reindex_gives_summaries_written_before_links_were_kept_their_links(
+    posts: Posts, storage: Storage
+) -> None:
+    """Summaries stored before they carried links read as linking nothing, until `lists
+    reindex` rewrites them (docs/development.md, "Upgrading")."""
+    by_grace = {"field": "author", "op": "eq", "value": posts.ids["grace"]}
+    tagged = {"field": "tags", "op": "isNull", "value": False}
+    for item in storage.content_items(posts.access.id):
+        summary = json.loads(item.get("summary", "{}"))
+        if summary.pop("r", None) is not None:
+            storage.client.update_item(
+                TableName=storage.tables.content,
+                Key={"pk": {"S": item["pk"]}, "sk": {"S": item["sk"]}},
+                UpdateExpression="SET summary = :s",
+                ExpressionAttributeValues={":s": {"S": json.dumps(summary)}},
+            )
+    assert _rest_titles(posts.access.read, by_grace) == (set(), 0)
+    assert _rest_titles(posts.access.full, tagged) == (set(), 0)
+    assert run_cli("lists", "reindex", "--workspace", posts.access.slug) == 0
+    assert _rest_titles(posts.access.read, by_grace) == ({"p2"}, 1)
+    assert _rest_titles(posts.access.full, by_grace) == ({"p1", "p2"}, 2)
+    assert _rest_titles(posts.access.full, tagged) == ({"p1", "p2", "p4"}, 3)
