@@ -228,7 +228,7 @@ def test_a_linked_entrys_field_filters_with_the_callers_view_of_the_targets(post
     the read token's only Ada (and only published posts' published links count for it)."""
     berlin = {"field": "author.city", "op": "eq", "value": "Berlin"}
     named_t2 = {"field": "tags.name", "op": "eq", "value": "t2"}
-    cases = [
+    cases: list[tuple[httpx.Client, dict[str, Any], set[str]]] = [
         (posts.access.full, berlin, {"p1", "p2", "p4"}),
         (posts.access.read, berlin, {"p1"}),
         (posts.access.full, named_t2, {"p2"}),
@@ -297,8 +297,9 @@ def test_a_linked_field_filter_finds_targets_in_any_locale_and_only_those_the_ca
     new_workspace: Callable[..., WorkspaceAccess], make_client: Callable[..., httpx.Client]
 ) -> None:
     """A `de` talk links the one `en` venue (venues are not localized) and matches
-    `venue.name`; a speaker of another audience never matches for a read token, and a token
-    not granted the speaker type matches nothing by `speaker.city` (200, not an error)."""
+    `venue.title`; a speaker of another audience never matches for a read token; for a token
+    not granted the speaker type, `speaker.city` matches nothing (200, not an error) and
+    `speaker` reads as linking nothing."""
     from content_service.identity.tokens import TokenSpec, create_token
 
     ws = new_workspace(read_audiences=("members",))
@@ -336,6 +337,7 @@ def test_a_linked_field_filter_finds_targets_in_any_locale_and_only_those_the_ca
     assert message in assert_error(refused, 400)["message"]
     hall = create(writer, "venue", {"title": "Hall"})["id"]
     publish(writer, "venue", hall)
+    speakers = []
     for audience in ("members", "staff"):
         speaker = create(
             writer, "speaker", {"title": audience, "city": "Berlin"}, audiences=[audience]
@@ -346,9 +348,11 @@ def test_a_linked_field_filter_finds_targets_in_any_locale_and_only_those_the_ca
             talk = create(writer, "talk", {"title": title}, relations=links, locale=locale)
             publish(writer, "talk", talk["id"])
         publish(writer, "speaker", speaker["id"])
+        speakers.append(speaker["id"])
+    everyone = {"members-en", "staff-en"}
     in_hall = {"field": "venue.title", "op": "eq", "value": "Hall"}
     in_berlin = {"field": "speaker.city", "op": "eq", "value": "Berlin"}
-    cases = [
+    cases: list[tuple[httpx.Client, dict[str, Any], str, set[str]]] = [
         (ws.read, in_hall, "de", {"members-de", "staff-de"}),
         (writer, in_hall, "de", {"members-de", "staff-de"}),
         (ws.read, in_berlin, "de", {"members-de"}),
@@ -356,6 +360,12 @@ def test_a_linked_field_filter_finds_targets_in_any_locale_and_only_those_the_ca
         (writer, in_berlin, "en", {"members-en", "staff-en"}),
         (talks_only, in_berlin, "en", set()),
         (talks_only, in_hall, "en", {"members-en", "staff-en"}),
+        # A relation to a type the token is not granted reads as linking nothing.
+        (talks_only, {"field": "speaker", "op": "isNull", "value": True}, "en", everyone),
+        (talks_only, {"field": "speaker", "op": "isNull", "value": False}, "en", set()),
+        (talks_only, {"field": "speaker", "op": "eq", "value": speakers[0]}, "en", set()),
+        (talks_only, {"field": "speaker", "op": "nin", "value": speakers}, "en", everyone),
+        (ws.read, {"field": "speaker", "op": "isNull", "value": True}, "en", set()),
     ]
     for client, condition, locale, expected in cases:
         for read in (_rest_titles, _graphql_titles):

@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from content_service.content.model import ContentType
 from content_service.content.query import compile_filter
+from content_service.content.relation_filters import unfollowed
 from content_service.content.requests import FilterGroup, FilterLeaf, FilterNode, ListRequest
 from content_service.content.schema import require_type
 from content_service.content.views import EntryPage
@@ -31,17 +32,15 @@ Lister = Callable[[ListRequest], EntryPage]
 
 
 def resolve_linked(request: ListRequest, content_type: ContentType, lister: Lister) -> ListRequest:
-    """`request` with each `relation.field` condition replaced by the ids that match it."""
-    if request.filter is None or not _has_linked(request.filter):
+    """`request` with each `relation.field` condition replaced by the ids that match it, and
+    each condition on a relation the caller may not follow decided for it
+    (`relation_filters.unfollowed`)."""
+    if request.filter is None:
         return request
     resolved = _rewrite(request.filter, request, content_type, lister)
+    if resolved == request.filter:
+        return request
     return replace(request, filter=resolved, asked_filter=request.filter)
-
-
-def _has_linked(node: FilterNode) -> bool:
-    if isinstance(node, FilterLeaf):
-        return "." in node.field
-    return any(_has_linked(child) for child in node.children)
 
 
 def _rewrite(
@@ -50,9 +49,14 @@ def _rewrite(
     if isinstance(node, FilterGroup):
         children = tuple(_rewrite(c, request, content_type, lister) for c in node.children)
         return FilterGroup(node.op, children)
-    if "." not in node.field:
+    if "." in node.field:
+        return _resolved_leaf(node, request, content_type, lister)
+    definition = content_type.field(node.field)
+    if definition is None or not definition.is_relation:
         return node
-    return _resolved_leaf(node, request, content_type, lister)
+    if request.caller.grants(definition.target or ""):
+        return node
+    return unfollowed(definition, node)
 
 
 def _resolved_leaf(
