@@ -221,7 +221,8 @@ class _Builder:
             name,
             "The REST filter grammar, verbatim: `{and: [...]}`, `{or: [...]}` or "
             '`{field, op, value}` (for example `{and: [{field: "title", op: eq, value: '
-            '"Hello"}]}`).',
+            '"Hello"}]}`). A relation field takes entry ids; a relation field and a field of '
+            "its target joined by a dot filter by the linked entry's field.",
             {
                 "and": graphene.List(graphene.NonNull(this)),
                 "or": graphene.List(graphene.NonNull(this)),
