@@ -13,9 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
+from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
 from tests.support.cli import run_cli
-from tests.support.content import Storage, assert_error, create, define, publish
+from tests.support.content import Storage, assert_error, capture, create, define, publish
 from tests.support.graphql import post as graphql_post
 
 Links = tuple[str | None, frozenset[str]]
@@ -396,3 +397,17 @@ def test_lists_reindex_gives_summaries_written_before_links_were_kept_their_link
     assert _rest_titles(posts.access.read, by_grace) == ({"p2"}, 1)
     assert _rest_titles(posts.access.full, by_grace) == ({"p1", "p2"}, 2)
     assert _rest_titles(posts.access.full, tagged) == ({"p1", "p2", "p4"}, 3)
+
+
+def test_a_linked_field_filter_costs_what_the_docs_count(posts: Posts, stack: LocalStack) -> None:
+    """docs/content.md: `3 + ⌈S·(330 + 40·l) / 1 MB⌉ + k·(1 + L·(2 + target reads))`; here one
+    Query page of posts, one condition, authors in one locale, read in one Query."""
+    source = ["GetItem", "BatchGetItem", "Query", "BatchGetItem"]
+    lookup = ["GetItem", "BatchGetItem", "Query", "BatchGetItem"]
+    condition = {"field": "author.city", "op": "eq", "value": "Berlin"}
+    for client in (posts.access.read, posts.access.full):
+        with capture(stack) as captured:
+            _rest_titles(client, condition)
+        assert sorted(captured.operations()) == sorted(source + lookup)
+        # The lookup runs between the source's type read and its summaries.
+        assert captured.operations()[2:6] == lookup
