@@ -198,12 +198,20 @@ def test_a_draft_link_does_not_match_for_a_read_token_until_published(posts: Pos
         ({"field": "author", "op": "contains", "value": "ID:ada"}, "takes eq, ne, in, nin, isNull"),
         ({"field": "tags", "op": "eq", "value": "ID:t1"}, "takes contains, containsAny"),
         ({"field": "author", "op": "gt", "value": "ID:ada"}, "to-one relation"),
-        ({"field": "author", "op": "eq", "value": "not an id"}, "takes an entry id"),
+        (
+            {"field": "author", "op": "eq", "value": "not an id"},
+            "filter: eq on 'author' takes an entry id ('author' is a to-one relation "
+            "(many-to-one); it takes eq, ne, in, nin, isNull)",
+        ),
         ({"field": "author", "op": "eq", "value": 7}, "takes an entry id"),
         ({"field": "author", "op": "in", "value": []}, "list of 1 to 100 entry ids"),
         ({"field": "tags", "op": "containsAll", "value": "ID:t1"}, "list of 1 to 100"),
         ({"field": "tags", "op": "containsAny", "value": ["ID:t1", 3]}, "entry ids only"),
-        ({"field": "tags", "op": "isNull", "value": "yes"}, "isNull takes true or false"),
+        (
+            {"field": "tags", "op": "isNull", "value": "yes"},
+            "isNull takes true or false ('tags' is a to-many relation (many-to-many); it takes "
+            "contains, containsAny, containsAll, isNull)",
+        ),
         ({"field": "title", "op": "containsAny", "value": ["a"]}, "to-many relation fields"),
     ],
 )

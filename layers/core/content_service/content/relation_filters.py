@@ -44,12 +44,20 @@ def unfollowed(definition: FieldDef, leaf: FilterLeaf) -> FilterGroup:
 
 def _links_test(definition: FieldDef, leaf: FilterLeaf) -> LinksTest:
     ops = TO_ONE_OPS if definition.to_one else TO_MANY_OPS
+    shape = "to-one" if definition.to_one else "to-many"
+    takes = (
+        f"{leaf.field!r} is a {shape} relation ({definition.cardinality}); "
+        f"it takes {', '.join(ops)}"
+    )
     if leaf.op not in ops:
-        shape = "to-one" if definition.to_one else "to-many"
-        raise BadRequest(
-            f"filter: {leaf.field!r} is a {shape} relation ({definition.cardinality}); "
-            f"it takes {', '.join(ops)}, not {leaf.op}"
-        )
+        raise BadRequest(f"filter: {takes}, not {leaf.op}")
+    try:
+        return _test(definition, leaf)
+    except BadRequest as refused:
+        raise BadRequest(f"{refused.message} ({takes})") from None
+
+
+def _test(definition: FieldDef, leaf: FilterLeaf) -> LinksTest:
     key = definition.key
     if leaf.op == "isNull":
         if not isinstance(leaf.value, bool):
