@@ -1,1 +1,1 @@
-"""Asset helpers: image parameters and transforms, pure and free of routes (issue 37, D126)."""
+"""Asset helpers: image parameters and transforms, pure and free of routes (issue 37, D125)."""

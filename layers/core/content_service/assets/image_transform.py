@@ -1,4 +1,4 @@
-"""Apply ImageParams to an image with Pillow (D122, D126).
+"""Apply ImageParams to an image with Pillow (D122, D125).
 
 Only the five delivery formats are decoded, the pixel count is read from the header before any
 decode (a bomb is refused, never expanded), EXIF orientation is applied, and the output is
