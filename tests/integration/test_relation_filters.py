@@ -419,3 +419,71 @@ def test_a_linked_field_filter_costs_what_the_docs_count(posts: Posts, stack: Lo
         assert sorted(captured.operations()) == sorted(source + lookup)
         # The lookup runs between the source's type read and its summaries.
         assert captured.operations()[2:6] == lookup
+
+
+_LINKED_FROM = """
+query ($author: ID!, $tag: ID!, $f: Filter) {
+  author(id: $author) {
+    name
+    linkedFrom {
+      postsByAuthor(pageSize: 5, sort: "title") { total items { title } }
+      only: postsByAuthor(filter: $f) { total items { title } }
+    }
+  }
+  tag(id: $tag) { linkedFrom { postsByTags { total items { title } } } }
+}
+"""
+
+
+def _linked_from(client: httpx.Client, posts: Posts, author: str, tag: str) -> Any:
+    result = graphql_post(
+        client,
+        _LINKED_FROM,
+        {
+            "author": posts.ids[author],
+            "tag": posts.ids[tag],
+            "f": {"field": "title", "op": "eq", "value": "p1"},
+        },
+    )
+    assert "errors" not in result, result
+    return result["data"]
+
+
+def _titles(page: dict[str, Any]) -> tuple[int, list[str]]:
+    return page["total"], [item["title"] for item in page["items"]]
+
+
+def test_linked_from_lists_the_linking_entries_in_the_callers_view(posts: Posts) -> None:
+    """The full token reads latest links (p1's draft moved it from Ada to Grace and from
+    t1, t2 to t3), the read token published ones; each field is a list with filter and sort."""
+    full = _linked_from(posts.access.full, posts, "grace", "t2")
+    assert _titles(full["author"]["linkedFrom"]["postsByAuthor"]) == (2, ["p1", "p2"])
+    assert _titles(full["author"]["linkedFrom"]["only"]) == (1, ["p1"])
+    assert _titles(full["tag"]["linkedFrom"]["postsByTags"]) == (1, ["p2"])
+    read = _linked_from(posts.access.read, posts, "grace", "t2")
+    assert _titles(read["author"]["linkedFrom"]["postsByAuthor"]) == (1, ["p2"])
+    assert _titles(read["author"]["linkedFrom"]["only"]) == (0, [])
+    assert _titles(read["tag"]["linkedFrom"]["postsByTags"]) == (2, ["p2", "p1"])  # newest first
+    ada_full = _linked_from(posts.access.full, posts, "ada", "t1")
+    assert _titles(ada_full["author"]["linkedFrom"]["postsByAuthor"]) == (1, ["p4"])
+    ada_read = _linked_from(posts.access.read, posts, "ada", "t1")
+    assert _titles(ada_read["author"]["linkedFrom"]["postsByAuthor"]) == (1, ["p1"])
+    assert _titles(ada_read["tag"]["linkedFrom"]["postsByTags"]) == (1, ["p1"])
+
+
+def test_linked_from_pages_are_counted_and_bounded_like_lists(posts: Posts) -> None:
+    too_big = graphql_post(
+        posts.access.full,
+        "query ($id: ID!) { author(id: $id) { linkedFrom { postsByAuthor(pageSize: 101) "
+        "{ total } } } }",
+        {"id": posts.ids["ada"]},
+    )
+    (error,) = too_big["errors"]
+    assert "pageSize" in error["message"]
+    assert error["extensions"]["status"] == 400
+    untyped = graphql_post(
+        posts.access.full,
+        "query ($id: ID!) { tag(id: $id) { linkedFrom { postsByAuthor { total } } } }",
+        {"id": posts.ids["t1"]},
+    )
+    assert "postsByAuthor" in untyped["errors"][0]["message"]
