@@ -1,4 +1,4 @@
-"""Assets are entries of the built-in `asset` type (docs/assets.md, D125): the entries'
+"""Assets are entries of the built-in `asset` type (docs/assets.md, D128): the entries'
 workflow, versions, visibility and events, and the type stays out of the user's types."""
 
 from __future__ import annotations

@@ -404,15 +404,6 @@ def _needed(calls: list[RecordedCall], resources: Resources) -> list[Permission]
     return [p for call in calls for p in required(call, resources)]
 
 
-def _policy(stack: LocalStack, function: str) -> list[Statement]:
-    """The function's statements this test can hold to calls: S3 calls carry no X-Amz-Target,
-    so until the recorder names their operations (method, path and query), the API's S3
-    grants (D125) are held to their prefixes by tests/unit/test_template_grants.py instead."""
-    assert stack.provisioned is not None
-    statements = function_policy(stack.provisioned, function)
-    return [s for s in statements if not all(a.startswith("s3:") for a in s.actions)]
-
-
 def _report(permissions: list[Permission]) -> str:
     return "\n".join(f"  {p.action} on {short(p.resource)}" for p in sorted(set(permissions)))
 
@@ -425,7 +416,7 @@ def test_the_role_allows_every_call_its_code_makes(
     assert stack.provisioned is not None
     needed = _needed(run.calls[function], resources)
     assert needed, f"{function}'s code paths made no AWS call"
-    statements = _policy(stack, function)
+    statements = function_policy(stack.provisioned, function)
     missing = refused(statements, needed)
     assert not missing, f"{function}'s policy refuses what its code does:\n{_report(missing)}"
 
@@ -436,7 +427,7 @@ def test_the_role_grants_nothing_its_code_does_not_use(
 ) -> None:
     run, resources = recorded
     assert stack.provisioned is not None
-    statements = _policy(stack, function)
+    statements = function_policy(stack.provisioned, function)
     extra = unused(statements, _needed(run.calls[function], resources))
     assert not extra, f"{function}'s policy grants what its code never uses:\n{_report(extra)}"
 
@@ -447,7 +438,7 @@ def test_taking_any_statement_away_refuses_a_call(
 ) -> None:
     run, resources = recorded
     assert stack.provisioned is not None
-    statements = _policy(stack, function)
+    statements = function_policy(stack.provisioned, function)
     needed = _needed(run.calls[function], resources)
     for index in range(len(statements)):
         fewer: list[Statement] = statements[:index] + statements[index + 1 :]

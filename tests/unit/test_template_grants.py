@@ -67,7 +67,7 @@ def test_publish_only_on_the_alarm_topic(template: Template) -> None:
 
 
 def test_the_assets_bucket_reaches_the_api_alone_on_its_two_prefixes(template: Template) -> None:
-    """The API signs uploads, reads their heads, copies them to files/ and deletes them (D125);
+    """The API signs uploads, reads their heads, copies them to files/ and deletes them (D128);
     no other role touches the bucket."""
     functions = template.functions
     assert functions["ApiFunction"].environment["ASSETS_BUCKET"] == {"Ref": "AssetsBucket"}

@@ -1,7 +1,7 @@
 """The built-in content type `asset`: its fixed fields and the item that defines it.
 
 Assets are entries of this type, so versions, publishing, the trash, lists, audiences and
-webhook events come from the entry machinery (docs/assets.md, D125). Its storage keys are fixed
+webhook events come from the entry machinery (docs/assets.md, D128). Its storage keys are fixed
 (`f1`..`f7`): other code (delivery) reads `values.f4`, the file, by key. The type item is put
 per workspace the first time an asset is written, with a condition, so concurrent first writes
 create it once; `content.schema.get_schema` leaves it out of the workspace's types, so it is
