@@ -16,8 +16,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import time
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
