@@ -12,6 +12,8 @@ What runs:
   ahead, in a seeded random order. Every answer is kept in a ledger; a call that got no answer
   (the stack died under it) is uncertain: it may or may not have been applied. An entry with a
   schedule is left alone afterwards, so its state is the schedule's doing.
+- **Uploader**: a thread putting objects (1 byte to 256 KB, a `Content-Type` each) into the
+  assets bucket straight through the emulator, each answer kept (harness/crash_objects.py).
 - **Receivers**: real HTTP receivers on 127.0.0.1 (harness/receiver.py), each behind an
   endpoint: one always 200 (of the default workspace, every kind; its secret rotated with a
   grace hour at the start, so every delivery carries two signatures), one answering 500 to a
@@ -46,7 +48,9 @@ Checks (a failed one makes the exit status 1):
    endpoint verifies with the old secret and with the new one.
 8. **Schedules**: after the settle, every acknowledged schedule ran (the stack's scheduler
    runs each minute), and its entry is published with its title.
-9. **Clean stops**: each SIGTERM or SIGINT stop exits 0 and logs no traceback and, with the
+9. **Objects**: after every restart, each upload S3 acknowledged reads back byte for byte
+   with its `Content-Type`; one that got no answer is missing or whole, never truncated.
+10. **Clean stops**: each SIGTERM or SIGINT stop exits 0 and logs no traceback and, with the
    journal on, the saved-state line (`saved N item(s) to .../state.json`): the last snapshot.
 
 `run_notice_crash` (`tests/integration/test_crash_quick.py`) kills the stack the moment the 410
@@ -91,6 +95,7 @@ from content_service.webhooks.endpoint_secrets import secret_hint
 from content_service.webhooks.endpoint_store import Endpoint
 from content_service.webhooks.matching import matches
 from content_service.webhooks.signing import SignatureVerificationError, verify_signature
+from harness.crash_objects import ObjectLedger, Uploader, verify_objects
 from harness.ports import free_port
 from harness.receiver import Answer, Received, Receiver
 from infra import REPO_ROOT
@@ -234,7 +239,7 @@ class StackProcess:
 
     def stop(self, how: str) -> list[str]:
         """SIGKILL to the supervisor (a crash), or SIGTERM or SIGINT to the whole process group
-        (systemd's stop, Ctrl-C); returns what a graceful stop got wrong (check 9)."""
+        (systemd's stop, Ctrl-C); returns what a graceful stop got wrong (check 10)."""
         assert self.process is not None
         logged = self.log.stat().st_size
         if how == "SIGKILL":
@@ -876,7 +881,7 @@ def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
     endings = ["SIGKILL"] * config.kills + ["SIGTERM", "SIGINT"] * (config.graceful // 2)
     endings += ["SIGTERM"] * (config.graceful % 2)
     rng.shuffle(endings)
-    ledger = Ledger()
+    ledger, objects = Ledger(), ObjectLedger()
     cycles: list[Cycle] = []
     tmp = tempfile.mkdtemp(prefix="crash-")
     with contextlib.ExitStack() as exits:
@@ -892,17 +897,26 @@ def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
             stack.start()
             setup = setup or _admin_setup(stack, receivers)
             verify_writes(stack.base_url, setup["token"], ledger)
-            for problem in check_older_secret(stack, setup["healthy"], setup["secrets"][1]):
+            for problem in [
+                *check_older_secret(stack, setup["healthy"], setup["secrets"][1]),
+                *verify_objects(stack.local_dir, objects),
+            ]:
                 ledger.problem(f"after start {number + 1}: {problem}")
             if how == "final":
                 break
             writers = _run_writers(stack, setup["token"], ledger, writers)
+            uploader = Uploader(
+                stack.local_dir, objects, random.Random(config.seed + 1000 + number)
+            )
+            uploader.start()
             time.sleep(rng.uniform(config.min_run_s, config.max_run_s))
             for problem in stack.stop(how):
                 ledger.problem(f"cycle {number + 1}: {problem}")
             for writer in writers:
                 writer.stopping.set()
                 writer.join(15)
+            uploader.stopping.set()
+            uploader.join(15)
             cycles[-1].ended, cycles[-1].how = time.time(), how
             acknowledged = ledger.acknowledged
             say(f"cycle {number + 1}/{len(endings)}: {how}, {acknowledged} writes acknowledged")
@@ -934,6 +948,7 @@ def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
         "gracefulStops": config.graceful,
         "journal": config.journal,
         "writesAcknowledged": ledger.acknowledged,
+        "objectsAcknowledged": objects.acknowledged,
         "entries": len(ledger.entries),
         "schedules": sum(1 for e in ledger.entries.values() if e.schedule not in (None, "?")),
         "uncertainCreates": ledger.uncertain_creates,

@@ -73,18 +73,29 @@ class DurableState:
     def open(self, client: DynamoDBClient) -> int:
         """Restores the saved state into the emulator and starts journaling; returns the items."""
         snapshot = recovered(self.snapshot_file, self.journal_dir, self._keys, None)
-        restored = 0
-        for logical_id, items in snapshot.tables.items():
-            write_items(client, self.tables[logical_id].name, items)
-            restored += len(items)
+        restored = self._restore(snapshot, client)
         existing = journal.segments(self.journal_dir)
         first = max([snapshot.journal_segment, *(journal.segment_number(p) + 1 for p in existing)])
         self.snapshot_file.save(Snapshot(snapshot.tables, first))
         for path in existing:
             path.unlink()
         self._journal = Journal(self.journal_dir, first, fsync=self.fsync)
-        moto_journal.register(self, [(t.name, logical) for logical, t in self.tables.items()])
+        self._register()
         return restored
+
+    def _restore(self, snapshot: Snapshot, client: DynamoDBClient) -> int:
+        """Writes the recovered items into the emulator's tables; how many."""
+        restored = 0
+        for logical_id, items in snapshot.tables.items():
+            write_items(client, self.tables[logical_id].name, items)
+            restored += len(items)
+        return restored
+
+    def _register(self) -> None:
+        moto_journal.register(self, [(t.name, logical) for logical, t in self.tables.items()])
+
+    def _unregister(self) -> None:
+        moto_journal.unregister(self)
 
     def append(self, changes: list[Change]) -> int:
         if self._journal is None:
@@ -155,7 +166,7 @@ class DurableState:
 
     def close(self) -> int:
         """Stops journaling after a last compaction; returns the items saved."""
-        moto_journal.unregister(self)
+        self._unregister()
         if self._journal is None:
             return 0
         count = self.compact()

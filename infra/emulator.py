@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from infra.durable_state import DurableState
     from infra.emulator_server import EmulatorServer
-    from infra.provisioning import ProvisionedKey, ProvisionedTable
+    from infra.provisioning import ProvisionedBucket, ProvisionedKey, ProvisionedTable
 
 DEFAULT_PORT = 4566
 DEFAULT_REGION = "us-east-1"
@@ -60,17 +60,20 @@ class Emulator:
         self._session: boto3.Session | None = None
         self.durable: dict[Path, DurableState] = {}
         """The durable states journaling this emulator's tables, by local directory."""
+        self.durable_objects: dict[Path, DurableState] = {}
+        """The durable states journaling this emulator's bucket objects, by local directory."""
 
     def start(self) -> None:
         if self._server is not None:
             return
         # moto is imported here, not with this module: a stack whose emulator runs in a process
         # of its own (`infra.emulator_process`) never loads it in the parent.
-        from infra import moto_journal, moto_speedups, moto_transactions
+        from infra import moto_journal, moto_s3_journal, moto_speedups, moto_transactions
         from infra.emulator_server import EmulatorServer
 
         moto_transactions.install()
         moto_journal.install()
+        moto_s3_journal.install()
         moto_speedups.install()
         if self.requested_port:
             _check_port_free(self.host, self.requested_port)
@@ -86,22 +89,36 @@ class Emulator:
             self._server = None
 
     def open_durable(
-        self, local_dir: Path, tables: Mapping[str, ProvisionedTable], fsync: bool = True
+        self,
+        local_dir: Path,
+        tables: Mapping[str, ProvisionedTable],
+        fsync: bool = True,
+        buckets: Mapping[str, ProvisionedBucket] | None = None,
     ) -> int:
-        """Restores `local_dir`'s snapshot and journal into these tables and journals every
-        write to them from now on (`infra.durable_state`); returns the items restored."""
+        """Restores `local_dir`'s snapshot and journal into these tables (and its objects into
+        these buckets) and journals every write to them from now on (`infra.durable_state`,
+        `infra.durable_objects`); returns the items and keys restored."""
+        from infra.durable_objects import ObjectState
         from infra.durable_state import DurableState
 
+        client = self.dynamodb()
         state = DurableState(local_dir, tables, fsync=fsync)
-        restored = state.open(self.dynamodb())
+        restored = state.open(client)
         self.durable[local_dir] = state
+        if buckets:
+            objects = ObjectState(local_dir, buckets, fsync=fsync)
+            restored += objects.open(client)
+            self.durable_objects[local_dir] = objects
         return restored
 
     def close_durable(self, local_dir: Path) -> int:
-        """Stops journaling `local_dir`'s tables after a last compaction; returns the items
-        saved (0 when it was not open)."""
-        state = self.durable.pop(local_dir, None)
-        return state.close() if state is not None else 0
+        """Stops journaling `local_dir`'s tables and objects after a last compaction; returns
+        the items and keys saved (0 when it was not open)."""
+        saved = 0
+        for states in (self.durable, self.durable_objects):
+            state = states.pop(local_dir, None)
+            saved += state.close() if state is not None else 0
+        return saved
 
     def save_keys(self, path: Path, keys: Iterable[ProvisionedKey]) -> None:
         """Writes the provisioned KMS keys' ids, aliases and material (`infra.kms_keys`)."""
@@ -118,7 +135,7 @@ class Emulator:
     def housekeep(self) -> None:
         """Folds a journal segment that has grown into its snapshot, and forgets old stream
         iterators (`compact`)."""
-        for state in list(self.durable.values()):
+        for state in [*self.durable.values(), *self.durable_objects.values()]:
             if state.needs_compaction():
                 state.compact_aside()
         self.compact()

@@ -32,7 +32,7 @@ from infra.emulator import DEFAULT_REGION, Emulator, EmulatorError
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
-    from infra.provisioning import ProvisionedKey, ProvisionedTable
+    from infra.provisioning import ProvisionedBucket, ProvisionedKey, ProvisionedTable
 
 _START_TIMEOUT_S = 60.0
 _STOP_TIMEOUT_S = 60.0
@@ -150,9 +150,13 @@ class EmulatorProcess(Emulator):
         return value
 
     def open_durable(
-        self, local_dir: Path, tables: Mapping[str, ProvisionedTable], fsync: bool = True
+        self,
+        local_dir: Path,
+        tables: Mapping[str, ProvisionedTable],
+        fsync: bool = True,
+        buckets: Mapping[str, ProvisionedBucket] | None = None,
     ) -> int:
-        return int(self._call("open_durable", local_dir, dict(tables), fsync))
+        return int(self._call("open_durable", local_dir, dict(tables), fsync, dict(buckets or {})))
 
     def close_durable(self, local_dir: Path) -> int:
         return int(self._call("close_durable", local_dir))

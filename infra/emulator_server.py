@@ -22,6 +22,7 @@ from waitress import wasyncore
 from waitress.server import BaseWSGIServer, create_server
 
 from infra.emulator import FAKE_CREDENTIALS
+from infra.moto_s3_journal import ObjectJournal
 from infra.s3_uploads import UploadCheck
 
 THREADS = 64
@@ -37,8 +38,10 @@ class EmulatorServer:
     """The emulator's HTTP endpoint on `host`:`port` (0: any free port)."""
 
     def __init__(self, host: str, port: int) -> None:
-        # S3's checks of presigned uploads, which moto does not make, in front of it (D121).
-        app = UploadCheck(DomainDispatcherApplication(create_backend_app), _SECRETS)
+        # S3's checks of presigned uploads, which moto does not make, in front of it (D121);
+        # its object writes journaled before each answer leaves (D127).
+        moto_app = ObjectJournal(DomainDispatcherApplication(create_backend_app))
+        app = UploadCheck(moto_app, _SECRETS)
         server = create_server(
             app,
             host=host,

@@ -272,7 +272,7 @@ class LocalStack:
             return
         self._progress(f"restoring the saved state from {options.local_dir}")
         self.restored_items = self.emulator.open_durable(
-            options.local_dir, provisioned.tables, options.journal_fsync
+            options.local_dir, provisioned.tables, options.journal_fsync, provisioned.buckets
         )
         self._durable = True
         if self.restored_items:

@@ -1,11 +1,11 @@
 """The one moto release the emulator's patches were written against.
 
-`infra/moto_transactions.py`, `infra/moto_journal.py` and `infra/moto_speedups.py` replace or
-wrap moto internals (method bodies, private helpers, handler methods). Another moto may rename,
-move or change any of them, and a patch that still installs could then change what a client
-sees without a test noticing. So each `install()` first asks `require_pinned`, which refuses any
-other version with a message saying what to re-check; tests/integration/test_moto_patches.py
-keeps this pin equal to pyproject.toml's.
+`infra/moto_transactions.py`, `infra/moto_journal.py`, `infra/moto_s3_journal.py` and
+`infra/moto_speedups.py` replace or wrap moto internals (method bodies, private helpers, handler
+methods). Another moto may rename, move or change any of them, and a patch that still installs
+could then change what a client sees without a test noticing. So each `install()` first asks
+`require_pinned`, which refuses any other version with a message saying what to re-check;
+tests/integration/test_moto_patches.py keeps this pin equal to pyproject.toml's.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ A call seen by the recording proxy (`infra.request_recorder`) is turned into the
 resource ARNs AWS would authorise it against (a `TransactWriteItems` needs `PutItem`,
 `UpdateItem`, `DeleteItem` or `ConditionCheckItem` on each item's table; a `SendMessageBatch`
 needs `sqs:SendMessage`; a Query of an index needs the index's ARN; a KMS call carries its
-encryption context). A function's policy is the `Statement`s of its `Policies` in the template,
+encryption context; an S3 request, which has no target, is read from its method, path, query and
+headers by `infra.s3_actions`). A function's policy is the `Statement`s of its `Policies` in the
+template,
 and the statements of the template's KMS key policies that name its role, resolved against what
 the local stack provisioned; only explicit statements are read (a SAM policy template would hide
 what it grants). Allow statements only, with IAM's `*` and `?` wildcards in actions (any case)
@@ -20,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from infra import s3_actions
 from infra.provisioning import Provisioned
 from infra.request_recorder import RecordedCall
 from infra.template_model import TemplateError
@@ -115,6 +118,10 @@ class Resources:
 
 def required(call: RecordedCall, resources: Resources) -> list[Permission]:
     """The IAM permissions AWS checks for one recorded call."""
+    headers = dict(call.headers)
+    if not call.target and s3_actions.is_s3(headers, call.path):
+        found = s3_actions.required(call.method, call.path, headers, call.raw_request)
+        return [Permission(action, resource) for action, resource in found]
     prefix, _, operation = call.target.partition(".")
     service = _SERVICES.get(prefix)
     if service is None:

@@ -67,6 +67,11 @@ class RecordedCall:
     elapsed: float = 0.0
     """Seconds the upstream took to answer (0 for a replayed answer)."""
     replayed: bool = False
+    method: str = ""
+    path: str = field(default="", repr=False)
+    """The request's path with its query, as sent (a presigned URL's signature included)."""
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    """The request's headers, names in lower case (an S3 request's operation is in them)."""
 
     def response(self) -> dict[str, Any]:
         """The parsed JSON response body (parsed on demand; empty when not JSON)."""
@@ -236,7 +241,7 @@ class RequestRecorder:
                 continue
             if response.getheader("connection", "").lower() == "close":
                 self._drop_connection()
-            kept = tuple((n, v) for n, v in response.getheaders() if n.lower() not in _HOP_BY_HOP)
+            kept = tuple((n, v) for n, v in response.getheaders() if _kept(method, n))
             return response.status, kept, payload
         raise AssertionError("unreachable")
 
@@ -282,16 +287,25 @@ class _ProxyHandler(BaseHTTPRequestHandler):
                     response_headers=headers,
                     elapsed=elapsed,
                     replayed=replayed,
+                    method=self.command,
+                    path=self.path,
+                    headers=tuple((n.lower(), v) for n, v in self.headers.items()),
                 )
             )
         # Status line, headers and body in one write: one segment for small answers.
         lines = [f"{self.protocol_version} {status} {self.responses.get(status, ('',))[0]}"]
         lines.extend(f"{n}: {v}" for n, v in headers)
-        lines.append(f"Content-Length: {len(payload)}")
+        if self.command != "HEAD":  # a HEAD answer keeps the length of what a GET would send
+            lines.append(f"Content-Length: {len(payload)}")
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         self.wfile.write(head + payload)
 
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _handle
+
+
+def _kept(method: str, header: str) -> bool:
+    name = header.lower()
+    return name not in _HOP_BY_HOP or (method == "HEAD" and name == "content-length")
 
 
 def _parse_json(raw: bytes) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import sign_in, webhook_options
+from tests.support.assets import png, post_form
 from tests.support.webhooks import mark_failed, purge_endpoint, seed_rows
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "authorization.md"
@@ -229,6 +230,29 @@ class World:
         if state == "trashed":
             self.full_a("DELETE", path, 204)
         return entry_id
+
+    def fresh_upload(self) -> str:
+        """An upload of A sent to S3 through its presigned POST, not yet completed."""
+        body = png()
+        started = self.full_a(
+            "POST",
+            "/api/v1/assets/uploads",
+            201,
+            json={"fileName": "m.png", "contentType": "image/png", "size": len(body)},
+        )
+        assert post_form(started, body, "image/png").status_code == 204
+        return str(started["uploadId"])
+
+    def fresh_asset(self, state: str = "draft") -> str:
+        """An asset of A: a `draft`, `published` or `trashed`."""
+        made = self.full_a("POST", "/api/v1/assets", 201, json={"uploadId": self.fresh_upload()})
+        asset_id = str(made["id"])
+        self.a.ids.add(asset_id)
+        if state in ("published", "trashed"):
+            self.full_a("POST", f"/api/v1/assets/{asset_id}/publish", 200)
+        if state == "trashed":
+            self.full_a("DELETE", f"/api/v1/assets/{asset_id}", 204)
+        return asset_id
 
     def fresh_schedule(self, type_name: str) -> tuple[str, str]:
         """A draft of A and a pending schedule of it: (entry id, schedule id)."""
@@ -470,6 +494,18 @@ def _fresh_post(state: str, suffix: str = "", body: Any = None) -> RouteRecipe:
     return recipe
 
 
+def _fresh_asset(state: str, suffix: str = "", body: Any = None) -> RouteRecipe:
+    def recipe(w: World, _column: str) -> Call:
+        return Call(f"/api/v1/assets/{w.fresh_asset(state)}{suffix}", json=body)
+
+    return recipe
+
+
+def _replace_file(w: World, _column: str) -> Call:
+    asset_id = w.fresh_asset()
+    return Call(f"/api/v1/assets/{asset_id}/file", json={"uploadId": w.fresh_upload()})
+
+
 def _fresh_type(body: bool = False) -> RouteRecipe:
     def recipe(w: World, _column: str) -> Call:
         name = w.fresh_type()
@@ -570,6 +606,23 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
             "/api/v1/content/post/{}/schedules/{}".format(*w.fresh_schedule("post"))
         )
     ),
+    "GET /api/v1/assets": _path("/api/v1/assets"),
+    "POST /api/v1/assets/uploads": lambda w, _column: Call(
+        "/api/v1/assets/uploads",
+        json={"fileName": "m.png", "contentType": "image/png", "size": 10},
+    ),
+    "POST /api/v1/assets": lambda w, _column: Call(
+        "/api/v1/assets", json={"uploadId": w.fresh_upload()}
+    ),
+    "GET /api/v1/assets/{asset_id}": _fresh_asset("published"),
+    "PATCH /api/v1/assets/{asset_id}": _fresh_asset("draft", body={"title": "by the matrix"}),
+    "DELETE /api/v1/assets/{asset_id}": _fresh_asset("draft"),
+    "POST /api/v1/assets/{asset_id}/file": _replace_file,
+    "POST /api/v1/assets/{asset_id}/publish": _fresh_asset("draft", "/publish"),
+    "POST /api/v1/assets/{asset_id}/unpublish": _fresh_asset("published", "/unpublish"),
+    "POST /api/v1/assets/{asset_id}/restore": _fresh_asset("trashed", "/restore"),
+    "GET /api/v1/assets/{asset_id}/versions": _fresh_asset("published", "/versions"),
+    "GET /api/v1/assets/{asset_id}/versions/{number}": _fresh_asset("published", "/versions/1"),
     "POST /api/v1/graphql": lambda w, _column: Call(
         GRAPHQL, json={"query": "{ __typename }"}, graphql_field="__typename"
     ),

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from content_service.content.requests import FILTER_OPS
 from tests.conftest import ClientFactory
 
 ROUTES = {
@@ -79,6 +80,9 @@ def test_bodies_and_results_have_schemas(document: dict[str, Any]) -> None:
     listing = document["paths"]["/api/v1/content/{content_type}"]["get"]
     parameters = {p["name"]: p for p in listing["parameters"]}
     assert {"page", "pageSize", "sort", "filter", "fields", "locale", "expand"} <= set(parameters)
+    described = parameters["filter"]["description"]
+    assert set(FILTER_OPS) <= set(described.replace(";", " ").split()), described
+    assert "relation.field" in described
 
     assert parameters["pageSize"]["schema"]["maximum"] == 100
     assert parameters["pageSize"]["schema"]["minimum"] == 1

@@ -28,6 +28,7 @@ def test_three_kills_and_a_clean_stop_lose_nothing() -> None:
     report = run_crash(CrashConfig(kills=3, graceful=1, writers=3, schedules=False))
     assert report["problems"] == []
     assert report["writesAcknowledged"] > 0
+    assert report["objectsAcknowledged"] > 0
     assert report["events"] >= report["writesAcknowledged"]
     assert report["rows"].get("succeeded", 0) > 0
     assert report["repeatedSends"]["afterGracefulStop"] == 0

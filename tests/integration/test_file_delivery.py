@@ -13,7 +13,7 @@ from PIL import Image
 
 from infra.local_stack import LocalStack
 from tests.conftest import ClientFactory, WorkspaceAccess
-from tests.support.assets import StoredAsset, stored_asset
+from tests.support.stored_assets import StoredAsset, stored_asset
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 SVG_WITH_SCRIPT = (
@@ -102,11 +102,10 @@ def test_an_etag_per_transform_and_304_on_if_none_match(
 @pytest.mark.parametrize(
     ("query", "message"),
     [
-        ("w=5000", "w must be an integer from 1 to 4000"),
-        ("w=10&w=20", "given more than once"),
+        ("w=5000", "'w' must be an integer from 1 to 4000"),
+        ("w=10&w=20", "'w' is repeated"),
         ("width=10", "unknown image parameter 'width'"),
         ("w=10&h=10&fit=thumb&f=face", "face detection"),
-        ("fm=png&q=10", "q applies only to jpg, webp and avif output"),
     ],
 )
 def test_bad_parameters_are_400_with_a_message(
@@ -183,5 +182,5 @@ def test_a_decompression_bomb_is_a_4xx_not_a_crash(
     Image.new("1", (10_000, 6_000)).save(bomb, format="PNG")
     asset = stored_asset(stack, workspace.id, bomb.getvalue(), "image/png", "bomb.png")
     answer = http.get(asset.url, params={"w": "100"})
-    assert answer.status_code == 422
-    assert "10000 x 6000 pixels" in answer.json()["error"]["message"]
+    assert answer.status_code == 400
+    assert "more than 50000000 pixels" in answer.json()["error"]["message"]

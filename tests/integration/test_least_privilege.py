@@ -16,9 +16,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -46,7 +49,9 @@ from infra.permissions import (
 )
 from infra.request_recorder import RecordedCall
 from tests.conftest import WorkspaceAccess, sign_in, webhook_options
+from tests.support.assets import new_asset, png
 from tests.support.content import define
+from tests.support.settings import settings_changed
 from tests.support.webhooks import function_runtime
 
 FUNCTIONS = ("ApiFunction", "FanoutFunction", "DeliveryFunction", "SchedulerFunction")
@@ -141,6 +146,49 @@ def _content(client: httpx.Client) -> None:
     assert client.get("/api/v1/content-types").status_code == 200
 
 
+_MIB = 1024 * 1024
+
+
+class _Endless(BaseHTTPRequestHandler):
+    """Answers 10 MiB without a Content-Length: past a 9 MiB cap, after boto3's first 8 MiB
+    part, so the import's multipart upload is aborted."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for _ in range(10):
+            self.wfile.write(b"x" * _MIB)
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+@contextmanager
+def _endless_source() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Endless)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/big.txt"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _assets(client: httpx.Client) -> None:
+    """An upload through its presigned POST, completed (ranged read, copy to files/, upload
+    deleted) and previewed; an import cut off past the cap once its first part is stored."""
+    asset = new_asset(client, png(), "dot.png", "image/png")
+    assert httpx.get(asset["previewUrl"]).status_code == 200
+    with (
+        _endless_source() as url,
+        settings_changed(lambda s: dataclasses.replace(s, assets_max_bytes=9 * _MIB)),
+    ):
+        cut = client.post("/api/v1/assets/uploads", json={"url": url})
+    assert cut.status_code == 413, cut.text
+
+
 def _workflow(client: httpx.Client, entry: str) -> None:
     """The editorial workflow on a published entry: a draft of its next version, discarded and
     written again, the delivery view, its versions (read, restored), a schedule made and
@@ -205,6 +253,7 @@ def recorded(
         hooks = _webhooks(run, admin, receiver, workspace)
         run.as_function("ApiFunction", lambda: _content(workspace.full))
         run.as_function("ApiFunction", lambda: _delivery_reads(workspace.read))
+        run.as_function("ApiFunction", lambda: _assets(workspace.full))
         run.fanout()
         receiver.always(Answer(500, b"down"))
         run.deliveries()

@@ -1,10 +1,10 @@
 """The emulator's moto patches: pinned to one moto release, and DynamoDB's answers kept.
 
-`infra/moto_transactions.py`, `infra/moto_journal.py` and `infra/moto_speedups.py` reach into
-moto's internals, so each refuses to install on any moto but the one they were checked against
-(`infra/moto_version.py`), whose version must be the one pyproject.toml pins. A transaction
-whose operation cannot apply to its item is cancelled as DynamoDB cancels it: a
-`ValidationError` reason at that item, nothing applied.
+`infra/moto_transactions.py`, `infra/moto_journal.py`, `infra/moto_s3_journal.py` and
+`infra/moto_speedups.py` reach into moto's internals, so each refuses to install on any moto but
+the one they were checked against (`infra/moto_version.py`), whose version must be the one
+pyproject.toml pins. A transaction whose operation cannot apply to its item is cancelled as
+DynamoDB cancels it: a `ValidationError` reason at that item, nothing applied.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import moto
 import pytest
 from botocore.exceptions import ClientError
 
-from infra import moto_journal, moto_speedups, moto_transactions
+from infra import moto_journal, moto_s3_journal, moto_speedups, moto_transactions
 from infra.emulator import Emulator
 from infra.moto_version import PINNED, MotoVersionError
 from infra.provisioning import provision
@@ -44,6 +44,7 @@ def test_the_pinned_release_is_the_one_pyproject_installs() -> None:
     [
         ("moto_transactions", moto_transactions),
         ("moto_journal", moto_journal),
+        ("moto_s3_journal", moto_s3_journal),
         ("moto_speedups", moto_speedups),
     ],
 )

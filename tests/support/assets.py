@@ -1,67 +1,61 @@
-"""Assets written straight into storage, in the shape the asset entries have (an entry of type
-`asset` whose `f4` field holds the file, and the file's object in the assets bucket).
-
-The one place tests make assets until the assets API can: then `stored_asset` calls it.
-"""
+"""Helpers for the asset tests: files of a known kind, and uploads as a browser makes them."""
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass
+import io
 from typing import Any
 
-from content_service import runtime
-from content_service.content.items import entry_key, published_key, version_key
-from content_service.storage import dynamo
-from infra.local_stack import LocalStack
+import httpx
+from PIL import Image
 
 
-@dataclass(frozen=True)
-class StoredAsset:
-    workspace_id: str
-    asset_id: str
-    file_id: str
-    file_name: str
-
-    @property
-    def url(self) -> str:
-        return f"/files/{self.workspace_id}/{self.asset_id}/{self.file_id}/{self.file_name}"
+def png(width: int = 30, height: int = 20) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), "red").save(buffer, "PNG")
+    return buffer.getvalue()
 
 
-def stored_asset(
-    stack: LocalStack,
-    workspace_id: str,
-    body: bytes,
-    content_type: str,
-    file_name: str,
-    *,
-    status: str = "published",
-    deleted: bool = False,
-    state: str = "ready",
-) -> StoredAsset:
-    """An asset with one file; `status` draft gives it no published item and no version."""
-    asset = StoredAsset(workspace_id, uuid.uuid4().hex, uuid.uuid4().hex, file_name)
-    key = f"files/{workspace_id}/{asset.asset_id}/{asset.file_id}/{file_name}"
-    file = {
-        "id": asset.file_id,
-        "key": key,
-        "fileName": file_name,
-        "contentType": content_type,
-        "size": len(body),
-        "state": state,
-    }
-    assert stack.provisioned is not None
-    bucket = stack.provisioned.buckets["AssetsBucket"].name
-    stack.emulator.s3().put_object(Bucket=bucket, Key=key, Body=body, ContentType=content_type)
-    entry: dict[str, Any] = {"contentType": "asset", "deleted": deleted, "status": status}
-    _put(entry_key(workspace_id, asset.asset_id), {**entry, "values": {"f4": file}})
-    if status != "draft":
-        live = {**entry, "status": "published", "values": {"f4": file}}
-        _put(published_key(workspace_id, asset.asset_id), live)
-        _put(version_key(workspace_id, asset.asset_id, 1), live)
+def jpeg_turned(width: int, height: int) -> bytes:
+    """A JPEG stored `width` x `height` whose EXIF says to turn it a quarter (orientation 6)."""
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), "blue").save(buffer, "JPEG", exif=exif.tobytes())
+    return buffer.getvalue()
+
+
+def presign(client: httpx.Client, file_name: str, content_type: str, size: int) -> httpx.Response:
+    return client.post(
+        "/api/v1/assets/uploads",
+        json={"fileName": file_name, "contentType": content_type, "size": size},
+    )
+
+
+def post_form(upload: dict[str, Any], body: bytes, content_type: str) -> httpx.Response:
+    """The browser's part: the presigned fields, then the file, straight to S3."""
+    return httpx.post(
+        upload["url"],
+        data=upload["fields"],
+        files={"file": ("upload", body, content_type)},
+        timeout=30,
+    )
+
+
+def uploaded(client: httpx.Client, body: bytes, file_name: str, content_type: str) -> str:
+    """An upload sent through its presigned POST; its id, to complete."""
+    started = presign(client, file_name, content_type, len(body))
+    assert started.status_code == 201, started.text
+    sent = post_form(started.json(), body, content_type)
+    assert sent.status_code == 204, sent.text
+    upload_id: str = started.json()["uploadId"]
+    return upload_id
+
+
+def new_asset(
+    client: httpx.Client, body: bytes, file_name: str, content_type: str, **fields: Any
+) -> dict[str, Any]:
+    upload_id = uploaded(client, body, file_name, content_type)
+    completed = client.post("/api/v1/assets", json={"uploadId": upload_id, **fields})
+    assert completed.status_code == 201, completed.text
+    asset: dict[str, Any] = completed.json()
     return asset
-
-
-def _put(key: dict[str, Any], attributes: dict[str, Any]) -> None:
-    table = runtime.settings().tables.content
-    dynamo.client().put_item(TableName=table, Item={**key, **dynamo.encode(attributes)})

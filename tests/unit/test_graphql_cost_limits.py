@@ -149,6 +149,24 @@ def test_filter_by_id_in_a_variable_counts_one(model: CostModel) -> None:
     assert measure(document, model, UNLIMITED, {"f": or_id}).complexity == 25
 
 
+def test_a_condition_on_a_linked_entrys_field_adds_the_targets_it_may_list(
+    model: CostModel,
+) -> None:
+    """Each `relation.field` condition first lists up to 100 targets, whatever the page."""
+    document = parse("query($f: Filter) { blogPosts(filter: $f) { items { title } } }")
+    city = {"field": "author.city", "op": "eq", "value": "Berlin"}
+    title = {"field": "title", "op": "eq", "value": "x"}
+    twice = {"or": [city, {"and": [title, {"field": "tags.name", "op": "eq", "value": "x"}]}]}
+    by_id = {"and": [{"field": "id", "op": "eq", "value": "x"}, city]}
+    assert measure(document, model, UNLIMITED, {"f": city}).complexity == 25 + 100
+    assert measure(document, model, UNLIMITED, {"f": twice}).complexity == 25 + 200
+    assert measure(document, model, UNLIMITED, {"f": by_id}).complexity == 1 + 100
+    assert measure(document, model, UNLIMITED, {"f": title}).complexity == 25
+    with pytest.raises(CostLimitExceeded) as refused:
+        measure(document, model, GraphQLLimits(max_complexity=124), {"f": city})
+    assert refused.value.code == "TOO_COMPLEX"
+
+
 def test_fragment_cycles_are_refused_without_recursing_forever(model: CostModel) -> None:
     for query in (
         "{ blogPosts { items { ...A } } } fragment A on BlogPost { title ...A }",

@@ -1,7 +1,7 @@
 """The template's conditional grants for the webhook features, scoped: PutEvents on the
 allow-listed buses only (and nothing without a list), Publish on the alarm topic only; and the
-assets bucket's name, the API's alone, with no S3 grant yet. Every unconditional statement is
-proven by tests/integration/test_least_privilege.py."""
+assets bucket's name and its S3 grants, the API's alone, on the upload and file prefixes only.
+Every other unconditional statement is proven by tests/integration/test_least_privilege.py."""
 
 from __future__ import annotations
 
@@ -66,20 +66,30 @@ def test_publish_only_on_the_alarm_topic(template: Template) -> None:
         assert actions(template, function, "sns:Publish") == []
 
 
-def test_the_assets_bucket_reaches_the_api_and_the_media_function_which_reads_files_only(
+def test_the_assets_bucket_reaches_the_api_on_two_prefixes_and_the_media_function_on_files(
     template: Template,
 ) -> None:
-    """The upload route, which signs with the API's role, brings its grant with it (D121); the
-    media function reads objects under `files/` and nothing else (D126)."""
+    """The API signs uploads, reads their heads, copies them to files/ and deletes them (D128);
+    the media function reads objects under files/ alone (D126); no other role touches it."""
     functions = template.functions
     assert functions["ApiFunction"].environment["ASSETS_BUCKET"] == {"Ref": "AssetsBucket"}
     assert functions["ApiFunction"].environment["ASSETS_MAX_BYTES"] == {"Ref": "AssetsMaxBytes"}
-    assert functions["MediaFunction"].environment["ASSETS_BUCKET"] == {"Ref": "AssetsBucket"}
-    for function in ("ApiFunction", "FanoutFunction", "DeliveryFunction", "SchedulerFunction"):
+    uploads = {"Fn::Sub": "${AssetsBucket.Arn}/uploads/*"}
+    files = {"Fn::Sub": "${AssetsBucket.Arn}/files/*"}
+    granted = [
+        (s["Action"], s["Resource"], s["condition"])
+        for s in statements(template, "ApiFunction")
+        if "s3" in str(s["Action"])
+    ]
+    assert granted == [
+        (["s3:PutObject", "s3:GetObject"], [uploads, files], None),
+        (["s3:DeleteObject", "s3:AbortMultipartUpload"], uploads, None),
+    ]
+    for function in ("FanoutFunction", "DeliveryFunction", "SchedulerFunction"):
         assert not [s for s in statements(template, function) if "s3" in str(s["Action"])]
-        if function != "ApiFunction":
-            assert "ASSETS_BUCKET" not in functions[function].environment
+        assert "ASSETS_BUCKET" not in functions[function].environment
     assert "ASSETS_BUCKET" not in template.globals_environment
+    assert functions["MediaFunction"].environment["ASSETS_BUCKET"] == {"Ref": "AssetsBucket"}
     media = statements(template, "MediaFunction")
     assert [(s["Action"], s["Resource"]) for s in media] == [
         (["dynamodb:GetItem", "dynamodb:Query"], {"Fn::GetAtt": ["ContentTable", "Arn"]}),

@@ -1,5 +1,6 @@
 """`content-service`: tokens, users, the first bootstrap, list indexes, failure-queue
-replays and the sealing of webhook secrets stored in clear, against the local stack or AWS;
+replays, the sealing of webhook secrets stored in clear and bulk asset uploads, against the
+local stack or AWS;
 `listen`, which receives webhook deliveries on this machine through the API; `receive`, a
 receiver on this machine that prints what it gets.
 
@@ -35,6 +36,7 @@ _TABLE_OUTPUTS = {
     "FanoutFailureQueueUrl": "FANOUT_FAILURE_QUEUE_URL",
     "DeliveryDeadLetterQueueUrl": "DELIVERY_DLQ_URL",
     "SecretsKeyArn": "SECRETS_KEY_ARN",
+    "AssetsBucketName": "ASSETS_BUCKET",
 }
 
 
@@ -263,6 +265,32 @@ def _links_reindex(args: argparse.Namespace, settings: Settings) -> None:
     _print(reindex_links(workspace_id).to_json())
 
 
+def _assets_upload(args: argparse.Namespace, settings: Settings) -> None:
+    """One JSON line per file (the asset, or `{file, error}`); refused files fail the run."""
+    from content_service.assets.bulk import upload_files
+    from content_service.identity.workspaces import resolve_workspace
+
+    workspace_id = resolve_workspace(args.workspace).id
+    failed = 0
+    for answer in upload_files(workspace_id, [Path(p) for p in args.files]):
+        failed += "error" in answer
+        print(json.dumps(answer), flush=True)
+    if failed:
+        raise SettingsError(f"{failed} of {len(args.files)} file(s) were not uploaded")
+
+
+def _assets_commands(commands: Any) -> None:
+    assets = commands.add_parser("assets", help="assets").add_subparsers(
+        dest="action", required=True
+    )
+    upload = assets.add_parser(
+        "upload", help="make files assets (drafts): presigned uploads to S3, then completion"
+    )
+    upload.add_argument("files", nargs="+", metavar="FILE")
+    upload.add_argument("--workspace", default="default", help="workspace id or slug")
+    upload.set_defaults(run=_assets_upload)
+
+
 def _identity_commands(commands: Any) -> None:
     """`token create|revoke|list` and `user create|unlock`."""
     token = commands.add_parser("token", help="API tokens").add_subparsers(
@@ -383,6 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _webhook_commands(commands)
     _receiver_commands(commands)
+    _assets_commands(commands)
 
     lists = commands.add_parser("lists", help="list indexes").add_subparsers(
         dest="action", required=True

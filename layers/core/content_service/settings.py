@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from content_service.camel import camel
 
@@ -137,10 +138,25 @@ ASSETS_MAX_BYTES = 100 * 1024 * 1024
 """The default cap of one asset upload, signed into its presigned POST (`ASSETS_MAX_BYTES`)."""
 ASSETS_MAX_BYTES_LIMIT = 5 * 1024**3
 """The most S3 takes in one POST or PUT: 5 GiB."""
-IMAGE_MAX_PIXELS = 50_000_000
-"""The default cap of an image the file URLs transform (`IMAGE_MAX_PIXELS`): 50 MP decodes in
-about 150 MB as RGB, within the media function's memory (docs/benchmarks.md)."""
-IMAGE_MAX_PIXELS_LIMIT = 200_000_000
+ASSETS_ALLOWED_TYPES = (
+    "image/jpeg",
+    "image/png",
+    "image/gif",
+    "image/webp",
+    "image/avif",
+    "image/svg+xml",
+    "application/pdf",
+    "video/mp4",
+    "video/webm",
+    "audio/mpeg",
+    "text/plain",
+    "text/csv",
+    "application/json",
+    "application/zip",
+)
+"""The file types an asset may hold (`ASSETS_ALLOWED_TYPES`), as read from its bytes."""
+ASSETS_MAX_PIXELS = 50_000_000
+"""The largest image an asset may hold, width times height (`ASSETS_MAX_PIXELS`)."""
 
 MAX_RATE_LIMIT = 1000
 """Requests per second one token may be given: its counter is one DynamoDB item a second."""
@@ -230,9 +246,10 @@ class Settings:
     """The bucket asset uploads go to (`ASSETS_BUCKET`, the template's `AssetsBucket`)."""
     assets_max_bytes: int = ASSETS_MAX_BYTES
     """The largest upload a presigned POST allows, in bytes (`ASSETS_MAX_BYTES`)."""
-    image_max_pixels: int = IMAGE_MAX_PIXELS
-    """The most pixels an image may have for a file URL to transform it (`IMAGE_MAX_PIXELS`);
-    a larger one is refused from its header, before it is decoded."""
+    assets_allowed_types: tuple[str, ...] = ASSETS_ALLOWED_TYPES
+    """The types processing accepts; any other fails the asset (`ASSETS_ALLOWED_TYPES`)."""
+    assets_max_pixels: int = ASSETS_MAX_PIXELS
+    """An image with more pixels fails its asset (`ASSETS_MAX_PIXELS`)."""
     password_cost: int = PASSWORD_COST
     """log2 of scrypt's N for new password hashes (`identity.passwords`). Only tests lower it,
     as Django's tests use a fast hasher: a sign-in then costs milliseconds, not most of a
@@ -249,10 +266,9 @@ class Settings:
                 f"ASSETS_MAX_BYTES must be from 1 to {ASSETS_MAX_BYTES_LIMIT} bytes (5 GiB, the "
                 f"most S3 takes in one upload), not {self.assets_max_bytes}"
             )
-        if not 1 <= self.image_max_pixels <= IMAGE_MAX_PIXELS_LIMIT:
+        if self.assets_max_pixels <= 0 or not self.assets_allowed_types:
             raise SettingsError(
-                f"IMAGE_MAX_PIXELS must be from 1 to {IMAGE_MAX_PIXELS_LIMIT:,}, "
-                f"not {self.image_max_pixels}"
+                "ASSETS_MAX_PIXELS must be positive and ASSETS_ALLOWED_TYPES name a type"
             )
         if not MIN_PASSWORD_COST <= self.password_cost <= MAX_PASSWORD_COST:
             raise SettingsError(
@@ -289,7 +305,6 @@ class Settings:
         key_file = env.get("SESSION_KEY_FILE", "").strip()
         cost = env.get("PASSWORD_HASH_COST", "").strip()
         max_bytes = env.get("ASSETS_MAX_BYTES", "").strip()
-        max_pixels = env.get("IMAGE_MAX_PIXELS", "").strip()
         return cls(
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             aws_endpoint_url=env.get("AWS_ENDPOINT_URL") or None,
@@ -316,8 +331,20 @@ class Settings:
             assets_max_bytes=(
                 _parse_int("ASSETS_MAX_BYTES", max_bytes) if max_bytes else ASSETS_MAX_BYTES
             ),
-            image_max_pixels=(
-                _parse_int("IMAGE_MAX_PIXELS", max_pixels) if max_pixels else IMAGE_MAX_PIXELS
-            ),
             password_cost=_parse_int("PASSWORD_HASH_COST", cost) if cost else PASSWORD_COST,
+            **_assets_processing(env),
         )
+
+
+def _assets_processing(env: Mapping[str, str]) -> dict[str, Any]:
+    """`ASSETS_ALLOWED_TYPES` (a comma list of media types) and `ASSETS_MAX_PIXELS`."""
+    chosen: dict[str, Any] = {}
+    allowed = env.get("ASSETS_ALLOWED_TYPES", "").strip()
+    if allowed:
+        chosen["assets_allowed_types"] = tuple(
+            dict.fromkeys(t.strip().lower() for t in allowed.split(",") if t.strip())
+        )
+    pixels = env.get("ASSETS_MAX_PIXELS", "").strip()
+    if pixels:
+        chosen["assets_max_pixels"] = _parse_int("ASSETS_MAX_PIXELS", pixels)
+    return chosen

@@ -14,6 +14,7 @@ from content_service.api.request_context import CorrelationIdMiddleware
 from content_service.api.request_limits import RequestLimitsMiddleware
 from content_service.api.routes import (
     admin,
+    assets,
     content,
     content_pages,
     content_types,
@@ -59,6 +60,7 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         content_types.router,
         content.router,
         content_workflow.router,
+        assets.router,
         graphql.router,
         reference.router,
         webhooks.router,

@@ -39,6 +39,11 @@ RESERVED_GRAPHQL_TYPE_NAMES = frozenset(
     {"Query", "Mutation", "Subscription", "String", "Int", "Float", "Boolean", "ID", "JSON"}
 )
 
+# Content types the service defines itself (`assets.builtin_type`): no user type takes these
+# names, and none of them is listed, changed or reached through `/api/v1/content`.
+ASSET_TYPE = "asset"
+BUILTIN_TYPE_NAMES = frozenset({ASSET_TYPE})
+
 
 def is_valid_name(name: str) -> bool:
     return len(name) <= MAX_NAME_LENGTH and _NAME.match(name) is not None

@@ -33,9 +33,7 @@ from content_service.content.model import (
     ListLayout,
     WorkspaceSchema,
 )
-from content_service.content.names import (
-    is_valid_name,
-)
+from content_service.content.names import BUILTIN_TYPE_NAMES, is_valid_name
 from content_service.content.store import store
 from content_service.errors import Forbidden, NotFound
 from content_service.identity.principal import Caller
@@ -107,7 +105,9 @@ def get_types(workspace_id: str, names: Iterable[str]) -> dict[str, ContentType]
 
 
 def get_schema(workspace_id: str) -> WorkspaceSchema:
-    """Every type of the workspace and its schema version, in one strongly consistent Query."""
+    """Every user type of the workspace and its schema version, in one strongly consistent
+    Query. Built-in types (`asset`) are left out: they are never listed, changed, targeted by
+    a relation or generated as GraphQL types."""
     types: dict[str, ContentType] = {}
     version = 0
     for page in store().partition("schema", workspace_pk(workspace_id)):
@@ -115,7 +115,7 @@ def get_schema(workspace_id: str) -> WorkspaceSchema:
             sk = str(item["sk"])
             if sk == SCHEMA_SK:
                 version = int(item.get("version", 0))
-            elif sk.startswith(TYPE_SK_PREFIX):
+            elif sk.startswith(TYPE_SK_PREFIX) and item.get("name") not in BUILTIN_TYPE_NAMES:
                 content_type = _from_item(workspace_id, item)
                 types[content_type.name] = content_type
     return WorkspaceSchema(workspace_id=workspace_id, version=version, types=types)

@@ -16,6 +16,7 @@ from content_service.content.model import (
     ListLayout,
     TypeDefinition,
 )
+from content_service.content.names import BUILTIN_TYPE_NAMES
 from content_service.content.schema import (
     SCHEMA_SK,
     TYPE_SK_PREFIX,
@@ -90,6 +91,11 @@ def create_type(
     require_type_change(caller)
     if not caller.grants(definition.name):
         raise Forbidden(f"this token's grant set does not include {definition.name!r}")
+    if definition.name in BUILTIN_TYPE_NAMES:
+        raise Conflict(
+            f"content type {definition.name!r} is built in (assets, under /api/v1/assets); "
+            "choose another name"
+        )
     now = iso_utc((clock or SystemClock()).now())
 
     def attempt() -> ContentType:

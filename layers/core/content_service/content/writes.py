@@ -185,9 +185,13 @@ def _create_transaction(
     return transaction, entry
 
 
-def create_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
-    """POST: always a draft. Emits `entry.created`."""
-    entry_id = str(uuid.uuid4())
+def create_entry(
+    request: WriteRequest, clock: Clock | None = None, *, entry_id: str | None = None
+) -> Entry:
+    """POST: always a draft. Emits `entry.created`. `entry_id` is given only by a create that
+    must happen once per cause (an asset's upload, `assets.service`): a second create with it
+    is refused by the entry's own condition."""
+    entry_id = entry_id or str(uuid.uuid4())
 
     def build(takeovers: dict[str, str]) -> tuple[Transaction, Entry]:
         new = _validate_create(request, entry_id, clock)

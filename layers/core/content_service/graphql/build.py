@@ -57,6 +57,7 @@ from content_service.graphql.built import (
     direct_fields,
 )
 from content_service.graphql.cost_limits import CostModel
+from content_service.graphql.linked_from import container_field, linked_from_fields
 from content_service.graphql.naming import SchemaNames, TypeNames, allocate
 from content_service.graphql.scalars import (
     JSON_DESCRIPTION,
@@ -81,6 +82,7 @@ class _Builder:
         self.classes: list[Any] = []
         self.objects: dict[str, Any] = {}
         self.enums: dict[tuple[str, str], Any] = {}
+        self.envelopes: dict[str, Any] = {}
         self.relations: dict[str, dict[str, FieldDef]] = {
             name: {f.name: f for f in t.relation_fields if (f.target or "") in types}
             for name, t in types.items()
@@ -221,7 +223,8 @@ class _Builder:
             name,
             "The REST filter grammar, verbatim: `{and: [...]}`, `{or: [...]}` or "
             '`{field, op, value}` (for example `{and: [{field: "title", op: eq, value: '
-            '"Hello"}]}`).',
+            '"Hello"}]}`). A relation field takes entry ids; a relation field and a field of '
+            "its target joined by a dot filter by the linked entry's field.",
             {
                 "and": graphene.List(graphene.NonNull(this)),
                 "or": graphene.List(graphene.NonNull(this)),
@@ -341,6 +344,14 @@ class _Builder:
             if definition.name not in relations:
                 continue  # the target is not visible: the relation is left out
             fields[definition.name] = self._relation_field(content_type, definition)
+        linked_from = linked_from_fields(
+            self.types, self.relations, self.names, self.envelopes, self.filter, content_type.name
+        )
+        if linked_from:
+            about = f"The entries that link a `{content_type.name}` entry."
+            fields["linkedFrom"] = container_field(
+                self._object(own.linked_from, about, linked_from)
+            )
         kind = "single type" if content_type.is_single else "content type"
         return self._object(own.object, f"An entry of {kind} `{content_type.name}`.", fields)
 
@@ -477,6 +488,7 @@ class _Builder:
                     ),
                 },
             )
+            self.envelopes[type_name] = envelope
             query[own.single_field] = graphene.Field(
                 obj,
                 args={**id_argument, **version},

@@ -20,7 +20,9 @@ Counting rules (docs/graphql.md, "Cost limits"):
   itself included; a list field or a to-many relation multiplies by its `pageSize` (default
   25), everything else that returns records (a single entry, a single type, a to-one relation,
   a list filtered by `id` or `localeGroupId` with `eq`) by 1; scalars and the list envelope's
-  `items` and `total` add nothing.
+  `items` and `total` add nothing;
+- a list's filter condition on a linked entry's field (`author.city`) adds the 100 targets its
+  lookup may list, times the multipliers above the list.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ from graphql import (
     value_from_ast_untyped,
 )
 
-from content_service.content.requests import DEFAULT_PAGE_SIZE, check_page
+from content_service.content.linked_field_filters import MAX_LINKED_MATCHES
+from content_service.content.requests import DEFAULT_PAGE_SIZE, MAX_FILTER_DEPTH, check_page
 from content_service.errors import BadRequest
 from content_service.settings import GraphQLLimits
 
@@ -250,11 +253,15 @@ class _Counter:
                     f"the document nests deeper than {self.limits.max_depth} levels",
                 )
         kind, child_type = self.model.field(parent, node.name.value)
+        lookups = 0
+        if kind == FieldKind.LIST:
+            linked = _linked_conditions(self._argument(node, "filter"), 0)
+            lookups = multiplier * MAX_LINKED_MATCHES * linked
         if kind in (FieldKind.LIST, FieldKind.TO_MANY):
             self._check_page(node)
             multiplier *= self._page_size(node) if not self._addresses_one(node) else 1
         if kind in (FieldKind.LIST, FieldKind.TO_MANY, FieldKind.ONE):
-            self.complexity += multiplier
+            self.complexity += multiplier + lookups
             if self.complexity > self.limits.max_complexity:
                 raise CostLimitExceeded(
                     "TOO_COMPLEX",
@@ -307,6 +314,22 @@ def _filter_addresses_one(condition: Any) -> bool:
         return True
     terms = condition.get("and")
     return isinstance(terms, list) and any(_filter_addresses_one(term) for term in terms)
+
+
+def _linked_conditions(condition: Any, depth: int) -> int:
+    """How many conditions of the filter name a linked entry's field (`author.city`): each
+    first lists up to `MAX_LINKED_MATCHES` targets (`content.linked_field_filters`). Deeper
+    than the grammar allows is not counted: the filter's parsing refuses it."""
+    if depth > MAX_FILTER_DEPTH:
+        return 0
+    if isinstance(condition, list):
+        return sum(_linked_conditions(term, depth) for term in condition)
+    if not isinstance(condition, Mapping):
+        return 0
+    field = condition.get("field")
+    own = 1 if isinstance(field, str) and "." in field else 0
+    nested = (_linked_conditions(condition.get(op), depth + 1) for op in ("and", "or"))
+    return own + sum(nested)
 
 
 def check_introspection(

@@ -7,10 +7,11 @@ adapter's own types yield to them: shared types (`EntryStatus`, `Filter`, `Filte
 `RelationLinkInput`, `Long`, `JSON`, `EntryVersion`, `EntryUser`, `EntrySchedule`,
 `ScheduleAction`, `ScheduleStatus`) and per-type helpers (`BlogPostList`,
 `BlogPostCreateInput`, `BlogPostUpdateInput`, `BlogPostValuesInput`, `BlogPostRelationsInput`,
-and `BlogPostColor` for an enum field `color`) take their plain name unless a visible content type
-(or an earlier helper) already has it, and otherwise the plain name followed by `_` (repeated
-until free). A derived content-type name never contains `_`, so the fallback cannot collide with
-one. Only visible types take part, so a schema never hints at a type the caller is not granted.
+`BlogPostLinkedFrom`, and `BlogPostColor` for an enum field `color`) take their plain name
+unless a visible content type (or an earlier helper) already has it, and otherwise the plain
+name followed by `_` (repeated until free). A derived content-type name never contains `_`, so
+the fallback cannot collide with one. Only visible types take part, so a schema never hints at
+a type the caller is not granted.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ class TypeNames:
     relations_input: str = ""
     create_input: str = ""
     update_input: str = ""
+    linked_from: str = ""
     enums: dict[str, str] = field(default_factory=dict)
 
     def mutation(self, verb: str) -> str:
@@ -114,6 +116,7 @@ def allocate(types: Mapping[str, ContentType]) -> SchemaNames:
         own.relations_input = allocator.claim(f"{base}RelationsInput")
         own.create_input = allocator.claim(f"{base}CreateInput")
         own.update_input = allocator.claim(f"{base}UpdateInput")
+        own.linked_from = allocator.claim(f"{base}LinkedFrom")
         for definition in content_type.fields:
             if definition.type == "enum" and enum_supported(definition.values):
                 own.enums[definition.name] = allocator.claim(f"{base}{pascal(definition.name)}")

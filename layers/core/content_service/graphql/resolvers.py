@@ -104,6 +104,49 @@ def list_field(type_name: str) -> Resolver:
     return resolve
 
 
+def linked_from_container(entry: Entry, _info: GraphQLResolveInfo) -> Entry:
+    """`linkedFrom` holds no data of its own: its fields read lists about the entry."""
+    return entry
+
+
+def linked_from_list(source_type: str, relation: str, to_one: bool) -> Resolver:
+    """`linkedFrom.<sources>By<Relation>`: the `source_type` list filtered to the entries whose
+    `relation` links this one (`eq` on a to-one relation, `contains` on a to-many one), in the
+    entry's view, with the caller's own `filter` and `sort` beside it."""
+
+    def resolve(
+        target: Entry,
+        info: GraphQLResolveInfo,
+        page: int | None = None,
+        pageSize: int | None = None,  # noqa: N803 (the GraphQL argument name)
+        sort: str | None = None,
+        filter: Mapping[str, Any] | None = None,
+        locale: str | None = None,
+    ) -> Any:
+        context = context_of(info)
+        picked = context.pick(info, source_type, through_items=True)
+        link = {"field": relation, "op": "eq" if to_one else "contains", "value": target.id}
+        asked = plain(filter)
+        request = ListRequest.parse(
+            context.caller,
+            context.workspace_id,
+            source_type,
+            page=or_default(page, 1),
+            page_size=or_default(pageSize, DEFAULT_PAGE_SIZE),
+            sort=sort,
+            filter=link if asked is None else {"and": [asked, link]},
+            fields=picked.fields,
+            locale=locale or target.locale,
+            links=picked.links,
+            version=target.view,
+        )
+        return _read(
+            context, info, source_type, True, request.view, lambda: service.list_entries(request)
+        )
+
+    return resolve
+
+
 def _read(
     context: Context,
     info: GraphQLResolveInfo,

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from content_service import runtime
+from content_service.assets.image_params import ImageParams, parse_image_params
 from content_service.errors import BadRequest
-from content_service.media.image_params import Format, ImageParams, parse
 from content_service.media.stored_files import StoredFile
 from content_service.storage import aws
 
@@ -34,14 +34,13 @@ if TYPE_CHECKING:
 IMMUTABLE = "public, max-age=31536000, immutable"
 SANDBOX = "sandbox; default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CHUNK_BYTES = 64 * 1024
-IMAGE_FORMATS: dict[str, Format] = {
+IMAGE_FORMATS: dict[str, str] = {
     "image/jpeg": "jpg",
     "image/png": "png",
     "image/webp": "webp",
     "image/avif": "avif",
     "image/gif": "gif",
 }
-MEDIA_TYPES: dict[Format, str] = {fm: media for media, fm in IMAGE_FORMATS.items()}
 SVG = "image/svg+xml"
 
 
@@ -75,7 +74,7 @@ def plan(file: StoredFile, query: Iterable[tuple[str, str]]) -> Plan:
             f"{what} ({file.content_type}) cannot be transformed: image parameters apply only "
             "to JPEG, PNG, WebP, AVIF and GIF images"
         )
-    params = parse(pairs, source) if source is not None else None
+    params = parse_image_params(pairs) if pairs and source is not None else None
     return Plan(file, params, _etag(file, params))
 
 
@@ -129,11 +128,11 @@ class Derived:
 
 def derived(chosen: Plan) -> Derived:
     """The transform's bytes. The original is read whole: Pillow's decoders seek."""
-    from content_service.media.image_transform import transform
+    from content_service.assets.image_transform import transform
 
     assert chosen.params is not None
     settings = runtime.settings()
     answer = aws.s3(settings).get_object(Bucket=settings.assets_bucket, Key=chosen.file.key)
     source = io.BytesIO(answer["Body"].read())
-    body = transform(source, chosen.params, settings.image_max_pixels)
-    return Derived(body, MEDIA_TYPES[chosen.params.format])
+    body, media_type = transform(source, chosen.params, max_pixels=settings.assets_max_pixels)
+    return Derived(body, media_type)

@@ -12,11 +12,14 @@ Only GetItem and Query are used, with projections: the media function's role gra
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from content_service import runtime
+from content_service.assets.builtin_type import ASSET_TYPE, FILE_KEY
+from content_service.assets.files import AssetFile
 from content_service.content.items import (
     VERSION_SK_PREFIX,
     entry_key,
@@ -26,11 +29,9 @@ from content_service.content.items import (
 from content_service.errors import NotFound
 from content_service.storage import dynamo
 
-ASSET_TYPE = "asset"
-FILE_FIELD = "f4"
 LIVE = frozenset({"published", "changed"})
 _ENTRY = dynamo.Projection.of([("contentType",), ("deleted",), ("status",)])
-_FILE = dynamo.Projection.of([("sk",), ("values", FILE_FIELD)])
+_FILE = dynamo.Projection.of([("sk",), ("values", FILE_KEY)])
 
 
 @dataclass(frozen=True)
@@ -98,17 +99,26 @@ def _published_then_versions(
 
 
 def _ready_file(address: FileAddress, item: Mapping[str, Any]) -> StoredFile | None:
-    file = (item.get("values") or {}).get(FILE_FIELD)
-    if not isinstance(file, Mapping) or file.get("id") != address.file_id:
-        return None
-    if file.get("state") != "ready" or file.get("key") != address.key:
+    file = AssetFile.from_value(_decoded((item.get("values") or {}).get(FILE_KEY)))
+    if file is None or file.id != address.file_id or not file.ready or file.key != address.key:
         return None
     return StoredFile(
         address=address,
         key=address.key,
-        content_type=str(file.get("contentType") or "application/octet-stream"),
-        size=int(file.get("size") or 0),
+        content_type=file.content_type or "application/octet-stream",
+        size=file.size,
     )
+
+
+def _decoded(stored: object) -> object:
+    """The file field as stored: a json field is kept as its JSON text."""
+    if not isinstance(stored, str):
+        return stored
+    try:
+        parsed: object = json.loads(stored)
+    except ValueError:
+        return None
+    return parsed
 
 
 def _not_found() -> NotFound:

@@ -35,6 +35,8 @@ _session: boto3.session.Session | None = None
 _clients: dict[tuple[str, str | None, str, bool, float | None], Any] = {}
 
 _CONFIG = Config(retries={"max_attempts": 5, "mode": "standard"}, max_pool_connections=32)
+# boto3 presigns S3 with SigV2 in us-east-1 unless told, and S3 refuses SigV2 for new buckets.
+_S3_CONFIG = Config(signature_version="s3v4")
 
 
 def session() -> boto3.session.Session:
@@ -65,6 +67,8 @@ def client_at(
     config = _CONFIG
     if timeout_s is not None:
         config = _CONFIG.merge(Config(connect_timeout=timeout_s, read_timeout=timeout_s))
+    if service == "s3":
+        config = config.merge(_S3_CONFIG)
     shared = session()
     with _lock:
         client = _clients.get(key)
@@ -122,19 +126,6 @@ def events(settings: Settings, timeout_s: float) -> Any:
 
 
 def s3(settings: Settings) -> S3Client:
-    """The S3 client, signing with SigV4 (botocore's default for S3 in us-east-1 is still
-    SigV2, which S3 refuses for new buckets)."""
-    key = ("s3", settings.aws_endpoint_url, settings.region, False, None)
-    shared = session()
-    with _lock:
-        client = _clients.get(key)
-        if client is None:
-            client = shared.client(
-                "s3",
-                region_name=settings.region,
-                endpoint_url=settings.aws_endpoint_url,
-                config=_CONFIG.merge(Config(signature_version="s3v4")),
-            )
-            _clients[key] = client
-    found: S3Client = client
-    return found
+    """The client of the assets bucket (SigV4: see `_S3_CONFIG`)."""
+    client: S3Client = client_at("s3", settings.region, settings.aws_endpoint_url)
+    return client

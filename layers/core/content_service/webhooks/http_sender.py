@@ -22,7 +22,8 @@ import selectors
 import socket
 import ssl
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC
@@ -470,29 +471,7 @@ class Sender:
     def _open_connection(
         self, checked: CheckedTarget, deadline: float
     ) -> tuple[_Key, _PinnedHTTPConnection]:
-        """Connects to the first checked address that accepts; TLS failures are final."""
-        target = checked.target
-        last_error: OSError = ConnectionError("no address to connect to")
-        for address in checked.addresses:
-            conn: _PinnedHTTPConnection
-            if target.scheme == "https":
-                conn = _PinnedHTTPSConnection(
-                    target.host, target.port, address, tls_context(self._ca_bundle)
-                )
-            else:
-                conn = _PinnedHTTPConnection(target.host, target.port, address)
-            conn.timeout = _remaining(deadline)
-            try:
-                conn.connect()
-            except (ssl.SSLError, TimeoutError):
-                conn.close()
-                raise
-            except OSError as error:
-                conn.close()
-                last_error = error
-                continue
-            return (target.scheme, target.host, target.port, address), conn
-        raise last_error
+        return connect_pinned(checked, deadline, self._ca_bundle)
 
     def _request(
         self,
@@ -548,6 +527,42 @@ class Sender:
         while len(self._idle) > MAX_IDLE_CONNECTIONS:
             oldest = next(iter(self._idle))
             self._idle.pop(oldest).close()
+
+
+def connect_pinned(
+    checked: CheckedTarget, deadline: float, ca_bundle: str | None
+) -> tuple[_Key, _PinnedHTTPConnection]:
+    """Connects to the first checked address that accepts; TLS failures are final."""
+    target = checked.target
+    last_error: OSError = ConnectionError("no address to connect to")
+    for address in checked.addresses:
+        conn: _PinnedHTTPConnection
+        if target.scheme == "https":
+            conn = _PinnedHTTPSConnection(target.host, target.port, address, tls_context(ca_bundle))
+        else:
+            conn = _PinnedHTTPConnection(target.host, target.port, address)
+        conn.timeout = _remaining(deadline)
+        try:
+            conn.connect()
+        except (ssl.SSLError, TimeoutError):
+            conn.close()
+            raise
+        except OSError as error:
+            conn.close()
+            last_error = error
+            continue
+        return (target.scheme, target.host, target.port, address), conn
+    raise last_error
+
+
+@contextmanager
+def exchange_deadline(deadline: float) -> Iterator[None]:
+    """Bounds every socket read of the responses made inside by `deadline` (monotonic)."""
+    token = _deadline.set(deadline)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
 
 
 def _drain(response: http.client.HTTPResponse) -> None:

@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
+from content_service.api.builtin_types import USER_TYPES_ONLY
 from content_service.api.error_handlers import errors
 from content_service.api.http_cache import cached_answer, render_json
 from content_service.api.routes.content_types import ContentRoute
@@ -24,6 +25,7 @@ from content_service.content.linked_from import LinkedFromRequest
 from content_service.content.list_cursor import MAX_CURSOR_LENGTH
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
+    FILTER_OPS,
     MAX_LIST_DEPTH,
     MAX_PAGE,
     MAX_PAGE_SIZE,
@@ -34,7 +36,12 @@ from content_service.content.requests import (
     RelationRequest,
 )
 
-router = APIRouter(prefix="/api/v1/content", tags=["content"], route_class=ContentRoute)
+router = APIRouter(
+    prefix="/api/v1/content",
+    tags=["content"],
+    route_class=ContentRoute,
+    dependencies=USER_TYPES_ONLY,
+)
 
 
 class EntryUser(BaseModel):
@@ -91,8 +98,11 @@ Filter = Annotated[
     str | None,
     Query(
         max_length=8192,
-        description='JSON: {"and"|"or": [...]} or {"field", "op", "value"}; ops eq ne lt lte '
-        "gt gte in nin contains startsWith isNull",
+        description='JSON: {"and"|"or": [...]} or {"field", "op", "value"}; ops '
+        + " ".join(FILTER_OPS)
+        + "; a relation field takes entry ids (to-one: eq ne in nin isNull; to-many: contains "
+        'containsAny containsAll isNull); "relation.field" filters by a linked entry\'s field '
+        "(at most 100 matching targets)",
     ),
 ]
 Fields = Annotated[

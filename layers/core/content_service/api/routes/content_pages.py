@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from content_service.api import pages
 from content_service.api.auth import OptionalCallerDep
+from content_service.api.builtin_types import USER_TYPES_ONLY
 from content_service.api.routes import content_page_views as views
 from content_service.api.routes.admin_views import when
 from content_service.content import service
@@ -37,7 +38,7 @@ from content_service.errors import BadRequest, NotFound
 from content_service.identity.principal import UserCaller
 from content_service.identity.workspaces import list_workspaces
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=USER_TYPES_ONLY)
 
 LIST_PAGE_SIZE = 25
 # How many linking entries an entry's page lists (the API pages through all of them).

@@ -17,6 +17,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
+from content_service.api.builtin_types import USER_TYPES_ONLY
 from content_service.api.error_handlers import errors
 from content_service.content import service
 from content_service.content.model import (
@@ -149,7 +150,12 @@ class ContentTypeList(BaseModel):
     items: list[ContentTypeOut]
 
 
-router = APIRouter(prefix="/api/v1/content-types", tags=["content types"], route_class=ContentRoute)
+router = APIRouter(
+    prefix="/api/v1/content-types",
+    tags=["content types"],
+    route_class=ContentRoute,
+    dependencies=USER_TYPES_ONLY,
+)
 
 
 @router.get("", response_model=ContentTypeList, responses=errors(401, 403))

@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
+from content_service.api.builtin_types import USER_TYPES_ONLY
 from content_service.api.error_handlers import errors
 from content_service.api.routes.content import EntryActionDep, EntryOut, EntryUser
 from content_service.api.routes.content_types import ContentRoute
@@ -27,7 +28,12 @@ from content_service.content.requests import (
     VersionsRequest,
 )
 
-router = APIRouter(prefix="/api/v1/content", tags=["content"], route_class=ContentRoute)
+router = APIRouter(
+    prefix="/api/v1/content",
+    tags=["content"],
+    route_class=ContentRoute,
+    dependencies=USER_TYPES_ONLY,
+)
 
 Number = Annotated[int, Path(ge=1, le=10**9, description="a published version's number")]
 
