@@ -14,14 +14,19 @@ from typing import Any
 
 from content_service.clock import iso_utc
 from content_service.content.model import ContentType, FieldDef, ListLayout
+from content_service.content.names import (
+    ASSET_CONTENT_TYPE_KEY,
+    ASSET_FILE_KEY,
+    ASSET_STATE_KEY,
+    ASSET_TYPE,
+)
 from content_service.content.schema import TYPE_SK_PREFIX, get_type, workspace_pk
 from content_service.storage import dynamo
 
-ASSET_TYPE = "asset"
 TITLE_KEY = "f1"
 ALT_TEXT_KEY = "f2"
 DESCRIPTION_KEY = "f3"
-FILE_KEY = "f4"
+FILE_KEY = ASSET_FILE_KEY
 """`{id, key, fileName, contentType, size, width?, height?, state, reason?}`, written by
 processing only (`assets.files`)."""
 
@@ -32,8 +37,8 @@ FIELDS: tuple[FieldDef, ...] = (
     FieldDef(name="file", type="json", key=FILE_KEY),
     # Copies of the file's name, type and state as scalars, so lists filter on them.
     FieldDef(name="fileName", type="string", key="f5"),
-    FieldDef(name="contentType", type="string", key="f6"),
-    FieldDef(name="state", type="enum", key="f7", values=("ready", "failed")),
+    FieldDef(name="contentType", type="string", key=ASSET_CONTENT_TYPE_KEY),
+    FieldDef(name="state", type="enum", key=ASSET_STATE_KEY, values=("ready", "failed")),
 )
 CLIENT_FIELDS = frozenset({"title", "altText", "description"})
 """The fields a client writes; the others are the file's, set by processing."""
@@ -60,6 +65,23 @@ def _type_item(workspace_id: str, now: str) -> dict[str, Any]:
         "createdAt": now,
         "updatedAt": now,
     }
+
+
+def asset_definition(workspace_id: str) -> ContentType:
+    """The type as every workspace has it, without reading storage (for GraphQL's `Asset`)."""
+    return ContentType(
+        workspace_id=workspace_id,
+        name=ASSET_TYPE,
+        kind="collection",
+        localized=False,
+        audience_gated=False,
+        title_field="title",
+        fields=FIELDS,
+        revision=1,
+        field_seq=len(FIELDS),
+        created_at="",
+        updated_at="",
+    )
 
 
 def asset_type(workspace_id: str, now: float) -> ContentType:

@@ -14,13 +14,15 @@ from typing import Any
 
 from content_service.assets import objects
 from content_service.assets.bodies import AssetFieldsBody, CompleteBody, ReplaceFileBody
-from content_service.assets.builtin_type import ASSET_TYPE, asset_type
+from content_service.assets.builtin_type import asset_type
 from content_service.assets.files import AssetFile, derived_id, process
 from content_service.assets.uploads import check_upload_id, require_writer
 from content_service.assets.views import asset_json, file_of
 from content_service.clock import SystemClock
 from content_service.content import service
+from content_service.content.linked_from import LinkedFromRequest
 from content_service.content.model import ContentType
+from content_service.content.names import ASSET_TYPE
 from content_service.content.requests import (
     EntryAction,
     GetRequest,
@@ -33,15 +35,7 @@ from content_service.content.schema import get_type, require_read
 from content_service.content.views import Entry, entry_view, written
 from content_service.content.write_transaction import Versions, read_for_write
 from content_service.errors import Conflict, NotFound
-from content_service.identity.principal import Caller, TokenCaller
-
-
-def asset_caller(caller: Caller) -> Caller:
-    """Assets are the workspace's media, not one of a token's content types: a token's grant
-    set reaches them whatever types it names (its scopes, access and audiences still apply)."""
-    if isinstance(caller, TokenCaller) and not caller.grants(ASSET_TYPE):
-        return dataclasses.replace(caller, content_types=caller.content_types | {ASSET_TYPE})
-    return caller
+from content_service.identity.principal import Caller
 
 
 def _missing(asset_id: str) -> NotFound:
@@ -73,13 +67,11 @@ def render(caller: Caller, workspace_id: str, entry: Entry) -> dict[str, Any]:
 def get_asset(
     caller: Caller, workspace_id: str, asset_id: str, version: str | None = None
 ) -> dict[str, Any]:
-    caller = asset_caller(caller)
     return render(caller, workspace_id, _get(caller, workspace_id, asset_id, version))
 
 
 def list_assets(caller: Caller, workspace_id: str, **query: Any) -> dict[str, Any]:
     """A page of assets; `query` is a list's (page, pageSize, sort, filter, cursor, version)."""
-    caller = asset_caller(caller)
     require_read(caller)
     request = ListRequest.parse(caller, workspace_id, ASSET_TYPE, **query)
     if get_type(workspace_id, ASSET_TYPE) is None:
@@ -121,7 +113,6 @@ def _existing(caller: Caller, workspace_id: str, asset_id: str) -> Entry | None:
 def complete_upload(caller: Caller, workspace_id: str, body: CompleteBody) -> dict[str, Any]:
     """`POST /api/v1/assets`: the upload becomes an asset (a draft). Idempotent per upload: the
     asset's id derives from it, so a retry answers the asset the first attempt made."""
-    caller = asset_caller(caller)
     require_writer(caller)
     check_upload_id(body.uploadId)
     asset_type(workspace_id, SystemClock().now())
@@ -159,7 +150,6 @@ def update_asset(
     caller: Caller, workspace_id: str, asset_id: str, body: AssetFieldsBody
 ) -> dict[str, Any]:
     """`PATCH`: title, altText, description and audiences, in a new draft."""
-    caller = asset_caller(caller)
     request = WriteRequest(
         caller=caller,
         workspace_id=workspace_id,
@@ -177,7 +167,6 @@ def replace_file(
 ) -> dict[str, Any]:
     """`POST /{id}/file`: a finished upload becomes the file of a new draft. Idempotent per
     upload: when the draft holds that upload's file already, the asset answers as it is."""
-    caller = asset_caller(caller)
     require_writer(caller)
     check_upload_id(body.uploadId)
     content_type, versions = _stored(caller, workspace_id, asset_id)
@@ -217,7 +206,6 @@ def _action(caller: Caller, workspace_id: str, asset_id: str) -> EntryAction:
 
 def publish_asset(caller: Caller, workspace_id: str, asset_id: str) -> dict[str, Any]:
     """Publishing needs a ready file: a failed one is never served (409 otherwise)."""
-    caller = asset_caller(caller)
     content_type, versions = _stored(caller, workspace_id, asset_id)
     file = file_of(entry_view(content_type, versions.latest))
     if file is None or not file.ready:
@@ -231,21 +219,28 @@ def publish_asset(caller: Caller, workspace_id: str, asset_id: str) -> dict[str,
 
 
 def unpublish_asset(caller: Caller, workspace_id: str, asset_id: str) -> dict[str, Any]:
-    caller = asset_caller(caller)
     action = _action(caller, workspace_id, asset_id)
     entry = _writing(asset_id, lambda: service.unpublish_entry(action))
     return render(caller, workspace_id, entry)
 
 
-def trash_asset(caller: Caller, workspace_id: str, asset_id: str) -> None:
-    """`DELETE`: to the trash, as for entries (its files stay until it is purged)."""
-    caller = asset_caller(caller)
-    action = _action(caller, workspace_id, asset_id)
+def trash_asset(caller: Caller, workspace_id: str, asset_id: str, *, force: bool = False) -> None:
+    """`DELETE`: to the trash, as for entries (its files stay until it is purged); refused
+    while published entries link it, unless `force`."""
+    action = dataclasses.replace(_action(caller, workspace_id, asset_id), force=force)
     _writing(asset_id, lambda: service.delete_entry(action))
 
 
+def asset_links(caller: Caller, workspace_id: str, asset_id: str, **query: Any) -> dict[str, Any]:
+    """`GET /{id}/links`: the entries that link the asset through asset fields ("where used")."""
+    request = LinkedFromRequest.parse(caller, workspace_id, ASSET_TYPE, asset_id, **query)
+    try:
+        return service.linked_from(request).to_json()
+    except NotFound:
+        raise _missing(asset_id) from None
+
+
 def restore_asset(caller: Caller, workspace_id: str, asset_id: str) -> dict[str, Any]:
-    caller = asset_caller(caller)
     action = _action(caller, workspace_id, asset_id)
     entry = _writing(asset_id, lambda: service.restore_entry(action))
     return render(caller, workspace_id, entry)
@@ -254,7 +249,6 @@ def restore_asset(caller: Caller, workspace_id: str, asset_id: str) -> dict[str,
 def list_versions(
     caller: Caller, workspace_id: str, asset_id: str, page: int, page_size: int
 ) -> dict[str, Any]:
-    caller = asset_caller(caller)
     request = VersionsRequest.parse(
         caller, workspace_id, ASSET_TYPE, asset_id, page=page, page_size=page_size
     )
@@ -267,7 +261,6 @@ def list_versions(
 def get_version(caller: Caller, workspace_id: str, asset_id: str, number: int) -> dict[str, Any]:
     """One published version, with the asset as it was then (its `url` is that version's
     file, which delivery serves while the asset is live)."""
-    caller = asset_caller(caller)
     request = VersionRequest(caller, workspace_id, ASSET_TYPE, asset_id, number)
     try:
         detail = service.get_version(request)

@@ -28,6 +28,7 @@ FieldType = Literal[
     "enum",
     "json",
     "relation",
+    "asset",
 ]
 FIELD_TYPES: tuple[str, ...] = get_args(FieldType)
 # Field types whose values go into an entry's summary (filterable and sortable in lists).
@@ -39,6 +40,11 @@ EXCLUSIVE_CARDINALITIES = frozenset({"one-to-one", "one-to-many"})
 # The source holds at most one target through the field.
 TO_ONE_CARDINALITIES = frozenset({"one-to-one", "many-to-one"})
 Kind = Literal["collection", "single"]
+# An `asset` field links assets (entries of the built-in type `asset`) as a relation does; its
+# cardinality says one or many, and is kept internally as the relation's.
+ASSET_TARGET = "asset"
+ASSET_CARDINALITIES: dict[str, Cardinality] = {"one": "many-to-one", "many": "many-to-many"}
+MAX_ACCEPT_PATTERNS = 20
 
 MAX_FIELDS_PER_TYPE = 100
 MAX_TYPES_PER_WORKSPACE = 200
@@ -59,6 +65,7 @@ class FieldSpec:
     target: str | None = None
     cardinality: str | None = None
     sortable: bool = False
+    accept: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,10 +112,25 @@ class FieldDef:
     target: str | None = None
     cardinality: Cardinality | None = None
     sortable: bool = False
+    accept: tuple[str, ...] = ()
+    """An asset field's media types (`image/*`, `application/pdf`); empty: any."""
 
     @property
     def is_relation(self) -> bool:
-        return self.type == "relation"
+        """Relations and asset fields: both hold links, read and written the same way."""
+        return self.type in ("relation", "asset")
+
+    @property
+    def is_asset(self) -> bool:
+        return self.type == "asset"
+
+    def accepts(self, content_type: str) -> bool:
+        """Whether an asset of `content_type` may be linked through this field."""
+        kind = content_type.lower()
+        return not self.accept or any(
+            kind == pattern or (pattern.endswith("/*") and kind.startswith(pattern[:-1]))
+            for pattern in self.accept
+        )
 
     @property
     def is_scalar(self) -> bool:
@@ -126,7 +148,11 @@ class FieldDef:
         body: dict[str, Any] = {"name": self.name, "type": self.type, "required": self.required}
         if self.type == "enum":
             body["values"] = list(self.values)
-        if self.is_relation:
+        if self.is_asset:
+            body["cardinality"] = "one" if self.to_one else "many"
+            if self.accept:
+                body["accept"] = list(self.accept)
+        elif self.is_relation:
             body["target"] = self.target
             body["cardinality"] = self.cardinality
         if self.sortable:
@@ -138,15 +164,21 @@ class FieldDef:
 
     @classmethod
     def from_storage(cls, stored: Mapping[str, Any]) -> FieldDef:
+        asset = stored["type"] == "asset"
         return cls(
             name=str(stored["name"]),
             type=stored["type"],
             key=str(stored["key"]),
             required=bool(stored.get("required", False)),
             values=tuple(stored.get("values") or ()),
-            target=stored.get("target"),
-            cardinality=stored.get("cardinality"),
+            target=ASSET_TARGET if asset else stored.get("target"),
+            cardinality=(
+                ASSET_CARDINALITIES.get(str(stored.get("cardinality")))
+                if asset
+                else stored.get("cardinality")
+            ),
             sortable=bool(stored.get("sortable", False)),
+            accept=tuple(stored.get("accept") or ()),
         )
 
 

@@ -43,6 +43,10 @@ RESERVED_GRAPHQL_TYPE_NAMES = frozenset(
 # names, and none of them is listed, changed or reached through `/api/v1/content`.
 ASSET_TYPE = "asset"
 BUILTIN_TYPE_NAMES = frozenset({ASSET_TYPE})
+# The asset type's fixed storage keys other code reads (`assets.builtin_type` defines them all).
+ASSET_FILE_KEY = "f4"
+ASSET_CONTENT_TYPE_KEY = "f6"
+ASSET_STATE_KEY = "f7"
 
 
 def is_valid_name(name: str) -> bool:

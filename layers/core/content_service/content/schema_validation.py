@@ -10,8 +10,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from content_service.content.model import (
+    ASSET_CARDINALITIES,
+    ASSET_TARGET,
     CARDINALITIES,
     FIELD_TYPES,
+    MAX_ACCEPT_PATTERNS,
     MAX_ENUM_VALUES,
     MAX_FIELDS_PER_TYPE,
     MAX_LIST_SHARDS,
@@ -41,6 +44,8 @@ if TYPE_CHECKING:
 
 ENUM_VALUE_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*$"
 _ENUM_VALUE = re.compile(ENUM_VALUE_PATTERN)
+ACCEPT_PATTERN = r"^[a-z]+/(\*|[a-z0-9][a-z0-9.+-]*)$"
+_ACCEPT = re.compile(ACCEPT_PATTERN)
 
 
 def _problem(problems: list[dict[str, str]], location: str, problem: str) -> None:
@@ -66,13 +71,34 @@ def _validate_field(
         _enum_problems(where, spec.values, problems)
     elif spec.values:
         _problem(problems, f"{where}.values", "only an enum field takes values")
+    if spec.type != "asset" and spec.accept:
+        _problem(problems, f"{where}.accept", "only an asset field takes accept")
     if spec.type == "relation":
         _relation_problems(where, spec, type_name, schema, caller, problems)
+    elif spec.type == "asset":
+        _asset_problems(where, spec, problems)
     else:
         if spec.target is not None:
             _problem(problems, f"{where}.target", "only a relation field takes a target")
         if spec.cardinality is not None:
             _problem(problems, f"{where}.cardinality", "only a relation field has a cardinality")
+
+
+def _asset_problems(where: str, spec: FieldSpec, problems: list[dict[str, str]]) -> None:
+    """An asset field: `one` or `many`, no target (assets are the built-in type), and media
+    type patterns such as `image/*`."""
+    if spec.cardinality is not None and spec.cardinality not in ASSET_CARDINALITIES:
+        _problem(problems, f"{where}.cardinality", "an asset field's is one or many")
+    if spec.target is not None:
+        _problem(problems, f"{where}.target", "an asset field links assets: it takes no target")
+    if len(spec.accept) > MAX_ACCEPT_PATTERNS:
+        _problem(problems, f"{where}.accept", f"at most {MAX_ACCEPT_PATTERNS} media types")
+    if any(not isinstance(a, str) or not _ACCEPT.match(a) for a in spec.accept):
+        _problem(
+            problems,
+            f"{where}.accept",
+            "each must be a media type in lower case (`image/png`) or a family (`image/*`)",
+        )
 
 
 def _enum_problems(where: str, values: Sequence[str], problems: list[dict[str, str]]) -> None:
@@ -161,17 +187,26 @@ def _changed_fields(definition: TypeDefinition, existing: ContentType) -> list[d
     conflicts: list[dict[str, str]] = []
     for index, spec in enumerate(definition.fields):
         before = existing.field(spec.name)
+        shown = before.to_json() if before is not None else {}
         for attribute in ("type", "target", "cardinality") if before is not None else ():
-            if getattr(before, attribute) != getattr(spec, attribute):
+            if shown.get(attribute) != _as_asked(spec, attribute):
                 conflicts.append(
                     {
                         "location": f"fields[{index}].{attribute}",
                         "problem": f"field {spec.name!r} exists with {attribute} "
-                        f"{getattr(before, attribute)!r}; changing it is not supported "
+                        f"{shown.get(attribute)!r}; changing it is not supported "
                         "(add a new field instead)",
                     }
                 )
     return conflicts
+
+
+def _as_asked(spec: FieldSpec, attribute: str) -> object:
+    """The attribute as the stored field shows it (an asset field is `one` unless asked)."""
+    value = getattr(spec, attribute)
+    if spec.type == "asset" and attribute == "cardinality":
+        return value or "one"
+    return value
 
 
 def validated_fields(
@@ -216,16 +251,22 @@ def validated_fields(
         else:
             field_seq += 1
             storage_key = f"f{field_seq}"
-        fields.append(
-            FieldDef(
-                name=spec.name,
-                type=spec.type,  # type: ignore[arg-type]
-                key=storage_key,
-                required=spec.required,
-                values=tuple(spec.values),
-                target=spec.target,
-                cardinality=spec.cardinality,  # type: ignore[arg-type]
-                sortable=spec.sortable,
-            )
-        )
+        fields.append(_field_def(spec, storage_key))
     return tuple(fields), field_seq, title_field
+
+
+def _field_def(spec: FieldSpec, storage_key: str) -> FieldDef:
+    asset = spec.type == "asset"
+    return FieldDef(
+        name=spec.name,
+        type=spec.type,  # type: ignore[arg-type]
+        key=storage_key,
+        required=spec.required,
+        values=tuple(spec.values),
+        target=ASSET_TARGET if asset else spec.target,
+        cardinality=(
+            ASSET_CARDINALITIES[spec.cardinality or "one"] if asset else spec.cardinality  # type: ignore[arg-type]
+        ),
+        sortable=spec.sortable,
+        accept=tuple(dict.fromkeys(spec.accept)),
+    )

@@ -36,6 +36,7 @@ from content_service.content.items import (
 from content_service.content.link_refs import Source, held
 from content_service.content.linked_from import published_linkers
 from content_service.content.model import ContentType
+from content_service.content.names import ASSET_TYPE
 from content_service.content.requests import EntryAction
 from content_service.content.versions import MAX_VERSIONS, snapshot_items
 from content_service.content.views import Entry, entry_view, written
@@ -217,7 +218,8 @@ def _refuse_if_linked(caller: Caller, content_type: ContentType, entry: StoredEn
     if not every:
         return
     raise Conflict(
-        f"entry {entry.id} is linked from {len(every)} published "
+        f"{'asset' if entry.content_type == ASSET_TYPE else 'entry'} {entry.id} is linked from "
+        f"{len(every)} published "
         f"entr{'y' if len(every) == 1 else 'ies'}; unlink it there first, or trash it anyway "
         "with force=true",
         details={

@@ -8,8 +8,10 @@ from typing import Any
 
 from content_service.camel import camel
 from content_service.content import values as value_rules
+from content_service.content.asset_views import linked_asset_json
 from content_service.content.items import EntrySystemFields, StoredEntry, View
 from content_service.content.model import ContentType, FieldDef
+from content_service.content.names import ASSET_TYPE
 from content_service.identity.principal import Caller
 
 SYSTEM_FIELDS = tuple(f.name for f in fields(EntrySystemFields))
@@ -53,10 +55,17 @@ class Entry(EntrySystemFields):
             body["values"] = dict(self.values)
         if self.relations is not None:
             body["relations"] = {
-                name: [target.to_json() for target in targets]
+                name: [_target_json(target) for target in targets]
                 for name, targets in self.relations.items()
             }
         return body
+
+
+def _target_json(target: Entry) -> dict[str, Any]:
+    """An expanded target; an asset shows as an asset, with its file and URL."""
+    if target.content_type == ASSET_TYPE and target.values_shown:
+        return linked_asset_json(target)
+    return target.to_json()
 
 
 @dataclass(frozen=True)

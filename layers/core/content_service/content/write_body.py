@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from content_service.content import values as value_rules
+from content_service.content.items import StoredEntry
 from content_service.content.model import ContentType, FieldDef
+from content_service.content.names import ASSET_CONTENT_TYPE_KEY, ASSET_STATE_KEY
 from content_service.content.reads import fetch_entries, stored_visible
 from content_service.content.requests import RelationChange, is_entry_id
 from content_service.content.schema import get_type
@@ -151,7 +153,10 @@ def check_targets(
     """Newly linked targets must exist here, be of the field's target type and be visible to
     the writer. Returns the ids the transaction must check again (all but the source itself)."""
     others = {target_id for _, target_id in linked if target_id != source_id}
-    fetched = fetch_entries(workspace_id, others, (), ())
+    assets = any(definition.is_asset for definition, _ in linked)
+    fetched = fetch_entries(
+        workspace_id, others, (ASSET_CONTENT_TYPE_KEY, ASSET_STATE_KEY) if assets else (), ()
+    )
     types: dict[str, ContentType | None] = {source_type.name: source_type}
     for definition, target_id in linked:
         target_name = definition.target or ""
@@ -172,7 +177,25 @@ def check_targets(
                 f"relations.{definition.name}.link",
                 f"no entry {target_id} of content type {target_name!r}",
             )
+        elif definition.is_asset:
+            _check_asset(definition, target_id, fetched[target_id], problems)
     return sorted(others)
+
+
+def _check_asset(
+    definition: FieldDef, asset_id: str, stored: StoredEntry, problems: Problems
+) -> None:
+    """An asset field links assets whose file is ready and of a type it accepts."""
+    kind = str(stored.values.get(ASSET_CONTENT_TYPE_KEY) or "")
+    where = f"relations.{definition.name}.link"
+    if stored.values.get(ASSET_STATE_KEY) != "ready":
+        problems.add(where, f"asset {asset_id} has no ready file")
+    elif not definition.accepts(kind):
+        problems.add(
+            where,
+            f"asset {asset_id} is {kind}; field {definition.name!r} accepts "
+            + ", ".join(definition.accept),
+        )
 
 
 def check_required(

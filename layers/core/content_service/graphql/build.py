@@ -45,10 +45,19 @@ from graphql import (
     GraphQLSchema,
 )
 
+from content_service.assets.builtin_type import asset_definition
 from content_service.content import service
 from content_service.content.model import ContentType, FieldDef
+from content_service.content.names import ASSET_TYPE
 from content_service.content.requests import FILTER_OPS, MAX_LIST_DEPTH
 from content_service.graphql import mutations, resolvers
+from content_service.graphql.asset_type import (
+    FITS,
+    FOCUS,
+    FORMATS,
+    asset_fields,
+    transform_fields,
+)
 from content_service.graphql.built import (
     BuiltSchema,
     by_attribute,
@@ -84,10 +93,11 @@ class _Builder:
         self.enums: dict[tuple[str, str], Any] = {}
         self.envelopes: dict[str, Any] = {}
         self.relations: dict[str, dict[str, FieldDef]] = {
-            name: {f.name: f for f in t.relation_fields if (f.target or "") in types}
+            name: {f.name: f for f in t.relation_fields if (f.target or "") in types or f.is_asset}
             for name, t in types.items()
         }
         self._entry_types(names.shared)
+        self._asset_types(names.shared)
         self._schedule_types(names.shared)
         self._filter_types(names.shared)
 
@@ -121,6 +131,24 @@ class _Builder:
                     graphene.NonNull(graphene.String), resolver=by_key("email")
                 ),
             },
+        )
+
+    def _asset_types(self, shared: Mapping[str, str]) -> None:
+        """`Asset`, what asset fields resolve to, and its transform input."""
+        fit = self._enum(
+            shared["AssetFit"], "How an image fills `width` x `height`.", _members(FITS)
+        )
+        focus = self._enum(shared["AssetFocus"], "The focus area of a fit.", _members(FOCUS))
+        image_format = self._enum(shared["AssetFormat"], "An image format.", _members(FORMATS))
+        transform = self._input(
+            shared["AssetTransform"],
+            "Image parameters, as the file URLs take them (docs/assets.md).",
+            transform_fields(fit, focus, image_format),
+        )
+        self.asset = self._object(
+            shared["Asset"],
+            "A file of the media library, linked through an asset field.",
+            asset_fields(transform, self.status),
         )
 
     def _schedule_types(self, shared: Mapping[str, str]) -> None:
@@ -310,7 +338,7 @@ class _Builder:
         target = definition.target or ""
 
         def target_type(target: str = target) -> Any:
-            return self.objects[target]
+            return self.asset if definition.is_asset else self.objects[target]
 
         if definition.to_one:
             return graphene.Field(
@@ -444,7 +472,7 @@ class _Builder:
             type_names=frozenset(self.types),
             schema=schema,
             cost_model=CostModel(schema, entry_types),
-            types=dict(self.types),
+            types={**self.types, ASSET_TYPE: asset_definition(workspace_id)},
             relations=self.relations,
             names=self.names,
             writable=self.writable,
@@ -594,3 +622,7 @@ def build_schema(
     """A schema over `types` (the content types visible to a grant set), with mutations when
     `writable` (the caller may write)."""
     return _Builder(types, allocate(types), writable).build(workspace_id, version)
+
+
+def _members(values: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [(value.upper(), value) for value in values]

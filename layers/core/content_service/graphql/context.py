@@ -27,6 +27,7 @@ from graphql.execution.values import get_argument_values
 from content_service.content import service
 from content_service.content.items import View
 from content_service.content.model import ContentType, FieldDef
+from content_service.content.names import ASSET_TYPE
 from content_service.content.relation_planner import Targets
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
@@ -143,6 +144,8 @@ class Context:
             relations = self.relations.get(type_name, {})
             fields: list[str] = []
             links: list[str] = []
+            if type_name == ASSET_TYPE:  # `Asset` shows the file's facts: read every value
+                names = {f.name for f in content_type.value_fields}
             for name in names:
                 definition = content_type.field(name)
                 if definition is None:

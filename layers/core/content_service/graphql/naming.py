@@ -37,6 +37,11 @@ SHARED = (
     "EntrySchedule",
     "ScheduleAction",
     "ScheduleStatus",
+    "Asset",
+    "AssetTransform",
+    "AssetFit",
+    "AssetFocus",
+    "AssetFormat",
 )
 # GraphQL forbids these as enum values; Python's Enum forbids `mro`. An enum field holding one
 # is served as a String instead.

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Literal
 
+from content_service.content.names import ASSET_TYPE
+
 Access = Literal["read", "full"]
 Role = Literal["admin", "editor"]
 
@@ -61,8 +63,14 @@ class TokenCaller(TokenGrant):
         )
 
     def grants(self, content_type: str) -> bool:
-        """`*` grants every type, including types added later."""
-        return ALL_TYPES in self.content_types or content_type in self.content_types
+        """`*` grants every type, including types added later. Assets are the workspace's
+        media, not one of a token's content types: every token reaches them (its scopes,
+        access and audiences still apply), through `/api/v1/assets` and asset fields alike."""
+        return (
+            ALL_TYPES in self.content_types
+            or content_type in self.content_types
+            or content_type == ASSET_TYPE
+        )
 
     @property
     def can_read(self) -> bool:

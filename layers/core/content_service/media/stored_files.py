@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from content_service import runtime
-from content_service.assets.builtin_type import ASSET_TYPE, FILE_KEY
 from content_service.assets.files import AssetFile
 from content_service.content.items import (
     VERSION_SK_PREFIX,
@@ -26,6 +25,8 @@ from content_service.content.items import (
     entry_pk,
     published_key,
 )
+from content_service.content.names import ASSET_FILE_KEY as FILE_KEY
+from content_service.content.names import ASSET_TYPE
 from content_service.errors import NotFound
 from content_service.storage import dynamo
 

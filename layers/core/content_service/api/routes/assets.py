@@ -17,6 +17,10 @@ from content_service.api.auth import CallerDep, WorkspaceIdDep
 from content_service.api.error_handlers import errors
 from content_service.api.routes.content import (
     Filter,
+    Force,
+    From,
+    LinkerList,
+    LinkField,
     ListCursor,
     Page,
     PageSize,
@@ -148,10 +152,38 @@ def replace_file(
 
 
 @router.delete("/{asset_id}", status_code=204, response_class=Response, responses=ACTION_ERRORS)
-def trash_asset(asset_id: AssetId, caller: CallerDep, workspace_id: WorkspaceIdDep) -> Response:
-    """Moves the asset to the trash (restorable); its files stop being served."""
-    service.trash_asset(caller, workspace_id, asset_id)
+def trash_asset(
+    asset_id: AssetId, caller: CallerDep, workspace_id: WorkspaceIdDep, force: Force = False
+) -> Response:
+    """Moves the asset to the trash (restorable); its files stop being served. 409 while
+    published entries link it (`details: {count, linkedFrom}`), unless `force=true`."""
+    service.trash_asset(caller, workspace_id, asset_id, force=force)
     return Response(status_code=204)
+
+
+@router.get("/{asset_id}/links", response_model=LinkerList, responses=errors(400, 401, 403, 404))
+def asset_links(
+    asset_id: AssetId,
+    caller: CallerDep,
+    workspace_id: WorkspaceIdDep,
+    from_type: From = None,
+    field: LinkField = None,
+    page: Page = 1,
+    page_size: PageSize = DEFAULT_PAGE_SIZE,
+    version: Version = None,
+) -> JSONResponse:
+    """Where the asset is used: the entries whose version the caller reads link it."""
+    found = service.asset_links(
+        caller,
+        workspace_id,
+        asset_id,
+        from_type=from_type,
+        field=field,
+        page=page,
+        page_size=page_size,
+        version=version,
+    )
+    return JSONResponse(found)
 
 
 @router.post("/{asset_id}/publish", response_model=AssetOut, responses=ACTION_ERRORS)

@@ -57,7 +57,16 @@ class FieldBody(BaseModel):
     required: bool = False
     values: list[str] | None = Field(default=None, max_length=100)
     target: str | None = Field(default=None, max_length=64)
-    cardinality: Cardinality | None = None
+    cardinality: Cardinality | Literal["one", "many"] | None = Field(
+        default=None,
+        description="a relation's one-to-one, many-to-one, one-to-many or many-to-many; an "
+        "asset field's one (the default) or many",
+    )
+    accept: list[str] | None = Field(
+        default=None,
+        max_length=20,
+        description="an asset field's media types or families (`image/*`); none: any file",
+    )
     sortable: bool = Field(
         default=False,
         description="lists sort by it and filter it with eq and ranges through an index "
@@ -99,6 +108,7 @@ class ContentTypeBody(BaseModel):
                     target=f.target,
                     cardinality=f.cardinality,
                     sortable=f.sortable,
+                    accept=tuple(f.accept or ()),
                 )
                 for f in self.fields
             ),
@@ -114,6 +124,7 @@ class FieldOut(BaseModel):
     target: str | None = None
     cardinality: str | None = None
     sortable: bool | None = None
+    accept: list[str] | None = None
 
 
 class ListIndexOut(BaseModel):
