@@ -501,6 +501,13 @@ def _fresh_asset(state: str, suffix: str = "", body: Any = None) -> RouteRecipe:
     return recipe
 
 
+def _published_file(w: World, _column: str) -> Call:
+    """A published asset's file URL: public, whatever token comes with it."""
+    asset_id = w.fresh_asset()
+    published = w.full_a("POST", f"/api/v1/assets/{asset_id}/publish", 200)
+    return Call(str(published["url"]))
+
+
 def _replace_file(w: World, _column: str) -> Call:
     asset_id = w.fresh_asset()
     return Call(f"/api/v1/assets/{asset_id}/file", json={"uploadId": w.fresh_upload()})
@@ -546,6 +553,7 @@ def _sign_out(w: World, column: str) -> Call:
 
 ROUTE_RECIPES: dict[str, RouteRecipe] = {
     "GET /healthz": _path("/healthz"),
+    "GET /files/{workspace_id}/{asset_id}/{file_id}/{file_name}": _published_file,
     "GET /api/v1/openapi.json": _path("/api/v1/openapi.json"),
     "GET /static/{path}": _path("/static/app.css"),
     "GET /favicon.ico": _path("/favicon.ico"),
@@ -615,6 +623,7 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
         "/api/v1/assets", json={"uploadId": w.fresh_upload()}
     ),
     "GET /api/v1/assets/{asset_id}": _fresh_asset("published"),
+    "GET /api/v1/assets/{asset_id}/links": _fresh_asset("published", "/links"),
     "PATCH /api/v1/assets/{asset_id}": _fresh_asset("draft", body={"title": "by the matrix"}),
     "DELETE /api/v1/assets/{asset_id}": _fresh_asset("draft"),
     "POST /api/v1/assets/{asset_id}/file": _replace_file,
