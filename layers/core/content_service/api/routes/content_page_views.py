@@ -13,8 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from content_service.api.routes.admin_views import when
+from content_service.assets.objects import preview_url
 from content_service.content import values as value_rules
+from content_service.content.asset_views import file_of
 from content_service.content.model import ContentType, FieldDef
+from content_service.content.names import ASSET_TYPE
 from content_service.content.views import Entry
 
 STATE_LABELS = {"draft": "Draft", "published": "Published", "changed": "Changed"}
@@ -105,9 +108,11 @@ class Linked:
     id: str
     title: str
     status: str
+    thumb: str | None = None
+    """A linked image asset's preview (a presigned GET of its file), shown as a thumbnail."""
 
-    def to_json(self) -> dict[str, str]:
-        return {"id": self.id, "title": self.title, "status": self.status}
+    def to_json(self) -> dict[str, str | None]:
+        return {"id": self.id, "title": self.title, "status": self.status, "thumb": self.thumb}
 
 
 @dataclass(frozen=True)
@@ -137,6 +142,9 @@ class Control:
 def _help(definition: FieldDef, target_label: str) -> str:
     if definition.type == "enum":
         return f"One of: {', '.join(definition.values)}."
+    if definition.is_asset:
+        kinds = f" ({', '.join(definition.accept)})" if definition.accept else ""
+        return ("Links one asset" if definition.to_one else "Links assets, in order") + kinds + "."
     if definition.is_relation:
         text = RELATION_HELP.get(definition.cardinality or "", "Links {target} entries.")
         return text.format(target=target_label)
@@ -149,9 +157,18 @@ def linked_entries(targets: Sequence[Entry], target_type: ContentType | None) ->
             t.id,
             entry_title(target_type, t.values) if target_type is not None else "",
             t.status,
+            _thumb(t),
         )
         for t in targets
     )
+
+
+def _thumb(target: Entry) -> str | None:
+    """An image asset's preview URL (presigned locally, no request); None for anything else."""
+    file = file_of(target) if target.content_type == ASSET_TYPE else {}
+    if file.get("state") != "ready" or not str(file.get("contentType", "")).startswith("image/"):
+        return None
+    return preview_url(str(file["key"]))
 
 
 def controls(
@@ -243,7 +260,7 @@ class EditorData:
     entry: dict[str, Any] | None
     new: dict[str, Any] = field(default_factory=dict)
     rich_text: dict[str, str | None] = field(default_factory=dict)
-    relations: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    relations: dict[str, list[dict[str, str | None]]] = field(default_factory=dict)
     targets: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:

@@ -22,10 +22,12 @@ from content_service.api.auth import OptionalCallerDep
 from content_service.api.builtin_types import USER_TYPES_ONLY
 from content_service.api.routes import content_page_views as views
 from content_service.api.routes.admin_views import when
+from content_service.assets.builtin_type import asset_definition
 from content_service.content import service
 from content_service.content.linked_from import LinkedFromRequest, LinkerPage
 from content_service.content.list_cursor import MAX_CURSOR_LENGTH
 from content_service.content.model import ContentType
+from content_service.content.names import ASSET_TYPE
 from content_service.content.requests import (
     DEFAULT_LOCALE,
     GetRequest,
@@ -196,7 +198,8 @@ def _editor(
 ) -> Response:
     """The editor over `entry_json` (None: a new entry, `new` saying where it goes) and, for a
     stored entry, the first entries that link it."""
-    types = service.visible_schema(caller, ws.id).types
+    # Asset fields pick from the media library: the built-in type is their target.
+    types = {**service.visible_schema(caller, ws.id).types, ASSET_TYPE: asset_definition(ws.id)}
     entry_values: dict[str, Any] = (
         (entry_json or {}).get("values") or (new or {}).get("values") or {}
     )

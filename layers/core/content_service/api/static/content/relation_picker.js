@@ -1,7 +1,8 @@
 // Relation fields: the linked entries, each with Remove, and a search of the target type's
 // entries (the content API's list, filtered by title) with a Link button per result. A to-one
 // field (one-to-one, many-to-one) holds one entry: linking another replaces it. What the
-// service refuses (a one-to-* target linked elsewhere) is shown under the field.
+// service refuses (a one-to-* target linked elsewhere) is shown under the field. An asset field
+// is the same picker over the media library (`/api/v1/assets`, by file name), with thumbnails.
 
 import { describe } from "../admin/common.js";
 import { call } from "./request.js";
@@ -13,6 +14,16 @@ function statusWord(status) {
   return status === "published" ? "Published" : String(status || "").replace(/^./, (c) => c.toUpperCase());
 }
 
+function thumbnail(src) {
+  const image = document.createElement("img");
+  image.className = "thumb";
+  image.src = src;
+  image.alt = "";
+  image.width = 48;
+  image.height = 48;
+  return image;
+}
+
 export class RelationField {
   constructor(wrap, { target, linked, workspaceId, workspaceQuery, locale, onChange, announce }) {
     this.wrap = wrap;
@@ -22,6 +33,8 @@ export class RelationField {
     this.toOne = wrap.dataset.toOne === "true";
     this.label = wrap.querySelector("legend").childNodes[0].textContent.trim();
     this.target = target;
+    this.asset = target.type === "asset";
+    this.accept = (wrap.dataset.accept || "").split(",").filter(Boolean);
     this.workspaceId = workspaceId;
     this.workspaceQuery = workspaceQuery;
     this.locale = target.localized ? locale : "en";
@@ -57,7 +70,13 @@ export class RelationField {
 
   href(id) {
     const query = this.workspaceQuery ? `?${this.workspaceQuery}` : "";
-    return `/content/${encodeURIComponent(this.target.type)}/${encodeURIComponent(id)}${query}`;
+    const base = this.asset ? "/media" : `/content/${encodeURIComponent(this.target.type)}`;
+    return `${base}/${encodeURIComponent(id)}${query}`;
+  }
+
+  accepts(contentType) {
+    const kind = String(contentType || "").toLowerCase();
+    return !this.accept.length || this.accept.some((p) => kind === p || (p.endsWith("/*") && kind.startsWith(p.slice(0, -1))));
   }
 
   render() {
@@ -70,6 +89,7 @@ export class RelationField {
         link.textContent = entry.title || "Untitled";
         item.querySelector("span.muted").textContent = statusWord(entry.status);
         item.querySelector(".unlink .visually-hidden").textContent = ` ${entry.title || "Untitled"}`;
+        if (entry.thumb) item.prepend(thumbnail(entry.thumb));
         return item;
       }),
     );
@@ -102,9 +122,39 @@ export class RelationField {
     this.timer = setTimeout(() => this.search(), SEARCH_DELAY_MS);
   }
 
+  async searchAssets(wanted) {
+    const params = new URLSearchParams({ pageSize: String(RESULTS * 2), sort: "-createdAt" });
+    if (wanted) params.set("filter", JSON.stringify({ field: "fileName", op: "contains", value: wanted }));
+    const page = await call("GET", `/api/v1/assets?${params}`, { workspaceId: this.workspaceId });
+    const found = page.items
+      .filter((item) => item.state === "ready" && this.accepts(item.contentType))
+      .slice(0, RESULTS)
+      .map((item) => ({
+        id: item.id,
+        title: item.title || item.fileName || "",
+        status: item.status,
+        thumb: String(item.contentType).startsWith("image/") ? item.previewUrl || null : null,
+      }));
+    return { found, total: found.length };
+  }
+
   async search() {
     const asked = ++this.asked;
     const wanted = this.find.value.trim();
+    if (this.asset) {
+      this.status.textContent = "Searching…";
+      try {
+        const { found, total } = await this.searchAssets(wanted);
+        if (asked !== this.asked) return;
+        this.lastFound = found;
+        this.showResults(found, total, wanted);
+      } catch (error) {
+        if (asked !== this.asked) return;
+        this.results.replaceChildren();
+        this.status.textContent = describe(error);
+      }
+      return;
+    }
     const params = new URLSearchParams({ pageSize: String(RESULTS), locale: this.locale });
     const titleField = this.target.titleField;
     params.set("fields", titleField || "");
@@ -141,6 +191,7 @@ export class RelationField {
         button.className = "button secondary small result";
         button.dataset.entry = JSON.stringify(entry);
         const verb = this.toOne && this.linked.length ? "Link instead" : "Link";
+        if (entry.thumb) button.append(thumbnail(entry.thumb));
         button.append(`${verb} `);
         const title = document.createElement("strong");
         title.textContent = entry.title || `Untitled (${entry.id.slice(0, 8)})`;
@@ -155,9 +206,10 @@ export class RelationField {
     );
     if (total === undefined) return;
     const what = wanted ? `matching “${wanted}”` : "newest first";
+    const [one, many] = this.asset ? ["asset", "assets"] : ["entry", "entries"];
     this.status.textContent = open.length
-      ? `${total} ${total === 1 ? "entry" : "entries"} ${what}${total > open.length ? `; showing ${open.length}` : ""}.`
-      : `No entries to link ${wanted ? `match “${wanted}”` : "yet"}.`;
+      ? `${total} ${total === 1 ? one : many} ${what}${total > open.length ? `; showing ${open.length}` : ""}.`
+      : `No ${many} to link ${wanted ? `match “${wanted}”` : "yet"}.`;
   }
 
   ids() {
