@@ -84,6 +84,34 @@ def _value(name: str) -> Callable[[Entry, Any], Any]:
     return resolve
 
 
+def asset_object(
+    make_enum: Callable[[str, str, list[tuple[str, str]]], Any],
+    make_input: Callable[[str, str, Mapping[str, Any]], Any],
+    make_object: Callable[[str, str, Mapping[str, Any]], Any],
+    shared: Mapping[str, str],
+    status: Any,
+) -> Any:
+    """The `Asset` object type, with its `AssetTransform` input and enums, made by the
+    schema builder's own factories (one class per name per build)."""
+    fit = make_enum(shared["AssetFit"], "How an image fills `width` x `height`.", _members(FITS))
+    focus = make_enum(shared["AssetFocus"], "The focus area of a fit.", _members(FOCUS))
+    image_format = make_enum(shared["AssetFormat"], "An image format.", _members(FORMATS))
+    transform = make_input(
+        shared["AssetTransform"],
+        "Image parameters, as the file URLs take them (docs/assets.md).",
+        transform_fields(fit, focus, image_format),
+    )
+    return make_object(
+        shared["Asset"],
+        "A file of the media library, linked through an asset field.",
+        asset_fields(transform, status),
+    )
+
+
+def _members(values: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [(value.upper(), value) for value in values]
+
+
 def transform_fields(fit: Any, focus: Any, image_format: Any) -> dict[str, Any]:
     """The `AssetTransform` input's fields (Contentful's Images API, by name)."""
     return {

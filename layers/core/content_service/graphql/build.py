@@ -51,13 +51,7 @@ from content_service.content.model import ContentType, FieldDef
 from content_service.content.names import ASSET_TYPE
 from content_service.content.requests import FILTER_OPS, MAX_LIST_DEPTH
 from content_service.graphql import mutations, resolvers
-from content_service.graphql.asset_type import (
-    FITS,
-    FOCUS,
-    FORMATS,
-    asset_fields,
-    transform_fields,
-)
+from content_service.graphql.asset_type import asset_object
 from content_service.graphql.built import (
     BuiltSchema,
     by_attribute,
@@ -97,7 +91,7 @@ class _Builder:
             for name, t in types.items()
         }
         self._entry_types(names.shared)
-        self._asset_types(names.shared)
+        self.asset = asset_object(self._enum, self._input, self._object, names.shared, self.status)
         self._schedule_types(names.shared)
         self._filter_types(names.shared)
 
@@ -131,24 +125,6 @@ class _Builder:
                     graphene.NonNull(graphene.String), resolver=by_key("email")
                 ),
             },
-        )
-
-    def _asset_types(self, shared: Mapping[str, str]) -> None:
-        """`Asset`, what asset fields resolve to, and its transform input."""
-        fit = self._enum(
-            shared["AssetFit"], "How an image fills `width` x `height`.", _members(FITS)
-        )
-        focus = self._enum(shared["AssetFocus"], "The focus area of a fit.", _members(FOCUS))
-        image_format = self._enum(shared["AssetFormat"], "An image format.", _members(FORMATS))
-        transform = self._input(
-            shared["AssetTransform"],
-            "Image parameters, as the file URLs take them (docs/assets.md).",
-            transform_fields(fit, focus, image_format),
-        )
-        self.asset = self._object(
-            shared["Asset"],
-            "A file of the media library, linked through an asset field.",
-            asset_fields(transform, self.status),
         )
 
     def _schedule_types(self, shared: Mapping[str, str]) -> None:
@@ -622,7 +598,3 @@ def build_schema(
     """A schema over `types` (the content types visible to a grant set), with mutations when
     `writable` (the caller may write)."""
     return _Builder(types, allocate(types), writable).build(workspace_id, version)
-
-
-def _members(values: tuple[str, ...]) -> list[tuple[str, str]]:
-    return [(value.upper(), value) for value in values]
