@@ -394,9 +394,9 @@ def _ensure_buckets(
 def _ensure_bucket(
     client: S3Client, name: str, logical_id: str, resource: Resource
 ) -> ProvisionedBucket:
-    """The bucket, created when missing with its versioning and public access block. Its
-    lifecycle rules, encryption and bucket policy are not given to the emulator, which would
-    store them and apply none."""
+    """The bucket, created when missing with its versioning and public access block, and its
+    CORS rules (which the emulator applies). Its lifecycle rules, encryption and bucket policy
+    are not given to the emulator, which would store them and apply none."""
     try:
         client.head_bucket(Bucket=name)
     except ClientError as error:
@@ -419,7 +419,27 @@ def _ensure_bucket(
                 },
             )
         log.info("created bucket %s", name)
+    _apply_cors(client, name, resource.properties.get("CorsConfiguration"))
     return ProvisionedBucket(logical_id, name)
+
+
+def _apply_cors(client: S3Client, name: str, cors: Mapping[str, Any] | None) -> None:
+    """The template's CORS rules, put at every start (a bucket kept from an older template
+    gets them too): browsers upload to the bucket from the admin pages' origin."""
+    if not cors:
+        return
+    # CloudFormation's `MaxAge` is the S3 API's `MaxAgeSeconds`.
+    names = {
+        "AllowedMethods": "AllowedMethods",
+        "AllowedOrigins": "AllowedOrigins",
+        "AllowedHeaders": "AllowedHeaders",
+        "MaxAge": "MaxAgeSeconds",
+    }
+    rules: list[Any] = [
+        {api: rule[cfn] for cfn, api in names.items() if cfn in rule}
+        for rule in cors.get("CorsRules", [])
+    ]
+    client.put_bucket_cors(Bucket=name, CORSConfiguration={"CORSRules": rules})
 
 
 def _without_redrive(properties: Mapping[str, Any]) -> dict[str, Any]:

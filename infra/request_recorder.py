@@ -300,7 +300,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         self.wfile.write(head + payload)
 
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _handle
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _handle
 
 
 def _kept(method: str, header: str) -> bool:

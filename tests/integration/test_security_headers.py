@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from content_service.api.auth import SESSION_COOKIE
-from content_service.api.security_headers import PAGE_POLICY
+from content_service.api.security_headers import current_page_policy
 from content_service.webhooks import wiring
 from tests.conftest import ClientFactory, sign_in
 from tests.support.resolver import FakeResolver
@@ -37,7 +37,7 @@ def assert_page_headers(response: httpx.Response) -> None:
     assert response.headers["content-type"].startswith("text/html"), response.url
     assert_every_answer_headers(response)
     policy = response.headers["Content-Security-Policy"]
-    assert policy == PAGE_POLICY
+    assert policy == current_page_policy()
     directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
     assert directives["frame-ancestors"] == "'none'"
     assert directives["script-src"] == "'self'"

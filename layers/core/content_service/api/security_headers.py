@@ -3,7 +3,8 @@
 - Every answer: `X-Content-Type-Options: nosniff` (a JSON answer echoing a receiver's text is
   never sniffed into HTML) and `Referrer-Policy: same-origin` (an admin page's URL, with its
   endpoint and delivery ids, never leaves in a Referer).
-- Every HTML page: the Content-Security-Policy below, whose `frame-ancestors 'none'` (and the
+- Every HTML page: the Content-Security-Policy below (with the assets bucket's origin for the
+  media pages' previews and uploads), whose `frame-ancestors 'none'` (and the
   older `X-Frame-Options: DENY`) keeps the sign-in and admin pages out of other sites' frames.
   No page has an inline script or style, and the vendored GraphiQL and Swagger UI need none
   either, so scripts and styles come from the app's own origin only, with no 'unsafe-inline',
@@ -15,25 +16,47 @@
 
 from __future__ import annotations
 
+import functools
+
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from content_service import runtime
 from content_service.api.http_middleware import HttpMiddleware
+from content_service.assets import objects
 
-PAGE_POLICY = "; ".join(
-    [
-        "default-src 'self'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "font-src 'self' data:",
-        "connect-src 'self'",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    ]
-)
+
+def page_policy(bucket_origin: str = "") -> str:
+    """The pages' policy; `bucket_origin` (the assets bucket's, where the media pages show
+    previews from and upload to) joins `img-src` and `connect-src`."""
+    extra = f" {bucket_origin}" if bucket_origin else ""
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self'",
+            "style-src 'self'",
+            f"img-src 'self' data:{extra}",
+            "font-src 'self' data:",
+            f"connect-src 'self'{extra}",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+        ]
+    )
+
+
+@functools.cache
+def _bucket_policy(_settings_key: tuple[str, str | None, str]) -> str:
+    return page_policy(objects.bucket_origin())
+
+
+def current_page_policy() -> str:
+    """The policy for this stack's bucket (presigning is local: no request is made)."""
+    settings = runtime.settings()
+    return _bucket_policy((settings.assets_bucket, settings.aws_endpoint_url, settings.region))
+
+
 REFERRER_POLICY = "same-origin"
 HSTS = "max-age=31536000"
 
@@ -72,7 +95,7 @@ def _add_headers(message: Message, https: bool) -> None:
     headers.setdefault("X-Content-Type-Options", "nosniff")
     headers.setdefault("Referrer-Policy", REFERRER_POLICY)
     if headers.get("content-type", "").lower().startswith("text/html"):
-        headers.setdefault("Content-Security-Policy", PAGE_POLICY)
+        headers.setdefault("Content-Security-Policy", current_page_policy())
         headers.setdefault("X-Frame-Options", "DENY")
     if https:
         headers.setdefault("Strict-Transport-Security", HSTS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import IO, Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit
 
 from botocore.exceptions import ClientError
 
@@ -32,6 +32,18 @@ def _bucket() -> str:
 
 def _client() -> Any:
     return aws.s3(runtime.settings())
+
+
+def bucket_origin() -> str:
+    """The origin presigned URLs of the bucket point at (`scheme://host[:port]`), which the
+    pages' Content-Security-Policy allows for previews and uploads; empty without a bucket."""
+    if not _bucket():
+        return ""
+    url: str = _client().generate_presigned_url(
+        "get_object", Params={"Bucket": _bucket(), "Key": "origin"}, ExpiresIn=60
+    )
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def upload_key(workspace_id: str, upload_id: str) -> str:
