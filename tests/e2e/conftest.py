@@ -15,6 +15,8 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
+from content_service.assets.objects import bucket_origin
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -57,13 +59,16 @@ def csp_refusals() -> list[str]:
 def page(
     browser: Browser, base_url: str, output_dir: Path, csp_refusals: list[str]
 ) -> Iterator[Page]:
-    """A fresh browser context per test; foreign requests are recorded and fail the test."""
+    """A fresh browser context per test; foreign requests are recorded and fail the test. The
+    local stack's assets bucket is not foreign: the media pages upload to it and show its
+    previews, as on AWS they use the stack's own bucket."""
     context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 800})
     foreign: list[str] = []
+    ours = (base_url, f"{bucket_origin()}/") if bucket_origin() else (base_url,)
 
     def guard(route: Any) -> None:
         url = route.request.url
-        if url.startswith(base_url) or url.startswith(("data:", "blob:", "about:")):
+        if url.startswith(ours) or url.startswith(("data:", "blob:", "about:")):
             route.continue_()
         else:
             foreign.append(url)
