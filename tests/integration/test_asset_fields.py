@@ -5,6 +5,7 @@ with `url(transform: ...)`, and a read token only ever sees published assets."""
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -161,3 +162,18 @@ def test_trashing_a_linked_asset_is_refused_unless_forced(ws: WorkspaceAccess) -
     assert used.status_code == 200, used.text
     assert [item["id"] for item in used.json()["items"]] == [entry]
     assert ws.full.delete(f"/api/v1/assets/{hero}", params={"force": "true"}).status_code == 204
+
+
+def test_lists_filter_by_a_linked_asset_and_graphql_writes_the_link(ws: WorkspaceAccess) -> None:
+    hero = _published(ws, png(), "hero.png", "image/png")
+    other = _published(ws, png(8, 8), "other.png", "image/png")
+    mutation = """mutation($hero: ID!) { createPost(input: {values: {title: "By GraphQL"},
+        relations: {hero: {link: [$hero]}}}) { id hero { id fileName } } }"""
+    made = ws.full.post("/api/v1/graphql", json={"query": mutation, "variables": {"hero": hero}})
+    body = made.json()
+    assert "errors" not in body, body
+    assert body["data"]["createPost"]["hero"] == {"id": hero, "fileName": "hero.png"}
+    _post(ws, {"hero": {"link": [other]}})
+    by_hero = json.dumps({"field": "hero", "op": "eq", "value": hero})
+    listed = ws.full.get("/api/v1/content/post", params={"filter": by_hero}).json()
+    assert [item["id"] for item in listed["items"]] == [body["data"]["createPost"]["id"]]
