@@ -43,7 +43,8 @@ def test_a_published_image_answers_its_url_and_each_transform(
     assert read.status_code == 200, read.text
     assert read.json()["url"] == url
     assert http.get(url).content == original
-    for fm, pillow_format in (("webp", "WEBP"), ("png", "PNG"), ("jpg", "JPEG"), ("gif", "GIF")):
+    formats = (("webp", "WEBP"), ("png", "PNG"), ("jpg", "JPEG"), ("gif", "GIF"), ("avif", "AVIF"))
+    for fm, pillow_format in formats:
         answer = http.get(url, params={"w": "20", "fm": fm})
         assert answer.status_code == 200, answer.text
         image = Image.open(io.BytesIO(answer.content))
