@@ -177,3 +177,11 @@ def test_lists_filter_by_a_linked_asset_and_graphql_writes_the_link(ws: Workspac
     by_hero = json.dumps({"field": "hero", "op": "eq", "value": hero})
     listed = ws.full.get("/api/v1/content/post", params={"filter": by_hero}).json()
     assert [item["id"] for item in listed["items"]] == [body["data"]["createPost"]["id"]]
+
+
+def test_asset_lists_count_as_records_in_a_querys_cost(ws: WorkspaceAccess) -> None:
+    query = "{ posts(pageSize: %d) { items { attachments(pageSize: %d) { id } } } }"
+    small = ws.full.post("/api/v1/graphql", json={"query": query % (10, 10)}).json()
+    assert small["extensions"]["cost"]["requested"] == 10 + 10 * 10, small
+    large = ws.full.post("/api/v1/graphql", json={"query": query % (100, 100)}).json()
+    assert large["errors"][0]["extensions"]["code"] == "TOO_COMPLEX", large

@@ -438,7 +438,7 @@ class _Builder:
             if isinstance(graphql_type, GraphQLInputObjectType):
                 for input_field in graphql_type.fields.values():
                     input_field.out_name = None  # coerce to dicts keyed by the GraphQL names
-        entry_types = [self.names.types[t].object for t in ordered]
+        entry_types = [self.names.types[t].object for t in ordered] + [self.names.shared["Asset"]]
         leaves, directs = direct_fields(schema)
         return BuiltSchema(
             leaves=leaves,
