@@ -47,7 +47,7 @@ _RANGE_OPS = frozenset({"eq", "lt", "lte", "gt", "gte"})
 Want = tuple[Visibility, tuple[str, str] | None]
 
 
-def _root_leaves(node: FilterNode | None) -> list[FilterLeaf] | None:
+def root_leaves(node: FilterNode | None) -> list[FilterLeaf] | None:
     """The conditions of a filter that is one leaf or an `and` of leaves (nested `and`s
     flattened); None when an `or` is anywhere in it."""
     if node is None:
@@ -58,7 +58,7 @@ def _root_leaves(node: FilterNode | None) -> list[FilterLeaf] | None:
         return None
     leaves: list[FilterLeaf] = []
     for child in node.children:
-        found = _root_leaves(child)
+        found = root_leaves(child)
         if found is None:
             return None
         leaves.extend(found)
@@ -73,7 +73,7 @@ def family(request: ListRequest) -> Visibility:
 def wants(request: ListRequest) -> list[Want]:
     view = family(request)
     wants: list[Want] = [(view, None)]
-    leaves = _root_leaves(request.filter) or []
+    leaves = root_leaves(request.filter) or []
     guesses = [
         leaf
         for leaf in leaves
@@ -295,7 +295,7 @@ def plan(content_type: ContentType, request: ListRequest) -> Served | Scope:
     if content_type.audience_gated and isinstance(request.caller, TokenCaller):
         scope.reasons.append("the type is audience-gated: a token's entries are picked in memory")
     sort, servable = _sort_of(content_type, request.sort or DEFAULT_SORT, scope)
-    leaves = _root_leaves(request.filter)
+    leaves = root_leaves(request.filter)
     if leaves is None:
         scope.reasons.append("filter: `or` is evaluated in memory")
     for leaf in leaves or ():  # every reason, and every field worth marking, is named

@@ -10,10 +10,12 @@ A list (REST or GraphQL) runs (`docs/content.md`, "Lists", has the figures):
    `isNull` on that key, `eq` on one other sortable field and `eq` on `status`, the page comes
    from the index: one Query per partition (visibility and shard), merged, reading a page and
    one more. The total is the counts' sum; with a range it is counted (`Select=COUNT`, within
-   COUNT_BUDGET index keys). Anything else (other filters, `or`, several sort keys, an
-   audience-gated type read by a token) reads the summaries of the type's entries and
-   filters and sorts them in memory, within READ_BUDGET entries: beyond it the list is
-   refused with a 400 that names the field to mark sortable, before anything is read;
+   COUNT_BUDGET index keys). A filter of one relation condition naming one entry, sorted by
+   `createdAt`, reads that entry's reverse-link items instead (`list_by_link.py`). Anything
+   else (other filters, `or`, several sort keys, an audience-gated type read by a token) reads
+   the summaries of the type's entries and filters and sorts them in memory, within
+   READ_BUDGET entries: beyond it the list is refused with a 400 that names the field to mark
+   sortable, before anything is read;
 3. one BatchGetItem of the page's entries, projected to the selected fields;
 4. expansions, one BatchGetItem round per level (`content.reads`).
 
@@ -32,6 +34,7 @@ from content_service.content.items import (
     summary_of,
 )
 from content_service.content.linked_field_filters import resolve_linked
+from content_service.content.list_by_link import by_link, link_address
 from content_service.content.list_in_memory import in_memory
 from content_service.content.list_index_reads import from_index
 from content_service.content.list_keys import (
@@ -130,8 +133,11 @@ def list_entries(request: ListRequest) -> EntryPage:
     if address is not None:
         return _addressed_page(request, content_type, address, selection)
     counts = Counts(request, sum_counts(keys, items))
+    linked = link_address(content_type, request)
     chosen = plan(content_type, request)
-    if isinstance(chosen, Served):
+    if linked is not None:
+        page_ids, total, next_cursor = by_link(content_type, request, *linked)
+    elif isinstance(chosen, Served):
         page_ids, total, next_cursor = from_index(content_type, request, chosen, counts)
     else:
         page_ids, total, next_cursor = in_memory(content_type, request, chosen, counts)
