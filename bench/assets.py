@@ -169,17 +169,25 @@ def _transform_samples(
     # Unmeasured: the first of each pays its imports and connections.
     http()
     lambda_handler()
-    samples: dict[str, list[float]] = {}
-    ways: dict[str, Callable[[], tuple[float, ...]]] = {
-        "floor": lambda: (_bare_ms("pillow", photo, scratch),),
-        "bare": lambda: (_bare_ms("service", photo, scratch),),
-        "http": lambda: _service_ms(recorder, http),
-        "handler": lambda: _service_ms(recorder, lambda_handler),
+
+    def served(way: str, request: Callable[[], None]) -> Callable[[], dict[str, float]]:
+        def measure() -> dict[str, float]:
+            service, storage = _service_ms(recorder, request)
+            return {way: service, f"{way}_storage": storage}
+
+        return measure
+
+    ways: dict[str, Callable[[], dict[str, float]]] = {
+        "floor": lambda: {"floor": _bare_ms("pillow", photo, scratch)},
+        "bare": lambda: {"bare": _bare_ms("service", photo, scratch)},
+        "http": served("http", http),
+        "handler": served("handler", lambda_handler),
     }
+    samples: dict[str, list[float]] = {}
     for _ in range(ROUNDS):
         for way in random.sample(list(ways), len(ways)):
-            for index, value in enumerate(ways[way]()):
-                samples.setdefault(f"{way}{'' if index == 0 else '_storage'}", []).append(value)
+            for name, value in ways[way]().items():
+                samples.setdefault(name, []).append(value)
     return samples
 
 
