@@ -28,6 +28,7 @@ SUITES: tuple[str, ...] = (
     "admin_pages",
     "local_mix",
     "image_engines",
+    "assets",
 )
 
 

@@ -8,7 +8,8 @@ refused the image. Only the named engine is imported, so the peak is that engine
 engines do what the image API will do: read the header and refuse more than the pixel cap,
 shrink while decoding (JPEG's DCT scaling), apply the EXIF orientation, resize (Lanczos), crop
 for a thumbnail, and encode with no metadata. The peak is `VmHWM`, not `ru_maxrss`, which Linux
-carries across execve from a larger parent (bench/api_memory.py).
+carries across execve from a larger parent (bench/api_memory.py). A third ENGINE, `service`, is
+the assets API's own transform called bare (the `assets` suite compares it).
 """
 
 from __future__ import annotations
@@ -142,9 +143,32 @@ def _pillow_engine() -> Callable[[bytes, Transform], bytes]:
     return pillow_transform
 
 
+def _service_engine() -> Callable[[bytes, Transform], bytes]:
+    """The assets API's own transform (`content_service.assets.image_transform`), called bare:
+    the `assets` suite sets it beside the Pillow floor and the file URL's service time."""
+    from content_service.assets.image_params import parse_image_params
+    from content_service.assets.image_transform import transform
+    from content_service.errors import BadRequest
+
+    def run(data: bytes, t: Transform) -> bytes:
+        query = [("w", str(t.width)), ("fm", t.fm), ("q", str(t.quality))]
+        if t.height is not None:
+            query += [("h", str(t.height)), ("fit", "thumb")]
+        if t.progressive:
+            query.append(("fl", "progressive"))
+        try:
+            body, _ = transform(io.BytesIO(data), parse_image_params(query), max_pixels=MAX_PIXELS)
+        except BadRequest as refused:  # over the cap, or not an image: refused either way
+            raise TooManyPixels(str(refused)) from refused
+        return body
+
+    return run
+
+
 ENGINES: dict[str, Callable[[], Callable[[bytes, Transform], bytes]]] = {
     "pillow": _pillow_engine,
     "pyvips": _vips_engine,
+    "service": _service_engine,
 }
 
 

@@ -1,7 +1,8 @@
 """The `image_engines` bench's measuring process (`python -m bench.image_transforms`), run on a
 tiny image so the suite cannot rot between runs of `make bench`: each engine's outputs decode
 in the asked format and size, the EXIF orientation applied, with no EXIF or XMP left, and an
-image over the 50 MP cap is refused from its header. Like the other bench tests, it runs the
+image over the 50 MP cap is refused from its header; the same of the service's own transform,
+which the `assets` suite runs the same way. Like the other bench tests, it runs the
 bench in a process of its own: tests and the bench import nothing from each other.
 """
 
@@ -21,7 +22,8 @@ from PIL import Image
 
 from infra import REPO_ROOT
 
-ENGINES = ("pillow", "pyvips")
+# `service` is the assets API's own transform, which the `assets` suite sets beside the floor.
+ENGINES = ("pillow", "pyvips", "service")
 # Transform name: (format Pillow reads back, size of a 40x30 photo shown portrait, progressive).
 TRANSFORMS = {
     "webp_300": ("WEBP", (300, 400), False),
