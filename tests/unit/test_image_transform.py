@@ -7,7 +7,7 @@ import struct
 import zlib
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageOps
 
 from content_service.assets.image_params import parse_image_params
 from content_service.assets.image_transform import transform
@@ -85,6 +85,28 @@ def test_exif_orientation_is_applied_and_no_metadata_leaves() -> None:
     assert "exif" not in out.info
     assert "xmp" not in out.info
     assert not out.getexif()
+
+
+@pytest.mark.parametrize("orientation", [1, 6])
+def test_a_large_jpeg_is_shrunk_while_decoding_never_below_the_size_asked(
+    orientation: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 1600x800 JPEG to 100 px wide is decoded at 1/8 scale (200x100), turned as its EXIF
+    says first (orientation 6 shows it 800x1600, so 100 wide is 200 tall)."""
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    source = image_bytes((1600, 800), fmt="JPEG", exif=exif.tobytes())
+    decoded: list[tuple[int, int]] = []
+    real = ImageOps.exif_transpose
+
+    def seen(image: Image.Image, **kwargs: object) -> Image.Image:
+        decoded.append(image.size)
+        return real(image, **kwargs)  # type: ignore[no-any-return, call-overload]
+
+    monkeypatch.setattr(ImageOps, "exif_transpose", seen)
+    out, _ = run(source, w="100")
+    assert decoded == [(200, 100)]
+    assert out.size == ((100, 50) if orientation == 1 else (100, 200))
 
 
 def png_header(width: int, height: int) -> io.BytesIO:

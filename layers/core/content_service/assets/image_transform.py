@@ -36,6 +36,11 @@ FOCUS_CENTRES = {
 }
 
 
+_ORIENTATION = 0x0112
+# EXIF orientations 5 to 8 turn the image a quarter: its width and height swap on display.
+_QUARTER_TURNS = frozenset({5, 6, 7, 8})
+
+
 def _too_large(max_pixels: int) -> BadRequest:
     return BadRequest(f"the image has more than {max_pixels} pixels and cannot be transformed")
 
@@ -55,14 +60,32 @@ def _open(source: BinaryIO, max_pixels: int) -> Image.Image:
 
 def _target(image: Image.Image, params: ImageParams) -> tuple[int, int]:
     """w and h, the missing one taken from the aspect ratio."""
+    return _target_of(image.size, params)
+
+
+def _target_of(size: tuple[int, int], params: ImageParams) -> tuple[int, int]:
     width, height = params.width, params.height
     if width is None and height is None:
-        return image.size
+        return size
     if width is None:
-        width = max(1, round(image.width * height / image.height))  # type: ignore[operator]
+        width = max(1, round(size[0] * height / size[1]))  # type: ignore[operator]
     if height is None:
-        height = max(1, round(image.height * width / image.width))
+        height = max(1, round(size[1] * width / size[0]))
     return width, height
+
+
+def _shrink_while_decoding(image: Image.Image, params: ImageParams) -> None:
+    """A JPEG is decoded at 1/2, 1/4 or 1/8 scale when the output is at least that much
+    smaller (libjpeg's DCT scaling, what the sharp-based services do), never below the size
+    asked; not for `crop`, which keeps the original's scale."""
+    if image.format != "JPEG" or params.fit == "crop":
+        return
+    if params.width is None and params.height is None:
+        return
+    turned = image.getexif().get(_ORIENTATION, 1) in _QUARTER_TURNS
+    shown = (image.height, image.width) if turned else image.size
+    width, height = _target_of(shown, params)
+    image.draft(image.mode, (height, width) if turned else (width, height))
 
 
 def _crop_box(
@@ -119,5 +142,6 @@ def transform(
     """The transformed image's bytes and media type; the source's format unless `fm` says."""
     image = _open(source, max_pixels)
     fmt = PILLOW_FORMATS[params.format] if params.format else (image.format or "PNG")
+    _shrink_while_decoding(image, params)
     oriented = ImageOps.exif_transpose(image)
     return _encode(_resize(oriented, params), fmt, params), MEDIA_TYPES[fmt]
