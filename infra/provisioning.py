@@ -439,7 +439,19 @@ def _apply_cors(client: S3Client, name: str, cors: Mapping[str, Any] | None) -> 
         {api: rule[cfn] for cfn, api in names.items() if cfn in rule}
         for rule in cors.get("CorsRules", [])
     ]
-    client.put_bucket_cors(Bucket=name, CORSConfiguration={"CORSRules": rules})
+    if _current_cors(client, name) != rules:
+        client.put_bucket_cors(Bucket=name, CORSConfiguration={"CORSRules": rules})
+
+
+def _current_cors(client: S3Client, name: str) -> list[Any]:
+    """The bucket's CORS rules as they are (a restart that changes nothing writes nothing)."""
+    try:
+        found: list[Any] = list(client.get_bucket_cors(Bucket=name).get("CORSRules", []))
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") != "NoSuchCORSConfiguration":
+            raise
+        return []
+    return [{k: v for k, v in rule.items() if k != "ID"} for rule in found]
 
 
 def _without_redrive(properties: Mapping[str, Any]) -> dict[str, Any]:

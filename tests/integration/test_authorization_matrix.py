@@ -508,6 +508,10 @@ def _published_file(w: World, _column: str) -> Call:
     return Call(str(published["url"]))
 
 
+def _asset_page(w: World, _column: str) -> Call:
+    return Call(f"/media/{w.fresh_asset('published')}?workspace={w.a.id}")
+
+
 def _replace_file(w: World, _column: str) -> Call:
     asset_id = w.fresh_asset()
     return Call(f"/api/v1/assets/{asset_id}/file", json={"uploadId": w.fresh_upload()})
@@ -677,6 +681,8 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
     "GET /webhooks/{endpoint_id}/edit": _path("/webhooks/{endpoint}/edit"),
     "GET /webhooks/{endpoint_id}": _path("/webhooks/{endpoint}"),
     "GET /content": _path("/content?workspace={workspace}"),
+    "GET /media": _path("/media?workspace={workspace}"),
+    "GET /media/{asset_id}": _asset_page,
     "GET /content/{content_type}": _path("/content/post?workspace={workspace}"),
     "GET /content/{content_type}/new": _path("/content/post/new?workspace={workspace}"),
     "GET /content/{content_type}/{entry_id}": _path("/content/post/{post}?workspace={workspace}"),

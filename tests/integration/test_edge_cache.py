@@ -287,6 +287,8 @@ def test_the_template_s_cache_key_alone_keeps_tokens_apart(
     policy: Authorization and the whole query string) separates the tokens' answers."""
     _, urls, tokens = library
     keying = edge_keying()
+    # File URLs are public (no token, one answer for everyone): keyed on path and query alone.
+    assert keying.pop("/files/*").headers == ()
     assert {k.headers[0] for k in keying.values()} == {"Authorization"}
     assert all(k.all_query_strings for k in keying.values())
     with EdgeCache(tmp_path / "nginx", base_url, honour_vary=False) as like_cloudfront:
