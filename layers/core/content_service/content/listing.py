@@ -5,8 +5,10 @@ A list (REST or GraphQL) runs (`docs/content.md`, "Lists", has the figures):
 1. one BatchGetItem (schema table) of the content type and the count shards its total may
    need, named from the request alone: the visibilities the caller sees, and each root `eq`
    of the filter;
-2. a plan. When the sort is one key the list index holds (createdAt, updatedAt, publishedAt or
-   a sortable field whose index is ready) and the filter is an `and` of `eq`, range and
+2. a plan. A filter of one relation `eq` (`contains`) naming one entry, sorted by createdAt,
+   is served by the target's reverse links (`content.list_linked`). When the sort is one key
+   the list index holds (createdAt, updatedAt, publishedAt or a sortable field whose index is
+   ready) and the filter is an `and` of `eq`, range and
    `isNull` on that key, `eq` on one other sortable field and `eq` on `status`, the page comes
    from the index: one Query per partition (visibility and shard), merged, reading a page and
    one more. The total is the counts' sum; with a range it is counted (`Select=COUNT`, within
@@ -37,6 +39,7 @@ from content_service.content.list_index_reads import from_index
 from content_service.content.list_keys import (
     COUNT_SK,
 )
+from content_service.content.list_linked import by_link, from_links
 from content_service.content.list_plan import Counts, Served, count_keys, plan, sum_counts, wants
 from content_service.content.model import ContentType
 from content_service.content.query import (
@@ -112,6 +115,20 @@ def _addressed_page(
     )
 
 
+def _page_ids(
+    content_type: ContentType, request: ListRequest, counts: Counts
+) -> tuple[list[str], int, str | None]:
+    """The page's ids, the total and the next cursor, from whichever index serves the list:
+    the target's reverse links, the list index, or neither (in memory)."""
+    linked = by_link(content_type, request)
+    if linked is not None:
+        return from_links(content_type, request, linked)
+    chosen = plan(content_type, request)
+    if isinstance(chosen, Served):
+        return from_index(content_type, request, chosen, counts)
+    return in_memory(content_type, request, chosen, counts)
+
+
 def list_entries(request: ListRequest) -> EntryPage:
     caller = request.caller
     counts_wanted = wants(request)
@@ -129,12 +146,9 @@ def list_entries(request: ListRequest) -> EntryPage:
     address = direct_address(request.filter)
     if address is not None:
         return _addressed_page(request, content_type, address, selection)
-    counts = Counts(request, sum_counts(keys, items))
-    chosen = plan(content_type, request)
-    if isinstance(chosen, Served):
-        page_ids, total, next_cursor = from_index(content_type, request, chosen, counts)
-    else:
-        page_ids, total, next_cursor = in_memory(content_type, request, chosen, counts)
+    page_ids, total, next_cursor = _page_ids(
+        content_type, request, Counts(request, sum_counts(keys, items))
+    )
     fetched = fetch_entries(
         request.workspace_id, page_ids, selection.value_keys, selection.link_keys, request.view
     )
