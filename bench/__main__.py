@@ -22,6 +22,7 @@ SUITES: tuple[str, ...] = (
     "api_memory",
     "durability",
     "content_lists",
+    "relations",
     "graphql_vs_rest",
     "edge_cache",
     "webhooks_delivery",

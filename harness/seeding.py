@@ -27,6 +27,7 @@ from content_service.content.items import (
     title_of,
     version_sk,
 )
+from content_service.content.link_refs import Source, held
 from content_service.content.list_index import index_state, with_state
 from content_service.content.list_keys import COUNT_SK
 from content_service.content.model import ContentType
@@ -75,9 +76,9 @@ def stored_items(
     content_type: ContentType, entries: Sequence[StoredEntry | Versions], counts: Counter[str]
 ) -> Iterator[dict[str, Any]]:
     """Every item of `entries` as DynamoDB JSON: each entry, its published item and first
-    snapshot when it has one, and its list index items. An entry is a `StoredEntry` (its
-    published version is itself when it is published) or, for a `changed` one, its
-    `Versions`. The count items they add to are tallied in `counts`."""
+    snapshot when it has one, its list index items and each link's reverse item. An entry is
+    a `StoredEntry` (its published version is itself when it is published) or, for a
+    `changed` one, its `Versions`. The count items they add to are tallied in `counts`."""
     for seeded in entries:
         versions = seeded if isinstance(seeded, Versions) else _versions_of(seeded)
         entry, published = versions.latest, versions.published
@@ -93,6 +94,8 @@ def stored_items(
             if carries is not None:
                 item["summary"] = {"S": summaries[carries]}
             yield item
+        source = Source.of(entry)
+        yield from (source.item(link) for link in sorted(held(entry, published)))
         counts.update(state.counts)
 
 

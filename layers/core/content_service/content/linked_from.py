@@ -162,9 +162,13 @@ def relations_to(
 
 
 def _candidates(
-    workspace_id: str, target_id: str, relations: Mapping[tuple[str, str], Relation]
+    workspace_id: str,
+    target_id: str,
+    relations: Mapping[tuple[str, str], Relation],
+    budget: int | None,
 ) -> list[_Candidate]:
-    """The reverse items of the target for these relations (one prefix when there is one)."""
+    """The reverse items of the target for these relations (one prefix when there is one);
+    400 once more than `budget` of them are found."""
     lower = upper = None
     if len(relations) == 1:
         (source_type, field_key), *_ = relations
@@ -177,6 +181,11 @@ def _candidates(
             candidate = _candidate(sort_key)
             if candidate is not None and (candidate.source_type, candidate.field_key) in relations:
                 found.append(candidate)
+        if budget is not None and len(found) > budget:
+            raise BadRequest(
+                f"filter: more than {budget:,} entries link {target_id!r} through this "
+                f"relation, over the read budget of {budget:,} per request"
+            )
     return found
 
 
@@ -189,12 +198,13 @@ def verified(
     relations: Mapping[tuple[str, str], Relation],
     view: View,
     accept: Accept,
+    budget: int | None = None,
 ) -> list[Linker]:
     """The candidates whose source's `view` version `accept`s and links the target through
-    the field, ordered by type, field, newest first."""
+    the field, ordered by type, field, newest first; past `budget` candidates, 400."""
     if not relations:
         return []
-    candidates = _candidates(workspace_id, target_id, relations)
+    candidates = _candidates(workspace_id, target_id, relations, budget)
     keys = {key for _, key in relations}
     sources = fetch_entries(workspace_id, (c.source_id for c in candidates), (), keys, view)
     shown: list[Linker] = []

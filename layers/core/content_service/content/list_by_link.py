@@ -6,7 +6,8 @@ A list whose whole filter is one relation condition naming one entry (`eq` on a 
 ascending) reads the target's reverse items of that field (a Query on the target's partition)
 and checks each candidate against the source's version in the list's view (one BatchGetItem
 per 100), as `/links` does: the work grows with the entries linking the target, never with the
-type. The answer is the in-memory path's: the same entries, order, total and cursors.
+type (past READ_BUDGET linkers, 400, as the in-memory path's budget). The answer is the
+in-memory path's: the same entries, order, total and cursors.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from content_service.content.items import StoredEntry
 from content_service.content.linked_from import Linker, verified
 from content_service.content.list_cursor import Cursor, Position
+from content_service.content.list_in_memory import READ_BUDGET
 from content_service.content.list_index_reads import before
 from content_service.content.list_keys import token
 from content_service.content.list_plan import root_leaves
@@ -58,7 +60,8 @@ def by_link(
 
     relations = {(content_type.name, definition.key): (content_type, definition)}
     key = (request.sort or DEFAULT_SORT)[0]
-    ordered = _ordered(verified(request.workspace_id, target_id, relations, view, accept), key)
+    found = verified(request.workspace_id, target_id, relations, view, accept, READ_BUDGET)
+    ordered = _ordered(found, key)
     kind = sort_operand(content_type, key)[0]
     positions = [Position(0, token(kind, linker.created_at)[0], linker.id) for linker in ordered]
     start = _start(request, positions, key)
