@@ -5,7 +5,7 @@ asset must read back with its file.
 Clients (harness/crash_asset_clients.py) send each file through its presigned POST straight
 to the emulator and complete it (`POST /api/v1/assets`), and edit, publish and unpublish their
 assets. The stack (API and emulator, real processes, one process group) is killed with SIGKILL
-to the whole group, in turn at each of these points and at a random moment
+to the whole group, at each of these points in turn, between kills at a random moment
 (harness/journal_trigger.py fires on the emulator's journal line of the step, which is durable
 before its caller hears of it):
 
@@ -13,6 +13,9 @@ before its caller hears of it):
 - `afterEntryWrite`: it wrote the asset (and its event), and has not deleted the upload;
 - `afterUploadDeleted`: it deleted the upload, and has not answered;
 - `random`: 1 to 3 s into the cycle.
+
+Every cycle also runs until one of its completions was answered, so each leaves acknowledged
+assets to check however slow a busy machine makes the stack.
 
 After each restart (docs/assets.md, "Processing": completing is idempotent per upload):
 
@@ -57,19 +60,28 @@ from harness.crash_asset_clients import AssetClient, AssetLedger, Upload
 from harness.crash_objects import stack_s3
 from harness.journal_trigger import POINTS, JournalTrigger
 
+KILL_POINTS = (*POINTS, "random")
+
 
 @dataclass(frozen=True)
 class AssetCrashConfig:
     kills: int = 6
+    # Cycled through: each step of a completion, a random moment between two.
+    points: tuple[str, ...] = (
+        "afterCopy",
+        "random",
+        "afterEntryWrite",
+        "random",
+        "afterUploadDeleted",
+        "random",
+    )
     clients: int = 3
     seed: int = 20261129
     min_run_s: float = 1.0
     max_run_s: float = 3.0
     armed_limit_s: float = 10.0
+    progress_limit_s: float = 30.0
     journal: bool = True
-
-
-KILL_POINTS = (*POINTS, "random")
 
 
 @dataclass
@@ -234,6 +246,14 @@ def _session(stack: StackProcess) -> Session:
     return Session(stack.base_url, token, str(credentials["workspaceId"]), stack.local_dir)
 
 
+def _await_a_completion(ledger: AssetLedger, before: int, limit_s: float) -> None:
+    """Until a completion of this cycle was answered (at most `limit_s`): every cycle leaves
+    acknowledged assets to check, however slow a busy machine makes the stack."""
+    deadline = time.monotonic() + limit_s
+    while ledger.completions_acknowledged == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def _cycle(
     stack: StackProcess,
     session: Session,
@@ -244,6 +264,7 @@ def _cycle(
 ) -> bool:
     """Runs the clients, then kills the whole group at `point`; whether an armed point fired."""
     stopping = threading.Event()
+    acknowledged = clients[0].ledger.completions_acknowledged
     threads = [
         threading.Thread(target=c.run, args=(session.base_url, session.token, stopping))
         for c in clients
@@ -254,6 +275,7 @@ def _cycle(
     # random completion, and the cycle stays as short as a random one.
     share = 0.5 if point in POINTS else 1.0
     time.sleep(share * rng.uniform(config.min_run_s, config.max_run_s))
+    _await_a_completion(clients[0].ledger, acknowledged, config.progress_limit_s)
     fired = False
     if point in POINTS:
         trigger = JournalTrigger(stack.local_dir, point)
@@ -279,7 +301,7 @@ def run_assets_crash(config: AssetCrashConfig, say: Any = print) -> dict[str, An
     ]
     windows: dict[str, Counter[str]] = {point: Counter() for point in KILL_POINTS}
     fired: Counter[str] = Counter()
-    points = [KILL_POINTS[n % len(KILL_POINTS)] for n in range(config.kills)]
+    points = [config.points[n % len(config.points)] for n in range(config.kills)]
     for number, point in enumerate([*points, "final"]):
         stack.start()
         session = _session(stack)
