@@ -123,6 +123,7 @@ soak: $(VENV)/.dev-installed
 crash: $(VENV)/.dev-installed
 	$(PY) -m harness.crash
 	$(PY) -m harness.crash_links
+	$(PY) -m harness.crash_assets
 
 fuzz: $(VENV)/.dev-installed
 	FUZZ_EXAMPLES=200 $(PY) -m pytest tests/fuzz
