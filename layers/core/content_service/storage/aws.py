@@ -129,3 +129,8 @@ def s3(settings: Settings) -> S3Client:
     """The client of the assets bucket (SigV4: see `_S3_CONFIG`)."""
     client: S3Client = client_at("s3", settings.region, settings.aws_endpoint_url)
     return client
+
+
+def lambda_(settings: Settings, timeout_s: float) -> Any:
+    """The Lambda client of synchronous invokes, bounded by `timeout_s`."""
+    return client_at("lambda", settings.region, settings.aws_endpoint_url, timeout_s)
