@@ -1,6 +1,7 @@
 """The emulator's Lambda Invoke (infra/lambda_invoke.py, D130), called as boto3 calls AWS: the
-template's media function answers the inspect sample by running its handler; Lambda's own
-answers for a function that raises and for one that does not exist."""
+template's media function answers the inspect sample by running its handler, and a handler
+that raises is Lambda's function error. (An unknown function's 404 is moto's answer too; the
+API's 503 for it is in tests/integration/test_assets_uploads.py.)"""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
 
 from infra.local_stack import LocalStack
 
@@ -35,10 +35,3 @@ def test_a_handler_that_raises_is_a_function_error(lambda_client: Any) -> None:
     assert (result["StatusCode"], result["FunctionError"]) == (200, "Unhandled")
     failure = json.loads(result["Payload"].read())
     assert failure == {"errorMessage": "the head is not base64", "errorType": "ValueError"}
-
-
-def test_an_unknown_function_is_resource_not_found(lambda_client: Any) -> None:
-    with pytest.raises(ClientError) as raised:
-        lambda_client.invoke(FunctionName="NoSuchFunction", Payload=b"{}")
-    assert raised.value.response["Error"]["Code"] == "ResourceNotFoundException"
-    assert raised.value.response["ResponseMetadata"]["HTTPStatusCode"] == 404
