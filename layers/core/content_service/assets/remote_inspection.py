@@ -30,8 +30,9 @@ from content_service.storage import aws
 
 EVENT_KEY = "inspect"
 INVOKE_TIMEOUT_S = 10.0
-"""How long the API waits for the media function's answer (its cold start included); well
-inside the API's own 29 s."""
+"""How long the API waits for the media function's answer (its cold start included)."""
+INVOKE_ATTEMPTS = 2
+"""A throttled or timed-out invoke is tried once more: 20 s at most, inside the API's 29 s."""
 _UNAVAILABLE = "the file could not be inspected just now; complete the upload again"
 
 
@@ -80,7 +81,7 @@ def answer(event: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
 
 def _invoke(payload: dict[str, Any], settings: Settings) -> object:
     """The function's parsed answer; `ServiceUnavailable` when there is none to trust."""
-    client = aws.lambda_(settings, INVOKE_TIMEOUT_S)
+    client = aws.lambda_(settings, INVOKE_TIMEOUT_S, INVOKE_ATTEMPTS)
     name = settings.media_function_name
     try:
         result = client.invoke(
