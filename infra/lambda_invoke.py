@@ -3,10 +3,11 @@
 moto's own Lambda runs a function's code in Docker, from a zip it was given; the local stack has
 neither. Here `POST /2015-03-31/functions/<name>/invocations` for a function the local stack
 registered (`register`) runs the handler the template names, in the emulator's process, through
-`infra.lambda_runtime`: imported on the first invoke (its cold start) with the stack's
-environment, then each invocation on the function's one thread with a fresh context, one at a
-time, as one execution environment does. So the API invokes the media function locally exactly
-as on AWS, and the recording proxy sees the call `lambda:InvokeFunction` authorises.
+`infra.lambda_runtime`: imported with the stack's environment on the first invoke (its cold
+start), or at registration when the environment names the function; then each invocation on
+the function's one thread with a fresh context, one at a time, as one execution environment
+does. So the API invokes the media function locally exactly as on AWS, and the recording proxy
+sees the call `lambda:InvokeFunction` authorises.
 
 The answers are Lambda's: 200 with the handler's JSON result; a handler that raises, 200 with
 `X-Amz-Function-Error: Unhandled` and `{"errorMessage", "errorType"}`; an unknown function, 404
@@ -41,20 +42,25 @@ log = logging.getLogger(__name__)
 
 
 class _Function:
-    """One registered function: loaded on its first invoke, run on its own thread."""
+    """One registered function, run on its own thread: loaded there on its first invoke, or
+    at once (in the background) when `warm`."""
 
-    def __init__(self, template: Template, logical_id: str, prefix: str, region: str) -> None:
+    def __init__(
+        self, template: Template, logical_id: str, prefix: str, region: str, warm: bool
+    ) -> None:
         self._template = template
         self._spec = template.functions[logical_id]
         self._prefix = prefix
         self._region = region
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"lambda-{logical_id}")
         self._runtime: FunctionRuntime | None = None
+        if warm:
+            self._thread.submit(self._loaded)
 
     def invoke(self, event: Any) -> Any:
-        return self._thread.submit(self._invoke, event).result()
+        return self._thread.submit(lambda: self._loaded().invoke(event)).result()
 
-    def _invoke(self, event: Any) -> Any:
+    def _loaded(self) -> FunctionRuntime:
         if self._runtime is None:
             path, attribute = self._spec.handler_location(self._template.root)
             module = "invoked_" + re.sub(r"\W", "_", f"{self._prefix}{self._spec.logical_id}")
@@ -62,7 +68,7 @@ class _Function:
             self._runtime = FunctionRuntime(
                 self._spec, handler, region=self._region, prefix=self._prefix
             )
-        return self._runtime.invoke(event)
+        return self._runtime
 
 
 class FunctionInvocations:
@@ -83,14 +89,19 @@ class FunctionInvocations:
         """Makes every function of the template invocable by its local name (`<prefix><id>`);
         `environment`, when given, is applied to this process's for their handlers to read at
         import. One process holds them all, so a second stack's environment replaces the
-        first's (their names differ, their options do not). Returns the names."""
+        first's (their names differ, their options do not). A function the environment names
+        (the API's `MEDIA_FUNCTION_NAME`) is imported at once, in the background, as
+        provisioned concurrency would be: the first invoke does not wait for a cold start of
+        seconds. Returns the names."""
         template = Template.load(template_path)
+        named = set(environment.values()) if environment is not None else set()
         if environment is not None:
             os.environ.update(environment)
         with self._lock:
             for logical_id in template.functions:
-                self._functions[f"{prefix}{logical_id}"] = _Function(
-                    template, logical_id, prefix, region
+                name = f"{prefix}{logical_id}"
+                self._functions[name] = _Function(
+                    template, logical_id, prefix, region, warm=name in named
                 )
         return [f"{prefix}{logical_id}" for logical_id in template.functions]
 
