@@ -88,6 +88,16 @@ class Emulator:
             self._server.stop()
             self._server = None
 
+    def serve_functions(
+        self, template_path: Path, prefix: str, environment: Mapping[str, str] | None
+    ) -> list[str]:
+        """Answers Lambda invokes of the template's functions by running their handlers
+        (`infra.lambda_invoke`), which read `environment` (None: this process's own, which the
+        local stack sets up); returns the functions' names."""
+        if self._server is None:
+            raise EmulatorError("the emulator is not running")
+        return self._server.invocations.register(template_path, prefix, self.region, environment)
+
     def open_durable(
         self,
         local_dir: Path,

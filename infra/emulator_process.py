@@ -40,6 +40,7 @@ _LOAD_CHUNK = 5_000
 # What the parent may ask the child's Emulator (nothing else is dispatched).
 _METHODS = frozenset(
     {
+        "serve_functions",
         "open_durable",
         "close_durable",
         "save_keys",
@@ -148,6 +149,12 @@ class EmulatorProcess(Emulator):
         if kind != "ok":
             raise RuntimeError(f"emulator process: {value}")
         return value
+
+    def serve_functions(
+        self, template_path: Path, prefix: str, environment: Mapping[str, str] | None
+    ) -> list[str]:
+        """The child's handlers need the environment the parent resolved: it is sent along."""
+        return list(self._call("serve_functions", template_path, prefix, dict(environment or {})))
 
     def open_durable(
         self,

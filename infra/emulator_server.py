@@ -22,6 +22,7 @@ from waitress import wasyncore
 from waitress.server import BaseWSGIServer, create_server
 
 from infra.emulator import FAKE_CREDENTIALS
+from infra.lambda_invoke import FunctionInvocations
 from infra.moto_s3_journal import ObjectJournal
 from infra.s3_uploads import UploadCheck
 
@@ -41,9 +42,10 @@ class EmulatorServer:
         # S3's checks of presigned uploads, which moto does not make, in front of it (D121);
         # its object writes journaled before each answer leaves (D127).
         moto_app = ObjectJournal(DomainDispatcherApplication(create_backend_app))
-        app = UploadCheck(moto_app, _SECRETS)
+        # Invokes of the template's functions run their handlers (D130); moto's would need Docker.
+        self.invocations = FunctionInvocations(UploadCheck(moto_app, _SECRETS))
         server = create_server(
-            app,
+            self.invocations,
             host=host,
             port=port,
             threads=THREADS,

@@ -227,6 +227,14 @@ class LocalStack:
             self._progress(f"starting the AWS emulator (moto) on port {options.moto_port}")
         self.emulator.start()
         provisioned = self._provision(user_env)
+        # Before the recording proxy: invoked handlers reach the emulator directly. A child
+        # process gets the environment the API's workers get.
+        separate = isinstance(self.emulator, EmulatorProcess)
+        self.emulator.serve_functions(
+            options.template_path,
+            options.prefix,
+            {**user_env, **self.environment} if separate else None,
+        )
         if options.record_storage:
             self.recorder = RequestRecorder(self.emulator.endpoint_url).start()
             self.environment["AWS_ENDPOINT_URL"] = self.recorder.url

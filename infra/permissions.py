@@ -6,11 +6,11 @@ resource ARNs AWS would authorise it against (a `TransactWriteItems` needs `PutI
 `UpdateItem`, `DeleteItem` or `ConditionCheckItem` on each item's table; a `SendMessageBatch`
 needs `sqs:SendMessage`; a Query of an index needs the index's ARN; a KMS call carries its
 encryption context; an S3 request, which has no target, is read from its method, path, query and
-headers by `infra.s3_actions`). A function's policy is the `Statement`s of its `Policies` in the
-template,
-and the statements of the template's KMS key policies that name its role, resolved against what
-the local stack provisioned; only explicit statements are read (a SAM policy template would hide
-what it grants). Allow statements only, with IAM's `*` and `?` wildcards in actions (any case)
+headers by `infra.s3_actions`; a Lambda invoke, which has none either, from its path). A
+function's policy is the `Statement`s of its `Policies` in the template, and the statements of
+the template's KMS key policies that name its role, resolved against what the local stack
+provisioned; only explicit statements are read (a SAM policy template would hide what it
+grants). Allow statements only, with IAM's `*` and `?` wildcards in actions (any case)
 and resources, and `StringEquals` conditions.
 """
 
@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from infra import s3_actions
 from infra.provisioning import Provisioned
@@ -46,6 +47,9 @@ _TRANSACT_ACTIONS = {
     "ConditionCheck": "ConditionCheckItem",
     "Get": "GetItem",
 }
+
+# Lambda's Invoke (`infra.lambda_invoke`): `lambda:InvokeFunction` on the function named.
+_INVOKE_PATH = re.compile(r"^/2015-03-31/functions/([^/]+)/invocations$")
 
 
 Context = tuple[tuple[str, str], ...]
@@ -105,6 +109,12 @@ class Resources:
         path = name if name.startswith("/") else "/" + name
         return f"arn:aws:ssm:{self.region}:{self.account}:parameter{path}"
 
+    def function(self, name: str) -> str:
+        """A Lambda function's ARN from its name or ARN (a qualifier dropped)."""
+        if name.startswith("arn:"):
+            return ":".join(name.split(":")[:7])
+        return f"arn:aws:lambda:{self.region}:{self.account}:function:{name}"
+
     def key(self, key_id: str | None) -> str:
         """A KMS key's ARN from an id, an alias or an ARN (a Decrypt names none: the one key)."""
         if key_id and key_id.startswith("arn:"):
@@ -119,6 +129,9 @@ class Resources:
 def required(call: RecordedCall, resources: Resources) -> list[Permission]:
     """The IAM permissions AWS checks for one recorded call."""
     headers = dict(call.headers)
+    invoked = _INVOKE_PATH.match(urlsplit(call.path).path)
+    if not call.target and invoked:
+        return [Permission("lambda:InvokeFunction", resources.function(unquote(invoked[1])))]
     if not call.target and s3_actions.is_s3(headers, call.path):
         found = s3_actions.required(call.method, call.path, headers, call.raw_request)
         return [Permission(action, resource) for action, resource in found]

@@ -250,6 +250,7 @@ def provision(
     keys = _ensure_keys(emulator.kms(), prefix, template)
     buckets = _ensure_buckets(emulator.s3(), prefix, template)
     early_refs, early_attributes = _early_names(template, prefix, keys, buckets)
+    _add_functions(template, prefix, emulator.region, early_refs, early_attributes)
     static = Intrinsics(
         parameters=parameters,
         conditions=template.conditions,
@@ -340,6 +341,23 @@ def _early_names(
     attributes.update(_role_attributes(template, prefix))
     attributes.update({(b.logical_id, "Arn"): b.arn for b in buckets.values()})
     return refs, attributes
+
+
+def _add_functions(
+    template: Template,
+    prefix: str,
+    region: str,
+    refs: dict[str, str],
+    attributes: dict[tuple[str, str], str],
+) -> None:
+    """Each function's name (`Ref`) and ARN: the names the emulator answers invokes for
+    (`infra.lambda_invoke`, registered by the local stack)."""
+    for logical_id in template.resources_of_type(FUNCTION_TYPE):
+        name = physical_name(prefix, logical_id)
+        refs[logical_id] = name
+        attributes[(logical_id, "Arn")] = (
+            f"arn:aws:lambda:{region}:{DEFAULT_ACCOUNT_ID}:function:{name}"
+        )
 
 
 def _key_attributes(keys: Iterable[ProvisionedKey]) -> dict[tuple[str, str], str]:

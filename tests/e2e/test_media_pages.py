@@ -62,12 +62,12 @@ def test_upload_link_publish_and_read_an_image_as_webp(
 
     page.locator("#upload-input").set_input_files(_files())
     uploads = page.locator("#uploads > li")
-    expect(uploads).to_have_count(3)
+    expect(uploads).to_have_count(3, timeout=20_000)
     for row in uploads.all():
         expect(row.locator(".upload-outcome")).to_have_text("Uploaded", timeout=20_000)
         expect(row.locator("progress")).to_have_attribute("value", "100")
     tiles = page.locator("#media-grid > li")
-    expect(tiles).to_have_count(3)
+    expect(tiles).to_have_count(3, timeout=20_000)
     expect(page.locator("#asset-count")).to_have_text("3 assets")
     expect(tiles.filter(has_text="harbour.png")).to_contain_text("image/png")
     expect(tiles.filter(has_text="harbour.png")).to_contain_text("64\u00d748")

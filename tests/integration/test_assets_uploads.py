@@ -7,6 +7,7 @@ browser does, and the emulator holds the POST to its signed policy as S3 does.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import struct
 import zlib
@@ -27,6 +28,7 @@ from tests.support.assets import (
     uploaded,
 )
 from tests.support.content import assert_error
+from tests.support.settings import settings_changed
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -154,6 +156,44 @@ def test_completing_the_same_upload_again_answers_the_same_asset(ws: WorkspaceAc
     assert again.json()["version"] == first.json()["version"]
     listed = ws.full.get("/api/v1/assets").json()
     assert [a["id"] for a in listed["items"]] == [first.json()["id"]]
+
+
+def test_the_media_function_inspects_an_upload_as_on_aws(
+    stack: LocalStack, ws: WorkspaceAccess
+) -> None:
+    """The template names the media function to the API (D130): completion invokes it, through
+    the emulator's Lambda, with the head; its answer is the asset's type and size."""
+    assert stack.recorder is not None
+    upload_id = uploaded(ws.full, png(40, 10), "wide.png", "image/png")
+    with stack.recorder.capture() as calls:
+        completed = ws.full.post("/api/v1/assets", json={"uploadId": upload_id})
+    assert completed.status_code == 201, completed.text
+    assert (completed.json()["width"], completed.json()["height"]) == (40, 10)
+    (invoke,) = [c for c in calls if c.path.endswith("/invocations")]
+    assert invoke.path == "/2015-03-31/functions/MediaFunction/invocations"
+    assert invoke.status == 200
+    assert invoke.body["inspect"]["claimedType"] == "image/png"
+    assert json.loads(invoke.raw_response) == {
+        "contentType": "image/png",
+        "width": 40,
+        "height": 10,
+    }
+
+
+def test_an_invoke_that_fails_answers_503_and_the_same_completion_then_succeeds(
+    ws: WorkspaceAccess, s3: S3Client, bucket: str
+) -> None:
+    """A failed invoke is not the file's fault: no asset is made (least of all a failed one),
+    the upload stays, and completing it again works once the function answers."""
+    upload_id = uploaded(ws.full, png(), "a.png", "image/png")
+    with settings_changed(lambda s: dataclasses.replace(s, media_function_name="NoSuchFunction")):
+        refused = ws.full.post("/api/v1/assets", json={"uploadId": upload_id})
+    assert "again" in assert_error(refused, 503, "service_unavailable")["message"]
+    assert ws.full.get("/api/v1/assets").json()["items"] == []
+    assert keys(s3, bucket, f"uploads/{ws.id}/{upload_id}") == [f"uploads/{ws.id}/{upload_id}"]
+    again = ws.full.post("/api/v1/assets", json={"uploadId": upload_id})
+    assert again.status_code == 201, again.text
+    assert (again.json()["state"], again.json()["version"]) == ("ready", 1)
 
 
 @pytest.mark.parametrize(

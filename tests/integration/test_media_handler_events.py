@@ -1,5 +1,6 @@
-"""The media Lambda handler, fed the HTTP API (payload 2.0) sample under events/: a published
-asset's JPEG comes back as the WebP the query asks for, decoded."""
+"""The media Lambda handler, fed the samples under events/: through the HTTP API (payload 2.0),
+a published asset's JPEG comes back as the WebP the query asks for, decoded; invoked by the API
+to inspect an upload's head (D130), a PNG's type and size, or the reason a file is refused."""
 
 from __future__ import annotations
 
@@ -53,3 +54,20 @@ def test_the_sample_gets_a_webp_of_a_published_jpeg(
     assert response["isBase64Encoded"] is True
     image = Image.open(io.BytesIO(base64.b64decode(response["body"])))
     assert (image.format, image.size) == ("WEBP", (120, 60))
+
+
+def inspect_sample() -> dict[str, Any]:
+    sample: dict[str, Any] = json.loads((ROOT / "events" / "media-inspect-image.json").read_text())
+    return sample
+
+
+def test_the_inspect_sample_answers_the_png_s_type_and_size(media_handler: Any) -> None:
+    answer = media_handler(inspect_sample(), lambda_context("MediaFunction"))
+    assert answer == {"contentType": "image/png", "width": 4, "height": 3}
+
+
+def test_an_inspected_file_of_another_type_than_claimed_is_refused(media_handler: Any) -> None:
+    event = inspect_sample()
+    event["inspect"]["claimedType"] = "image/jpeg"
+    answer = media_handler(event, lambda_context("MediaFunction"))
+    assert answer == {"rejected": "the file's bytes are image/png, not image/jpeg"}

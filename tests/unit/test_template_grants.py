@@ -1,6 +1,7 @@
 """The template's conditional grants for the webhook features, scoped: PutEvents on the
 allow-listed buses only (and nothing without a list), Publish on the alarm topic only; and the
-assets bucket's name and its S3 grants, the API's alone, on the upload and file prefixes only.
+assets bucket's name and its S3 grants, the API's alone, on the upload and file prefixes only;
+the API's one invoke, of the media function.
 Every other unconditional statement is proven by tests/integration/test_least_privilege.py."""
 
 from __future__ import annotations
@@ -109,3 +110,22 @@ def test_the_media_function_runs_python_3_12_on_its_own_layer(template: Template
         assert resources[function].properties["Layers"] == [{"Ref": "CoreLayer"}]
     layer = template.resources_of_type("AWS::Serverless::LayerVersion")["MediaLayer"]
     assert layer.properties["CompatibleRuntimes"] == ["python3.12"]
+
+
+def test_only_the_api_invokes_and_only_the_media_function(template: Template) -> None:
+    """The API hands an upload's inspection to the media function, which has Pillow (D130):
+    it names the function in its environment and may invoke that one alone; no other role
+    invokes anything."""
+    functions = template.functions
+    assert functions["ApiFunction"].environment["MEDIA_FUNCTION_NAME"] == {"Ref": "MediaFunction"}
+    invokes = [
+        (s["Resource"], s["condition"])
+        for s in statements(template, "ApiFunction")
+        if "lambda:" in str(s["Action"])
+    ]
+    assert invokes == [({"Fn::GetAtt": ["MediaFunction", "Arn"]}, None)]
+    assert actions(template, "ApiFunction", "lambda:InvokeFunction")
+    for function in ("FanoutFunction", "DeliveryFunction", "SchedulerFunction", "MediaFunction"):
+        assert not [s for s in statements(template, function) if "lambda:" in str(s["Action"])]
+        assert "MEDIA_FUNCTION_NAME" not in functions[function].environment
+    assert "MEDIA_FUNCTION_NAME" not in template.globals_environment

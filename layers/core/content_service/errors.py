@@ -80,6 +80,14 @@ class TooManyRequests(ServiceError):
     code = "rate_limited"
 
 
+class ServiceUnavailable(ServiceError):
+    """A service this one depends on failed or timed out: nothing was changed, and the same
+    request may be sent again."""
+
+    status = 503
+    code = "service_unavailable"
+
+
 class ValidationFailed(ServiceError):
     """Well-formed input whose values are refused (wrong type, missing required field, policy)."""
 

@@ -250,6 +250,9 @@ class Settings:
     """The types processing accepts; any other fails the asset (`ASSETS_ALLOWED_TYPES`)."""
     assets_max_pixels: int = ASSETS_MAX_PIXELS
     """An image with more pixels fails its asset (`ASSETS_MAX_PIXELS`)."""
+    media_function_name: str = ""
+    """The media function that inspects uploads (`MEDIA_FUNCTION_NAME`); empty: this process
+    does (docs/assets.md, "On AWS")."""
     password_cost: int = PASSWORD_COST
     """log2 of scrypt's N for new password hashes (`identity.passwords`). Only tests lower it,
     as Django's tests use a fast hasher: a sign-in then costs milliseconds, not most of a
@@ -331,6 +334,7 @@ class Settings:
             assets_max_bytes=(
                 _parse_int("ASSETS_MAX_BYTES", max_bytes) if max_bytes else ASSETS_MAX_BYTES
             ),
+            media_function_name=env.get("MEDIA_FUNCTION_NAME", "").strip(),
             password_cost=_parse_int("PASSWORD_HASH_COST", cost) if cost else PASSWORD_COST,
             **_assets_processing(env),
         )

@@ -16,7 +16,8 @@ from urllib.parse import quote
 
 from content_service import runtime
 from content_service.assets import objects
-from content_service.assets.inspection import HEAD_BYTES, Rejected, inspect
+from content_service.assets.inspection import HEAD_BYTES, Rejected
+from content_service.assets.remote_inspection import inspect_file
 
 FileState = Literal["ready", "failed"]
 _IDS = uuid.UUID("6c1f4f0e-52a1-4c55-9a47-3f1d3cf0a8b5")
@@ -96,9 +97,10 @@ def delivery_path(workspace_id: str, asset_id: str, file: AssetFile) -> str:
 
 
 def process(workspace_id: str, asset_id: str, upload_id: str) -> AssetFile | None:
-    """Reads the upload's head, inspects it and, when accepted, copies it to its file key
-    (server-side); None when there is no such upload. The upload object stays: the caller
-    deletes it once the asset holds the file, so a crash before that can be retried."""
+    """Reads the upload's head, inspects it (by the media function on AWS) and, when accepted,
+    copies it to its file key (server-side); None when there is no such upload. The upload
+    object stays: the caller deletes it once the asset holds the file, so a crash before that
+    can be retried."""
     upload = objects.upload_key(workspace_id, upload_id)
     found = objects.read_head(upload, HEAD_BYTES)
     if found is None:
@@ -108,7 +110,7 @@ def process(workspace_id: str, asset_id: str, upload_id: str) -> AssetFile | Non
     key = objects.file_key(workspace_id, asset_id, file_id, file_name)
     claimed = found.content_type.split(";")[0].strip().lower()
     try:
-        seen = inspect(found.head, found.size, claimed, runtime.settings())
+        seen = inspect_file(found.head, found.size, claimed, runtime.settings())
     except Rejected as rejected:
         return AssetFile(
             file_id, key, file_name, claimed, found.size, "failed", reason=rejected.reason

@@ -1,8 +1,9 @@
 """What an uploaded file really is, read from the head of its bytes, never from the claim.
 
 One function, `inspect(head, size, claimed_type, settings)`, is the whole seam: it runs in the
-API's process locally and in the tests; on AWS it belongs to the python3.12 media function,
-because Pillow has no wheel for the python3.11 layer (docs/decisions.md, D122 and D125). The
+API's process when `MEDIA_FUNCTION_NAME` is empty; otherwise (on AWS, and in the local stack
+as there) in the python3.12 media function, which `assets/remote_inspection.py` invokes, because
+Pillow has no wheel for the python3.11 layer (docs/decisions.md, D122, D125 and D130). The
 type is sniffed with `puremagic` (pure Python, the file's magic numbers as data); an image's
 size is read by Pillow from its header alone (`Image.open` with the one format the bytes
 claim, no decode), turned as its EXIF orientation displays it, and held to the pixel cap.

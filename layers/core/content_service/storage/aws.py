@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 _lock = threading.Lock()
 _session: boto3.session.Session | None = None
-_clients: dict[tuple[str, str | None, str, bool, float | None], Any] = {}
+_clients: dict[tuple[str, str | None, str, bool, float | None, int | None], Any] = {}
 
 _CONFIG = Config(retries={"max_attempts": 5, "mode": "standard"}, max_pool_connections=32)
 # boto3 presigns S3 with SigV2 in us-east-1 unless told, and S3 refuses SigV2 for new buckets.
@@ -58,15 +58,22 @@ def _checked() -> bool:
 
 
 def client_at(
-    service: str, region: str, endpoint_url: str | None, timeout_s: float | None = None
+    service: str,
+    region: str,
+    endpoint_url: str | None,
+    timeout_s: float | None = None,
+    attempts: int | None = None,
 ) -> Any:
     """The shared client; with `timeout_s`, one whose connect and read are bounded by it (a
-    delivery's send must end within the endpoint's timeout, as an HTTP send does)."""
+    delivery's send must end within the endpoint's timeout, as an HTTP send does), and with
+    `attempts`, one that tries a call at most that often (so the bound holds in all)."""
     checked = _checked()
-    key = (service, endpoint_url, region, checked, timeout_s)
+    key = (service, endpoint_url, region, checked, timeout_s, attempts)
     config = _CONFIG
     if timeout_s is not None:
         config = _CONFIG.merge(Config(connect_timeout=timeout_s, read_timeout=timeout_s))
+    if attempts is not None:
+        config = config.merge(Config(retries={"max_attempts": attempts, "mode": "standard"}))
     if service == "s3":
         config = config.merge(_S3_CONFIG)
     shared = session()
@@ -129,3 +136,8 @@ def s3(settings: Settings) -> S3Client:
     """The client of the assets bucket (SigV4: see `_S3_CONFIG`)."""
     client: S3Client = client_at("s3", settings.region, settings.aws_endpoint_url)
     return client
+
+
+def lambda_(settings: Settings, timeout_s: float, attempts: int) -> Any:
+    """The Lambda client of synchronous invokes: each attempt bounded by `timeout_s`."""
+    return client_at("lambda", settings.region, settings.aws_endpoint_url, timeout_s, attempts)
