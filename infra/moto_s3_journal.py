@@ -117,15 +117,20 @@ def install() -> None:
             setattr(S3Backend, name, _noting(write))
 
 
-def journal(touched: Iterable[tuple[str, str]]) -> None:
-    """Journals the after-images of the touched keys that a registered bucket holds."""
+def journal(touched: Iterable[tuple[str, str]]) -> bool:
+    """Journals the after-images of the touched keys that a registered bucket holds; False
+    when a stop closed a touched bucket's journal while the write was under way (moto applied
+    it, nothing will keep it: it must not be acknowledged)."""
+    touched = list(touched)
+    with _registry_lock:
+        kept = not any(bucket_name in _closed for bucket_name, _ in touched)
     owned = [
         (owner, bucket_name, key_name)
         for bucket_name, key_name in sorted(touched)
         if (owner := _registry.get(bucket_name)) is not None
     ]
     if not owned:
-        return
+        return kept
     for (sink, _), bucket_name, key_name in owned:
         sink.keep_bodies(versions(bucket_name, key_name))
     with WRITE_LOCK:
@@ -137,6 +142,7 @@ def journal(touched: Iterable[tuple[str, str]]) -> None:
         appended = [(sink, sink.append(changes)) for sink, changes in by_sink.values()]
     for sink, sequence in appended:
         sink.sync(sequence)
+    return kept
 
 
 class ObjectJournal:
@@ -147,9 +153,7 @@ class ObjectJournal:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         if _refused(environ):
-            headers = [("Content-Type", "application/xml"), ("Retry-After", "1")]
-            start_response("503 Service Unavailable", headers)
-            return [_UNAVAILABLE]
+            return _refuse(start_response)
         answered: list[tuple[Any, ...]] = []
 
         def hold(*args: Any) -> Callable[[bytes], None]:
@@ -162,10 +166,18 @@ class ObjectJournal:
             body = self._app(environ, hold)
         finally:  # a request that failed half-way journals what moto holds all the same
             _request.touched = None
-            journal(touched)
+            kept = journal(touched)
+        if not kept:  # the stop closed the journal under it: not acknowledged
+            return _refuse(start_response)
         for args in answered:
             start_response(*args)
         return body
+
+
+def _refuse(start_response: Callable[..., Any]) -> list[bytes]:
+    headers = [("Content-Type", "application/xml"), ("Retry-After", "1")]
+    start_response("503 Service Unavailable", headers)
+    return [_UNAVAILABLE]
 
 
 def _no_write(data: bytes) -> None:

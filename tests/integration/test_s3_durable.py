@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 from botocore.exceptions import ClientError
+from moto.s3.models import S3Backend
 
 from infra.emulator import Emulator
 from infra.local_stack import LocalStack, LocalStackOptions
@@ -178,3 +180,41 @@ def test_a_write_once_the_stop_closed_the_journal_is_refused(local_dir: Path) ->
             s3.put_object(Bucket=bucket, Key="late", Body=b"late")
         assert refused.value.response["Error"]["Code"] == "ServiceUnavailable"
         assert s3.get_object(Bucket=bucket, Key="kept")["Body"].read() == b"kept"
+
+
+def test_a_write_under_way_when_the_stop_closes_the_journal_is_not_acknowledged(
+    local_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upload moto applies after the stop closed the bucket's journal (it arrived before)
+    is kept by nothing: it is answered 503, never acknowledged and then lost."""
+    with Emulator(port=0) as emulator:
+        stack = LocalStack(replace(_options(local_dir), emulator=emulator))
+        stack.start()
+        s3, bucket = emulator.s3(), _bucket(stack)
+        inside, release = threading.Event(), threading.Event()
+        applied = S3Backend.put_object
+
+        def held(self: S3Backend, *args: Any, **kwargs: Any) -> Any:
+            written = applied(self, *args, **kwargs)
+            if kwargs.get("key_name", args[1] if len(args) > 1 else None) == "in-flight":
+                inside.set()
+                release.wait(30)
+            return written
+
+        monkeypatch.setattr(S3Backend, "put_object", held)
+        outcome: list[str] = []
+
+        def upload() -> None:
+            try:
+                s3.put_object(Bucket=bucket, Key="in-flight", Body=b"late")
+                outcome.append("acknowledged")
+            except ClientError as refused:
+                outcome.append(refused.response["Error"]["Code"])
+
+        writer = threading.Thread(target=upload)
+        writer.start()
+        assert inside.wait(30)
+        stack.stop()
+        release.set()
+        writer.join(30)
+        assert outcome == ["ServiceUnavailable"]
