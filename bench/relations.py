@@ -14,6 +14,9 @@ proxy, as `bench.content_lists` measures (its seeding, clients and replayed timi
 3. `author.city eq X` (a filter on a linked entry's field, evaluated in memory over the posts):
    the requests and bytes measured against the formula of docs/content.md, "Filter, sort,
    fields, paging".
+4. A page of 20 posts, newest first, with the asset field `hero` expanded, against the same
+   page with the relation `author` expanded, at every size: the same DynamoDB requests
+   (docs/assets.md, "Asset fields").
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from bench.content_lists import (
     list_sizes,
 )
 from bench.report import Row
+from content_service.assets.builtin_type import asset_type
 from content_service.clock import iso_utc
 from content_service.content.items import StoredEntry
 from content_service.content.list_in_memory import READ_BUDGET
@@ -66,6 +70,7 @@ Y_SHARE = 0.01
 CITIES = ("Berlin", "London", "Paris", "Rome", "Oslo")
 REPLAY_ROUNDS = 31
 GRAPHQL_AUTHORS = (1, 5, 20)
+ASSETS = 20
 MB = 1024 * 1024
 # docs/content.md: a post's summary, and what each link adds to it.
 SUMMARY_BYTES = 330
@@ -97,6 +102,7 @@ def _define(caller: TokenCaller, workspace_id: str) -> ContentType:
                 FieldSpec(
                     name="author", type="relation", target="author", cardinality="many-to-one"
                 ),
+                FieldSpec(name="hero", type="asset", accept=("image/*",)),
             ),
         ),
     )
@@ -122,6 +128,27 @@ def _authors(caller: TokenCaller, workspace_id: str) -> list[str]:
     return ids
 
 
+def _assets(workspace_id: str, emulator: Emulator) -> list[str]:
+    """Published image assets (their entries as processing writes them; no file is read)."""
+    definition = asset_type(workspace_id, time.time())
+    ids = [str(uuid.UUID(int=n + 1, version=4)) for n in range(ASSETS)]
+    entries: list[StoredEntry | Versions] = []
+    for n, asset_id in enumerate(ids):
+        name = f"hero-{n:02d}.jpg"
+        key = f"files/{workspace_id}/{asset_id}/{asset_id}/{name}"
+        file: dict[str, Any] = {"id": asset_id, "key": key, "fileName": name}
+        file |= {"contentType": "image/jpeg"}
+        file |= {"size": 48_213, "width": 1200, "height": 800, "state": "ready"}
+        values = {"f1": name, "f2": "A hero", "f4": json.dumps(file), "f5": name}
+        values |= {"f6": "image/jpeg", "f7": "ready"}
+        stamp = iso_utc(1_600_000_000.0 + n)
+        entries.append(
+            stored_entry(workspace_id, definition, values, entry_id=asset_id, stamp=stamp)
+        )
+    bulk_put(workspace_id, definition, entries, emulator=emulator)
+    return ids
+
+
 def _author_of(i: int, rng: random.Random, authors: list[str]) -> str:
     """Post `i`'s author: X for 60 of the first thousand, Y for 1 %, else one of the others."""
     if i < 1000 and i % (1000 // X_POSTS) == 0 and i // (1000 // X_POSTS) < X_POSTS:
@@ -134,11 +161,11 @@ def _author_of(i: int, rng: random.Random, authors: list[str]) -> str:
 def _seed(
     workspace_id: str,
     post: ContentType,
-    authors: list[str],
+    links: tuple[list[str], list[str]],
     span: tuple[int, int],
     emulator: Emulator,
 ) -> None:
-    start, stop = span
+    (authors, assets), (start, stop) = links, span
     rng = random.Random(stop)
     keys = {f.name: f.key for f in post.fields}
     base = 1_700_000_000.0
@@ -151,7 +178,10 @@ def _seed(
                 entry_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
                 stamp=iso_utc(base + i),
                 published=rng.random() < 0.8,
-                links_by_key={keys["author"]: [_author_of(i, rng, authors)]},
+                links_by_key={
+                    keys["author"]: [_author_of(i, rng, authors)],
+                    keys["hero"]: [assets[i % len(assets)]],
+                },
             )
             for i in range(offset, min(stop, offset + SEED_CHUNK))
         ]
@@ -343,6 +373,8 @@ def run(stack: LocalStack, progress: Callable[[str], None] = _progress) -> list[
     read_token, _ = create_token(TokenSpec(name="read", workspace_id=workspace_id, access="read"))
     post = _define(caller, workspace_id)
     authors = _authors(caller, workspace_id)
+    assets = _assets(workspace_id, stack.emulator)
+    expanded: dict[int, tuple[_Seen, _Seen]] = {}
     x_seen: dict[int, _Seen] = {}
     y_seen: dict[int, _Seen] = {}
     rows: list[Row] = []
@@ -350,9 +382,13 @@ def run(stack: LocalStack, progress: Callable[[str], None] = _progress) -> list[
     seeded = 0
     with _client(stack.base_url, read_token) as read, _client(stack.base_url, full_token) as full:
         for size in list_sizes():
-            _seed(workspace_id, post, authors, (seeded, size), stack.emulator)
+            _seed(workspace_id, post, (authors, assets), (seeded, size), stack.emulator)
             seeded = size
             progress(f"seeded {size:,} posts")
+            expanded[size] = (
+                _list(read, recorder, {"pageSize": 20, "expand": "hero"}),
+                _list(read, recorder, {"pageSize": 20, "expand": "author"}),
+            )
             x_seen[size] = _list(read, recorder, _by_author(authors[0]))
             y_seen[size] = _list(read, recorder, _by_author(authors[1]))
             everything = read.get("/api/v1/content/post", params={"pageSize": 1}).json()
@@ -368,4 +404,29 @@ def run(stack: LocalStack, progress: Callable[[str], None] = _progress) -> list[
         _replay(read, recorder, runs)
     x_case = f"posts by author X ({X_POSTS} posts), newest first, page of 20"
     y_case = "posts by author Y (1 % of the posts), newest first, page of 20"
+    rows += _expand_rows(expanded)
     return _author_rows(x_case, x_seen, True) + _author_rows(y_case, y_seen, False) + rows
+
+
+def _expand_rows(expanded: dict[int, tuple[_Seen, _Seen]]) -> list[Row]:
+    """The asset field expanded costs what a relation expanded costs, at every size."""
+    rows: list[Row] = []
+    for size, (hero, author) in expanded.items():
+        case = f"page of 20 posts, newest first, {size:,} posts"
+        rows.append(
+            Row(BENCHMARK, case, "expand=author: DynamoDB requests", author.requests, "requests")
+        )
+        rows.append(Row(BENCHMARK, case, "expand=author: bytes read", author.bytes_read, "bytes"))
+        rows.append(
+            Row(
+                BENCHMARK,
+                case,
+                "expand=hero (an asset field): DynamoDB requests",
+                hero.requests,
+                "requests",
+                target=f"= {author.requests}",
+                meets_target=hero.requests == author.requests,
+            )
+        )
+        rows.append(Row(BENCHMARK, case, "expand=hero: bytes read", hero.bytes_read, "bytes"))
+    return rows
