@@ -12,12 +12,12 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import quote
 
 from content_service import runtime
 from content_service.assets import objects
 from content_service.assets.inspection import HEAD_BYTES, Rejected
 from content_service.assets.remote_inspection import inspect_file
+from content_service.content.asset_views import file_path
 
 FileState = Literal["ready", "failed"]
 _IDS = uuid.UUID("6c1f4f0e-52a1-4c55-9a47-3f1d3cf0a8b5")
@@ -92,8 +92,8 @@ def _optional_int(value: object) -> int | None:
 
 
 def delivery_path(workspace_id: str, asset_id: str, file: AssetFile) -> str:
-    """Where delivery serves the file: `/files/<ws>/<asset>/<file>/<fileName>`."""
-    return f"/files/{workspace_id}/{asset_id}/{file.id}/{quote(file.file_name, safe='')}"
+    """Where delivery serves the file."""
+    return file_path(workspace_id, asset_id, file.id, file.file_name)
 
 
 def process(workspace_id: str, asset_id: str, upload_id: str) -> AssetFile | None:

@@ -36,7 +36,12 @@ def file_url(entry: Entry) -> str | None:
     parts = str(file["key"]).split("/", 4)
     if len(parts) != 5 or parts[0] != "files":
         return None
-    return "/" + "/".join([*parts[:4], quote(parts[4], safe="")])
+    return file_path(*parts[1:])
+
+
+def file_path(workspace_id: str, asset_id: str, file_id: str, file_name: str) -> str:
+    """The one spelling of a file's URL path: `/files/<ws>/<asset>/<file>/<fileName>`."""
+    return f"/files/{workspace_id}/{asset_id}/{file_id}/{quote(file_name, safe='')}"
 
 
 def linked_asset_json(entry: Entry) -> dict[str, Any]:

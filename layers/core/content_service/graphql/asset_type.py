@@ -17,6 +17,7 @@ import graphene
 from content_service.assets.image_params import parse_image_params
 from content_service.content.asset_views import file_of, file_url
 from content_service.content.views import Entry
+from content_service.graphql.built import by_attribute, by_value
 
 FITS = ("pad", "fill", "scale", "crop", "thumb")
 FORMATS = ("jpg", "png", "webp", "avif", "gif")
@@ -77,13 +78,6 @@ def _file(name: str) -> Callable[[Entry, Any], Any]:
     return resolve
 
 
-def _value(name: str) -> Callable[[Entry, Any], Any]:
-    def resolve(entry: Entry, _info: Any) -> Any:
-        return entry.values.get(name)
-
-    return resolve
-
-
 def asset_object(
     make_enum: Callable[[str, str, list[tuple[str, str]]], Any],
     make_input: Callable[[str, str, Mapping[str, Any]], Any],
@@ -130,11 +124,11 @@ def asset_fields(transform: Any, status: Any) -> dict[str, Any]:
     """The `Asset` object's fields."""
     string, integer = graphene.String, graphene.Int
     return {
-        "id": graphene.Field(graphene.NonNull(graphene.ID), resolver=lambda e, _i: e.id),
-        "status": graphene.Field(graphene.NonNull(status), resolver=lambda e, _i: e.status),
-        "title": graphene.Field(string, resolver=_value("title")),
-        "altText": graphene.Field(string, resolver=_value("altText")),
-        "description": graphene.Field(string, resolver=_value("description")),
+        "id": graphene.Field(graphene.NonNull(graphene.ID), resolver=by_attribute("id")),
+        "status": graphene.Field(graphene.NonNull(status), resolver=by_attribute("status")),
+        "title": graphene.Field(string, resolver=by_value("title")),
+        "altText": graphene.Field(string, resolver=by_value("altText")),
+        "description": graphene.Field(string, resolver=by_value("description")),
         "fileName": graphene.Field(string, resolver=_file("fileName")),
         "contentType": graphene.Field(string, resolver=_file("contentType")),
         "size": graphene.Field(integer, resolver=_file("size")),
