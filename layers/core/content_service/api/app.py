@@ -8,6 +8,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from content_service.api.auth import SESSION_COOKIE
 from content_service.api.error_handlers import ANY_REFUSAL, install_error_handlers
+from content_service.api.http_cache import CacheTagsMiddleware
 from content_service.api.origin_guard import OriginGuardMiddleware
 from content_service.api.rate_limit import RateLimitHeadersMiddleware
 from content_service.api.request_context import CorrelationIdMiddleware
@@ -93,6 +94,7 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         allowed_origins=settings.allowed_origins,
         session_cookie=SESSION_COOKIE,
     )
+    app.add_middleware(CacheTagsMiddleware)
     app.add_middleware(RateLimitHeadersMiddleware)
     app.add_middleware(RequestLimitsMiddleware)
     app.add_middleware(CorrelationIdMiddleware)

@@ -26,8 +26,11 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from content_service import runtime
+from content_service.api.http_middleware import HttpMiddleware
+from content_service.content import cache_tags
 from content_service.identity.principal import Caller, TokenCaller
 from content_service.settings import Delivery
 
@@ -81,6 +84,7 @@ def cached_answer(
     tag = entity_tag(body)
     validators = {
         **(headers or {}),
+        **_surrogate_key(caller),
         "ETag": tag,
         "Cache-Control": cache_control(caller, runtime.settings().delivery),
         "Vary": vary,
@@ -88,6 +92,24 @@ def cached_answer(
     if not_modified(request.headers.get("if-none-match"), tag):
         return Response(status_code=304, headers=validators)
     return Response(body, media_type=media_type, headers=validators)
+
+
+def _surrogate_key(caller: Caller) -> dict[str, str]:
+    """The answer's cache tags, as the reads made for it recorded them."""
+    collected = cache_tags.current()
+    if collected is None or not collected.workspaces:
+        return {}
+    token_id = caller.token_id if isinstance(caller, TokenCaller) else None
+    return {cache_tags.HEADER: collected.header(token_id)}
+
+
+class CacheTagsMiddleware(HttpMiddleware):
+    """Gives each request a collector of cache tags, which the reads fill (on whichever thread
+    serves them) and `cached_answer` turns into `Surrogate-Key`."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        with cache_tags.collecting():
+            await self.app(scope, receive, send)
 
 
 def uncached_answer(

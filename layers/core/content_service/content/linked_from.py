@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from content_service.content import cache_tags
 from content_service.content.items import StoredEntry, View, from_item, projection_paths
 from content_service.content.link_refs import field_prefix, ref_pk
 from content_service.content.model import ContentType, FieldDef
@@ -204,6 +205,8 @@ def verified(
     the field, ordered by type, field, newest first; past `budget` candidates, 400."""
     if not relations:
         return []
+    for source_type, _ in relations.values():
+        cache_tags.record_list(workspace_id, source_type.name)
     candidates = _candidates(workspace_id, target_id, relations, budget)
     keys = {key for _, key in relations}
     sources = fetch_entries(workspace_id, (c.source_id for c in candidates), (), keys, view)
@@ -240,6 +243,7 @@ def linked_from(request: LinkedFromRequest) -> LinkerPage:
     reads them (404 when the caller cannot see the entry itself)."""
     caller, workspace_id, view = request.caller, request.workspace_id, request.view
     target_type = require_type(caller, workspace_id, request.content_type)
+    cache_tags.record_entries(workspace_id, target_type.name, [request.id])
     item = fetch_one(workspace_id, request.id, projection_paths((), ()), view)
     target = _stored(workspace_id, item)
     if target is None or not stored_visible(caller, target_type, target, view):

@@ -24,6 +24,7 @@ A filter pinning `id` or `localeGroupId` with `eq` skips all of it: a key lookup
 
 from __future__ import annotations
 
+from content_service.content import cache_tags
 from content_service.content.items import (
     StoredEntry,
     Summary,
@@ -126,6 +127,7 @@ def list_entries(request: ListRequest) -> EntryPage:
         (dynamo.key(pk, COUNT_SK) for pk in keys),
     )
     selection = select(caller, content_type, request.fields, request.expand, request.links)
+    cache_tags.record_list(request.workspace_id, content_type.name)
     request = resolve_linked(request, content_type, list_entries)
     compile_filter(content_type, request.filter)
     check_sort(content_type, request.sort)

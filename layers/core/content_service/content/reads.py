@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from content_service.content import cache_tags
 from content_service.content.items import (
     StoredEntry,
     Summary,
@@ -118,6 +119,8 @@ def expand_level(
             rows.append((types[relation.target or ""], targets))
             result[source_id][relation.name] = targets.found
     while asks := [(t, targets, chunk) for t, targets in rows if (chunk := targets.ask())]:
+        for target_type, _, chunk in asks:
+            cache_tags.record_entries(workspace_id, target_type.name, chunk)
         fetched = fetch_entries(
             workspace_id, (i for *_, c in asks for i in c), value_keys, (), view
         )
@@ -182,6 +185,7 @@ def views(
 def get_entry(request: GetRequest) -> Entry:
     content_type = require_type(request.caller, request.workspace_id, request.content_type)
     selection = select(request.caller, content_type, request.fields, request.expand, request.links)
+    cache_tags.record_entries(request.workspace_id, content_type.name, [request.id])
     item = fetch_one(
         request.workspace_id,
         request.id,
@@ -213,6 +217,8 @@ def list_related(request: RelationRequest) -> EntryPage:
     if source is None or not stored_visible(caller, content_type, source, view):
         raise NotFound(f"entry {request.id[:64]!r} not found")
     ids = source.links.get(relation.key, ())
+    cache_tags.record_entries(request.workspace_id, content_type.name, [source.id])
+    cache_tags.record_entries(request.workspace_id, target_type.name, ids)
     start = (request.page - 1) * request.page_size
     if start == 0 and len(ids) <= request.page_size:
         # Everything fits in the first page: read the targets once, with the selection.
@@ -262,6 +268,7 @@ def load_entries_by_ids(
     if not caller.grants(content_type.name) or not caller.can_read:
         return {}
     selection = select(caller, content_type, fields, (), links)
+    cache_tags.record_entries(workspace_id, content_type.name, ids)
     fetched = fetch_entries(workspace_id, ids, selection.value_keys, selection.link_keys, view)
     return {
         entry_id: entry_view(
