@@ -1,0 +1,1 @@
+"""The edge: what a change means for cached answers, and the purgers that drop them."""
