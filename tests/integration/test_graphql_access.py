@@ -244,31 +244,57 @@ def schema_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     return fake
 
 
-def test_a_deleted_type_in_a_cached_schema_is_an_error_and_changes_show_after_the_ttl(
+def test_a_token_s_schema_follows_a_type_change_on_the_next_request_at_no_extra_request(
     new_workspace: NewWorkspace, stack: LocalStack, schema_clock: FakeClock
 ) -> None:
+    """The schema version is read beside the token, in its BatchGetItem: a type made or deleted
+    through REST is in (or out of) the schema on the very next query, whatever the TTL."""
     assert stack.settings is not None
-    ttl = stack.settings.graphql.schema_cache_ttl_seconds
+    schema_table = stack.settings.tables.schema
     workspace = new_workspace()
     define(workspace.full, "note", [{"name": "text", "type": "string"}])
     define(workspace.full, "draft_note", [{"name": "text", "type": "string"}])
     assert data(workspace.full, "{ draftNotes { total } notes { total } }")
+    with capture(stack) as captured:
+        assert data(workspace.full, "{ notes { total } }")
+    calls = captured.on(schema_table)
+    assert {c.operation for c in calls} == {"BatchGetItem"}  # no GetItem of the version alone
+    asked = [k["sk"]["S"] for k in calls[0].body["RequestItems"][schema_table]["Keys"]]
+    assert sorted(asked) == ["SCHEMA", "TOKEN"]
     assert workspace.full.delete("/api/v1/content-types/draft_note").status_code == 204
     define(workspace.full, "memo", [{"name": "text", "type": "string"}])
-    # Within the TTL the cached schema still names draft_note, but reading it is a 404.
-    with capture(stack) as captured:
-        result = post(workspace.full, "{ draftNotes { total } }")
-    assert captured.on(stack.settings.tables.content) == []
-    only_error(result, "NOT_FOUND", 404)
-    assert "memo" not in workspace.full.get(PATH).text
-    schema_clock.advance(ttl - 1)
-    assert "memo" not in workspace.full.get(PATH).text  # still within the TTL
-    # At the TTL the schema follows the definitions.
-    schema_clock.advance(1)
+    assert data(workspace.full, "{ memos { total } }") == {"memos": {"total": 0}}
+    result = post(workspace.full, "{ draftNotes { total } }")
+    assert only_error(result, "GRAPHQL_VALIDATION_FAILED", 400)
     sdl = workspace.full.get(PATH).text
     assert "type Memo " in sdl
     assert "DraftNote" not in sdl
-    assert data(workspace.full, "{ memos { total } }") == {"memos": {"total": 0}}
+
+
+def test_a_signed_in_user_s_cached_schema_follows_after_the_ttl_and_reads_no_deleted_type(
+    new_workspace: NewWorkspace, stack: LocalStack, schema_clock: FakeClock, admin: httpx.Client
+) -> None:
+    """A user's request reads no token: the snapshot is trusted for the TTL, and a type deleted
+    within it is described but never read (every resolver asks the service, which says 404)."""
+    assert stack.settings is not None
+    ttl = stack.settings.graphql.schema_cache_ttl_seconds
+    workspace = new_workspace()
+    admin.headers["X-Workspace-Id"] = workspace.id
+    define(workspace.full, "note", [{"name": "text", "type": "string"}])
+    define(workspace.full, "draft_note", [{"name": "text", "type": "string"}])
+    assert data(admin, "{ draftNotes { total } notes { total } }")
+    assert workspace.full.delete("/api/v1/content-types/draft_note").status_code == 204
+    define(workspace.full, "memo", [{"name": "text", "type": "string"}])
+    with capture(stack) as captured:
+        result = post(admin, "{ draftNotes { total } }")
+    assert captured.on(stack.settings.tables.content) == []
+    only_error(result, "NOT_FOUND", 404)
+    schema_clock.advance(ttl - 1)
+    assert "memo" not in admin.get(PATH).text  # still within the TTL
+    schema_clock.advance(1)
+    sdl = admin.get(PATH).text
+    assert "type Memo " in sdl
+    assert "DraftNote" not in sdl
 
 
 def test_one_schema_is_built_per_grant_set_and_reused(

@@ -7,7 +7,10 @@ authenticates is counted against its rate (`api.rate_limit`).
 
 from __future__ import annotations
 
-from typing import Annotated
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
@@ -17,7 +20,11 @@ from content_service.errors import Forbidden, Unauthorized
 from content_service.identity.bootstrap import DEFAULT_SLUG
 from content_service.identity.principal import Caller, TokenCaller, UserCaller
 from content_service.identity.sessions import resolve_session
-from content_service.identity.tokens import authenticate_token
+from content_service.identity.tokens import (
+    authenticate_token,
+    authenticate_token_beside,
+    token_digest,
+)
 from content_service.identity.workspaces import resolve_workspace
 from content_service.settings import Settings
 
@@ -63,6 +70,47 @@ def optional_caller(request: Request) -> Caller | None:
         caller = user.caller() if user is not None else None
     request.state.caller = caller
     return caller
+
+
+_TOKEN_WORKSPACES: OrderedDict[str, str] = OrderedDict()
+_TOKEN_WORKSPACES_KEPT = 4096
+_token_workspaces_lock = threading.Lock()
+
+
+def _workspace_seen(token: str) -> str | None:
+    with _token_workspaces_lock:
+        return _TOKEN_WORKSPACES.get(token_digest(token))
+
+
+def _remember_workspace(token: str, workspace_id: str) -> None:
+    with _token_workspaces_lock:
+        _TOKEN_WORKSPACES[token_digest(token)] = workspace_id
+        _TOKEN_WORKSPACES.move_to_end(token_digest(token))
+        while len(_TOKEN_WORKSPACES) > _TOKEN_WORKSPACES_KEPT:
+            _TOKEN_WORKSPACES.popitem(last=False)
+
+
+def caller_beside(
+    request: Request, key_for: Callable[[str], Mapping[str, Any]]
+) -> tuple[Caller | None, dict[str, Any] | None]:
+    """`optional_caller`, and for a token whose workspace this process has seen before, the
+    item at `key_for(workspace id)` read in the same BatchGetItem as the token: `{}` when it was
+    read and is absent, None when it was not read (a first sight, a session, or the token's
+    workspace moved)."""
+    token = _bearer(request)
+    workspace_id = _workspace_seen(token) if token is not None else None
+    if token is None or workspace_id is None or getattr(request.state, "caller", None):
+        caller = optional_caller(request)
+        if token is not None and isinstance(caller, TokenCaller):
+            _remember_workspace(token, caller.workspace_id)
+        return caller, None
+    caller, item = authenticate_token_beside(token, key_for(workspace_id))
+    rate_limit.admit(request, caller)
+    request.state.caller = caller
+    if caller.workspace_id != workspace_id:
+        _remember_workspace(token, caller.workspace_id)
+        return caller, None
+    return caller, item or {}
 
 
 def require_caller(caller: Annotated[Caller | None, Depends(optional_caller)]) -> Caller:

@@ -121,10 +121,19 @@ def get_schema(workspace_id: str) -> WorkspaceSchema:
     return WorkspaceSchema(workspace_id=workspace_id, version=version, types=types)
 
 
+def schema_version_key(workspace_id: str) -> dict[str, Any]:
+    """Where the workspace's schema version is kept (the schema table, beside its tokens)."""
+    return dynamo.key(workspace_pk(workspace_id), SCHEMA_SK)
+
+
+def version_of(item: Mapping[str, Any] | None) -> int:
+    """The schema version an item at `schema_version_key` holds (0: no type was ever made)."""
+    return int(item.get("version", 0)) if item else 0
+
+
 def schema_version(workspace_id: str) -> int:
     """The workspace's schema version alone (one GetItem): cheap enough to check per request."""
-    item = store().get("schema", dynamo.key(workspace_pk(workspace_id), SCHEMA_SK), [["version"]])
-    return int(item["version"]) if item else 0
+    return version_of(store().get("schema", schema_version_key(workspace_id), [["version"]]))
 
 
 def require_read(caller: Caller) -> None:

@@ -29,6 +29,8 @@ from content_service.content.schema import (
     list_types,
     require_type,
     schema_version,
+    schema_version_key,
+    version_of,
     visible_schema,
 )
 from content_service.content.schema_changes import create_type, delete_type, replace_type
@@ -73,7 +75,9 @@ __all__ = [
     "restore_entry",
     "restore_version",
     "schema_version",
+    "schema_version_key",
     "unpublish_entry",
     "update_entry",
+    "version_of",
     "visible_schema",
 ]

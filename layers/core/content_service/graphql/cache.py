@@ -1,10 +1,12 @@
 """The schema cache: one built schema per (workspace, schema version, visible types).
 
 Two layers, both bounded (LRU) and shared by every request of the process:
-- per workspace, a snapshot of its content types and schema version (`service.get_schema`),
-  trusted for `settings.graphql.schema_cache_ttl_seconds`; after that the version is read again
-  (one GetItem) and the types only when it moved. So a content-type change shows in the schema
-  within the TTL, and a stale schema may describe a type for that long (spec 5.3);
+- per workspace, a snapshot of its content types and schema version (`service.get_schema`).
+  A token's request reads the version beside the token, in the same BatchGetItem
+  (`api.auth.caller_beside`), so the types are read again on the first request after they
+  changed, at no extra request. Where no version was read (a signed-in user, a token's first
+  request in this process) the snapshot is trusted for
+  `settings.graphql.schema_cache_ttl_seconds`, then the version is read (one GetItem);
 - per key (workspace id, schema version, the sorted names of the types the live caller is
   granted, whether the caller may write), the built schema. The grant set and the write
   permission are taken from the live caller on every request, so a token whose grant set
@@ -66,11 +68,15 @@ class SchemaCache:
             self._snapshots.clear()
             self._schemas.clear()
 
-    def schema_for(self, caller: Caller, workspace_id: str, ttl_seconds: float) -> BuiltSchema:
-        """The schema of the caller's grant set in the workspace (403 without content:read)."""
+    def schema_for(
+        self, caller: Caller, workspace_id: str, ttl_seconds: float, version: int | None = None
+    ) -> BuiltSchema:
+        """The schema of the caller's grant set in the workspace (403 without content:read).
+        `version`, when the caller already read it, is the workspace's schema version now: a
+        snapshot of another version is replaced at once, whatever the TTL."""
         if not caller.can_read:
             raise Forbidden("this token lacks the content:read scope")
-        snapshot = self._snapshot(workspace_id, ttl_seconds)
+        snapshot = self._snapshot(workspace_id, ttl_seconds, version)
         visible = {name: t for name, t in snapshot.types.items() if caller.grants(name)}
         key: SchemaKey = (workspace_id, snapshot.version, frozenset(visible), caller.can_write)
         with self._lock:
@@ -86,15 +92,17 @@ class SchemaCache:
                 self._schemas.popitem(last=False)
         return built
 
-    def _snapshot(self, workspace_id: str, ttl_seconds: float) -> _Snapshot:
+    def _snapshot(self, workspace_id: str, ttl_seconds: float, version: int | None) -> _Snapshot:
         now = self.clock()
         with self._lock:
             known = self._snapshots.get(workspace_id)
             if known is not None:
                 self._snapshots.move_to_end(workspace_id)
-        if known is not None and now - known.checked_at < ttl_seconds:
-            return known
-        if known is not None and service.schema_version(workspace_id) == known.version:
+        if known is not None and version is None:
+            if now - known.checked_at < ttl_seconds:
+                return known
+            version = service.schema_version(workspace_id)
+        if known is not None and version == known.version:
             fresh = _Snapshot(known.version, known.types, now)
         else:
             schema = service.get_schema(workspace_id)

@@ -40,16 +40,17 @@ from starlette.concurrency import run_in_threadpool
 from content_service import runtime
 from content_service.api.auth import (
     OptionalCallerDep,
+    caller_beside,
     caller_workspace_id,
-    optional_caller,
     require_caller,
 )
 from content_service.api.error_handlers import errors
 from content_service.api.http_cache import cached_answer, uncached_answer
 from content_service.api.refusals import graphql_error
 from content_service.api.templating import templates
+from content_service.content import service
 from content_service.errors import NotFound, ServiceError, Unauthorized
-from content_service.identity.principal import Caller, UserCaller
+from content_service.identity.principal import Caller, TokenCaller, UserCaller
 from content_service.observability import logger
 from content_service.settings import Settings
 
@@ -102,11 +103,15 @@ def unsupported_media_type(content_type: str | None) -> str | None:
 def _schema_for(request: Request, settings: Settings) -> tuple[Caller, str, BuiltSchema]:
     from content_service.graphql.cache import schemas
 
-    caller = optional_caller(request)
+    caller, version_item = caller_beside(request, service.schema_version_key)
     if caller is None:
         raise Unauthorized("authentication required: send a bearer token or sign in")
     workspace_id = caller_workspace_id(request, caller)
-    built = schemas.schema_for(caller, workspace_id, settings.graphql.schema_cache_ttl_seconds)
+    version = service.version_of(version_item) if version_item is not None else None
+    # A token's first request in this process: read the version (one GetItem), so a type made
+    # through REST a moment ago is never missing from its schema.
+    ttl = 0 if isinstance(caller, TokenCaller) else settings.graphql.schema_cache_ttl_seconds
+    built = schemas.schema_for(caller, workspace_id, ttl, version)
     return caller, workspace_id, built
 
 
@@ -181,12 +186,8 @@ async def graphql_get(request: Request) -> Response:
 
 
 def _sdl(request: Request) -> Response:
-    from content_service.graphql.cache import schemas
-
-    caller = require_caller(optional_caller(request))
-    workspace_id = caller_workspace_id(request, caller)
-    settings = runtime.settings()
-    built = schemas.schema_for(caller, workspace_id, settings.graphql.schema_cache_ttl_seconds)
+    caller, _, built = _schema_for(request, runtime.settings())
+    require_caller(caller)
     return PlainTextResponse(built.sdl, headers={"Cache-Control": "no-store"})
 
 
