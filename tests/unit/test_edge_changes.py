@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from content_service.content.cache_tags import entry_tag, list_tag, token_tag, workspace_tag
-from content_service.edge.changes import EdgeChange, entry_change, tags_of
+from content_service.edge.changes import EdgeChange, edge_change, entry_change, tags_of
 from content_service.storage.outbox_event import OutboxEvent
 
 
@@ -36,3 +36,14 @@ def test_workspace_and_token_changes_purge_their_tags_each_once() -> None:
         EdgeChange("workspace", "ws"),
     ]
     assert tags_of(changes) == sorted({workspace_tag("ws"), token_tag("t1")})
+
+
+def test_a_type_change_purges_the_workspace_and_a_token_change_the_token() -> None:
+    type_event = OutboxEvent(
+        "ev", "contentType.changed", "t", "ws", None, {"kind": "content_type", "id": "post"}
+    )
+    token_event = OutboxEvent("ev", "token.changed", "t", "ws", None, {"kind": "token", "id": "t1"})
+    assert edge_change(type_event) == EdgeChange("workspace", "ws")
+    assert edge_change(token_event) == EdgeChange("token", "ws", token_id="t1")
+    assert edge_change(event("entry.published")) == entry_change(event("entry.published"))
+    assert edge_change(event("entry.updated")) is None

@@ -89,3 +89,10 @@ def test_ping_and_unknown_kinds_are_never_fanned_out() -> None:
 
 def test_a_disabled_endpoint_takes_no_new_deliveries() -> None:
     assert not matches(endpoint(workspaces=(WS,), enabled=False), event())
+
+
+@pytest.mark.parametrize("kind", ["contentType.changed", "token.changed"])
+def test_the_edge_s_own_events_reach_no_endpoint_even_one_subscribed_to_everything(
+    kind: str,
+) -> None:
+    assert not matches(endpoint(all_workspaces=True, events=()), event(kind=kind))

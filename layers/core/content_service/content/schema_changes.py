@@ -31,6 +31,7 @@ from content_service.content.schema_validation import validated_fields
 from content_service.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from content_service.identity.principal import Caller
 from content_service.storage import dynamo
+from content_service.storage.edge_events import type_changed_put
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
@@ -297,7 +298,8 @@ def replace_type(
             "renaming a content type is not supported",
             details=[{"location": "name", "problem": f"must be {name!r}"}],
         )
-    now = iso_utc((clock or SystemClock()).now())
+    moment = (clock or SystemClock()).now()
+    now = iso_utc(moment)
 
     def attempt() -> ContentType:
         schema = get_schema(workspace_id)
@@ -315,6 +317,7 @@ def replace_type(
         items: list[TransactWriteItemTypeDef] = [
             _version_update(workspace_id, schema.version),
             _type_update(workspace_id, existing, attributes, change, shape_changed),
+            type_changed_put(workspace_id, name, moment),
         ]
         if change.job is not None:
             items.append(change.job)
@@ -325,7 +328,7 @@ def replace_type(
     return result
 
 
-def delete_type(caller: Caller, workspace_id: str, name: str) -> None:
+def delete_type(caller: Caller, workspace_id: str, name: str, clock: Clock | None = None) -> None:
     """Refused (409) while another type relates to it or it still has entries, trashed too."""
     require_type_change(caller)
 
@@ -354,6 +357,7 @@ def delete_type(caller: Caller, workspace_id: str, name: str) -> None:
         dynamo.transact(
             [
                 _version_update(workspace_id, schema.version),
+                type_changed_put(workspace_id, name, (clock or SystemClock()).now()),
                 {
                     "Delete": {
                         "TableName": dynamo.tables().schema,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from content_service.content.cache_tags import change_tags, token_tag, workspace_tag
+from content_service.storage.edge_events import TOKEN_CHANGED, TYPE_CHANGED
 from content_service.storage.outbox_event import OutboxEvent
 
 VISIBLE_ENTRY_EVENTS = frozenset(
@@ -51,6 +52,19 @@ def entry_change(event: OutboxEvent) -> EdgeChange | None:
     return EdgeChange(
         "entry", event.workspace_id, content_type=event.content_type, entry_id=event.data["id"]
     )
+
+
+def edge_change(event: OutboxEvent) -> EdgeChange | None:
+    """What any outbox event means at the edge: an entry's visible change, a content type
+    replaced or deleted (the workspace), a token narrowed or revoked; None for the rest."""
+    subject = event.data.get("id")
+    if event.workspace_id is None or not isinstance(subject, str):
+        return None
+    if event.kind == TYPE_CHANGED:
+        return EdgeChange("workspace", event.workspace_id)
+    if event.kind == TOKEN_CHANGED:
+        return EdgeChange("token", event.workspace_id, token_id=subject)
+    return entry_change(event)
 
 
 def tags_of(changes: Iterable[EdgeChange]) -> list[str]:

@@ -32,6 +32,7 @@ from content_service.identity.principal import (
 from content_service.identity.workspaces import get_workspace, resolve_workspace
 from content_service.settings import MAX_RATE_LIMIT
 from content_service.storage import dynamo
+from content_service.storage.edge_events import token_changed_put
 
 if TYPE_CHECKING:
     from content_service.identity.models import TokenRecord
@@ -186,8 +187,22 @@ def revoke_token(token_id: str, clock: Clock | None = None) -> TokenInfo:
 
     record = _record_by_id(token_id)
     if record.revokedAt is None:
-        record.update(actions=[TokenRecord.revokedAt.set(iso_utc((clock or SystemClock()).now()))])
+        now = (clock or SystemClock()).now()
+        _update_announced(record, [TokenRecord.revokedAt.set(iso_utc(now))], now)
+        record.revokedAt = iso_utc(now)
     return _info(record)
+
+
+def _update_announced(record: TokenRecord, actions: list[Any], now: float) -> None:
+    """Updates the token and writes its `token.changed` event in one transaction, so the edge
+    purge (fed by the events stream) drops what it holds for the token however the process
+    ends."""
+    from content_service.identity.models import TokenRecord
+
+    update: Any = record.get_update_kwargs_from_instance(
+        actions=actions, condition=TokenRecord.pk.exists()
+    )
+    dynamo.transact([{"Update": update}, token_changed_put(record.workspaceId, record.id, now)])
 
 
 KEEP: Any = object()
@@ -231,7 +246,8 @@ def update_token(
         if spec.persisted_only
         else TokenRecord.persistedOnly.remove(),
     ]
-    record.update(actions=actions)
+    _update_announced(record, actions, SystemClock().now())
+    record.refresh(consistent_read=True)
     return _info(record)
 
 
