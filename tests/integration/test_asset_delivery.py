@@ -10,6 +10,7 @@ import httpx
 import pytest
 from PIL import Image
 
+from content_service.content.cache_tags import change_tags
 from tests.conftest import ClientFactory, WorkspaceAccess
 from tests.support.assets import jpeg_turned, new_asset
 
@@ -55,7 +56,11 @@ def test_a_published_image_answers_its_url_and_each_transform(
 def test_trash_takes_the_file_url_down(ws: WorkspaceAccess, http: httpx.Client) -> None:
     asset = new_asset(ws.full, jpeg_turned(8, 8), "a.jpg", "image/jpeg")
     url = ws.full.post(f"/api/v1/assets/{asset['id']}/publish").json()["url"]
-    assert http.get(url).status_code == 200
+    served = http.get(url)
+    assert served.status_code == 200
+    # Kept a year at the edge: tagged with the asset, so trashing it purges the file too.
+    trash_purges = set(change_tags(ws.id, "asset", asset["id"]))
+    assert trash_purges & set(served.headers["surrogate-key"].split(" "))
     assert ws.full.delete(f"/api/v1/assets/{asset['id']}").status_code == 204
     assert http.get(url).status_code == 404
 

@@ -121,6 +121,15 @@ def get_schema(workspace_id: str) -> WorkspaceSchema:
     return WorkspaceSchema(workspace_id=workspace_id, version=version, types=types)
 
 
+def types_relating_to(workspace_id: str, target: str) -> list[str]:
+    """The workspace's types with a relation field (or an asset field) to `target`."""
+    return sorted(
+        t.name
+        for t in get_schema(workspace_id).types.values()
+        if any(f.target == target for f in t.relation_fields)
+    )
+
+
 def schema_version_key(workspace_id: str) -> dict[str, Any]:
     """Where the workspace's schema version is kept (the schema table, beside its tokens)."""
     return dynamo.key(workspace_pk(workspace_id), SCHEMA_SK)

@@ -30,6 +30,7 @@ from content_service.content.schema import (
     require_type,
     schema_version,
     schema_version_key,
+    types_relating_to,
     version_of,
     visible_schema,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "restore_version",
     "schema_version",
     "schema_version_key",
+    "types_relating_to",
     "unpublish_entry",
     "update_entry",
     "version_of",

@@ -11,7 +11,7 @@ so the purge runs after the write, never inside it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from content_service.content.cache_tags import change_tags, token_tag, workspace_tag
@@ -34,6 +34,9 @@ class EdgeChange:
     content_type: str = ""
     entry_id: str = ""
     token_id: str = ""
+    event_id: str = field(default="", compare=False)
+    """The outbox event it came from: a purge named after its events is the same purge when a
+    batch is retried (CloudFront's `CallerReference`)."""
 
     def tags(self) -> list[str]:
         if self.scope == "entry":
@@ -50,7 +53,11 @@ def entry_change(event: OutboxEvent) -> EdgeChange | None:
     if event.data.get("kind") != "content_entry" or event.content_type is None:
         return None
     return EdgeChange(
-        "entry", event.workspace_id, content_type=event.content_type, entry_id=event.data["id"]
+        "entry",
+        event.workspace_id,
+        content_type=event.content_type,
+        entry_id=event.data["id"],
+        event_id=event.id,
     )
 
 
@@ -61,9 +68,9 @@ def edge_change(event: OutboxEvent) -> EdgeChange | None:
     if event.workspace_id is None or not isinstance(subject, str):
         return None
     if event.kind == TYPE_CHANGED:
-        return EdgeChange("workspace", event.workspace_id)
+        return EdgeChange("workspace", event.workspace_id, event_id=event.id)
     if event.kind == TOKEN_CHANGED:
-        return EdgeChange("token", event.workspace_id, token_id=subject)
+        return EdgeChange("token", event.workspace_id, token_id=subject, event_id=event.id)
     return entry_change(event)
 
 

@@ -132,6 +132,11 @@ def events(settings: Settings, timeout_s: float) -> Any:
     return client_at("events", settings.region, settings.aws_endpoint_url, timeout_s)
 
 
+def cloudfront(settings: Settings) -> Any:
+    """The CloudFront client of the edge purge's invalidations (a global service)."""
+    return client_at("cloudfront", settings.region, settings.aws_endpoint_url)
+
+
 def s3(settings: Settings) -> S3Client:
     """The client of the assets bucket (SigV4: see `_S3_CONFIG`)."""
     client: S3Client = client_at("s3", settings.region, settings.aws_endpoint_url)

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response, StreamingResponse
 
 from content_service.api.http_cache import not_modified
+from content_service.content import cache_tags
 from content_service.media import delivery
 from content_service.media.stored_files import FileAddress, servable
 
@@ -24,6 +25,10 @@ def get_file(
     file = servable(FileAddress(workspace_id, asset_id, file_id, file_name))
     chosen = delivery.plan(file, request.query_params.multi_items())
     headers = chosen.headers()
+    # Immutable, kept a year: only a purge (the asset unpublished, trashed) drops it early.
+    headers[cache_tags.HEADER] = " ".join(
+        [cache_tags.workspace_tag(workspace_id), cache_tags.entry_tag(workspace_id, asset_id)]
+    )
     if not_modified(request.headers.get("if-none-match"), chosen.etag):
         return Response(status_code=304, headers=headers)
     if chosen.params is not None:
