@@ -111,10 +111,12 @@ def _sync(client: httpx.Client, recorder: RequestRecorder, url: str) -> _Synced:
     return _Synced(list(calls), len(pages), entries, pages[-1]["nextSyncUrl"], elapsed)
 
 
-def _edit(client: httpx.Client, ids: list[str]) -> None:
+def _edit(client: httpx.Client, ids: list[str], size: int) -> None:
+    """A new title for each (one an earlier size edited too gets another), then published."""
     for entry_id in ids:
         path = f"/api/v1/content/article/{entry_id}"
-        client.patch(path, json={"values": {"title": f"Edited {entry_id}"}}).raise_for_status()
+        title = {"title": f"Edited at {size:,}"}
+        client.patch(path, json={"values": title}).raise_for_status()
         client.post(f"{path}/publish").raise_for_status()
 
 
@@ -183,7 +185,7 @@ def run(stack: LocalStack) -> list[Row]:
             assert len(initial.entries) == size, len(initial.entries)
             _progress(f"initial sync of {size:,} articles done")
             edited = [e["id"] for e in initial.entries[:: size // EDITS]][:EDITS]
-            _edit(full, edited)
+            _edit(full, edited, size)
             delta = _sync(read, stack.recorder, initial.next_sync)
             assert sorted(e["id"] for e in delta.entries) == sorted(edited)
             deltas[size] = delta
