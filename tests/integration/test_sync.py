@@ -211,11 +211,18 @@ def test_a_token_past_the_retention_is_gone(new_workspace: NewWorkspace) -> None
         {"token": "not a token"},
         {"initial": "true", "token": "x"},
         {"initial": "true", "locale": "not a locale!"},
+        {"token": SyncToken("published", None, None, "2026-13-01T00:00:00.000Z").encode()},
     ],
 )
 def test_malformed_requests_are_400(new_workspace: NewWorkspace, query: dict[str, str]) -> None:
     workspace = new_workspace()
     assert_error(workspace.read.get("/api/v1/sync", params=query), 400, "bad_request")
+
+
+def test_an_unknown_type_is_404(new_workspace: NewWorkspace) -> None:
+    workspace = new_workspace()
+    response = workspace.read.get("/api/v1/sync", params={"initial": "true", "type": "nope"})
+    assert assert_error(response, 404, "not_found")["message"] == "content type 'nope' not found"
 
 
 def test_a_read_token_cannot_sync_drafts(new_workspace: NewWorkspace) -> None:

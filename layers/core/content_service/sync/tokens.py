@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from content_service.clock import parse_iso_utc
+from content_service.content.change_log import TIME_LENGTH
 from content_service.content.items import View
 from content_service.errors import BadRequest
 
@@ -55,8 +57,8 @@ class SyncToken:
 
     @property
     def time(self) -> str:
-        """The time of the position (its first 24 characters, ISO 8601)."""
-        return self.position[:24]
+        """The time of the position (ISO 8601, its leading part)."""
+        return self.position[:TIME_LENGTH]
 
 
 def _malformed() -> BadRequest:
@@ -90,6 +92,10 @@ def decode_token(raw: str) -> SyncToken:
     position = body.get("p")
     if not isinstance(position, str) or not _POSITION.fullmatch(position):
         raise _malformed()
+    try:
+        parse_iso_utc(position[:TIME_LENGTH])
+    except ValueError:
+        raise _malformed() from None
     return SyncToken(
         view=_VIEWS[body["v"]],
         content_type=_text(body.get("t")),
