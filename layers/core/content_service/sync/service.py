@@ -205,6 +205,7 @@ def _initial_page(request: SyncRequest) -> SyncPage:
 def _continue_walk(
     page: SyncPage, token: SyncToken, keys: list[tuple[str, str]], index: int | None
 ) -> None:
+    """Where the walk goes after a page: the (type, locale) at `index`, or the deltas."""
     if index is None or index >= len(keys):
         page.next_sync = replace(token, walk=None)
     else:
@@ -237,18 +238,17 @@ def _delta(request: SyncRequest, now: float) -> SyncPage:
             "start an initial sync (initial=true)"
         )
     cutoff = iso_utc(now - _settle_seconds())
-    page = SyncPage(next_sync=token)
     if cutoff <= token.position:
-        return page
+        return SyncPage(next_sync=token)
     changes, more = read_changes(request.workspace_id, token.position, cutoff, DELTA_PAGE_SIZE)
+    page = SyncPage()
     latest = {c.entry_id: c for c in changes if _wanted(request, c)}
     _answer(request, page, list(latest.values()))
-    position = changes[-1].sk if more and changes else cutoff
-    page.next_sync, page.next_page = None, None
+    following = replace(token, position=changes[-1].sk if more and changes else cutoff)
     if more:
-        page.next_page = replace(token, position=position)
+        page.next_page = following
     else:
-        page.next_sync = replace(token, position=position)
+        page.next_sync = following
     return page
 
 
