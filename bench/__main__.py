@@ -23,6 +23,7 @@ SUITES: tuple[str, ...] = (
     "durability",
     "content_lists",
     "relations",
+    "sync",
     "graphql_vs_rest",
     "edge_cache",
     "webhooks_delivery",

@@ -618,6 +618,7 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
             "/api/v1/content/post/{}/schedules/{}".format(*w.fresh_schedule("post"))
         )
     ),
+    "GET /api/v1/sync": _path("/api/v1/sync?initial=true"),
     "GET /api/v1/assets": _path("/api/v1/assets"),
     "POST /api/v1/assets/uploads": lambda w, _column: Call(
         "/api/v1/assets/uploads",

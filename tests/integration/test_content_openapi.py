@@ -31,6 +31,7 @@ ROUTES = {
         "404",
     },
     ("/api/v1/content/{content_type}/{entry_id}/links", "get"): {"200", "400", "401", "404"},
+    ("/api/v1/sync", "get"): {"200", "400", "401", "403", "404", "410"},
 }
 
 

@@ -154,3 +154,6 @@ def test_delivery_settings_from_the_environment() -> None:
         Settings.from_env({"CONTENT_RATE_LIMIT": "1001"})
     with pytest.raises(SettingsError, match="CONTENT_CACHE_SECONDS"):
         Settings.from_env({"CONTENT_CACHE_SECONDS": "-1"})
+    assert Settings.from_env({"SYNC_SETTLE_MS": "250"}).delivery.sync_settle_ms == 250
+    with pytest.raises(SettingsError, match="SYNC_SETTLE_MS"):
+        Settings.from_env({"SYNC_SETTLE_MS": "-1"})

@@ -67,6 +67,14 @@ class VersionConflict(Conflict):
     code = "version_conflict"
 
 
+class Gone(ServiceError):
+    """What the request names existed once and is no longer kept (a sync token past the
+    change log's retention)."""
+
+    status = 410
+    code = "gone"
+
+
 class PayloadTooLarge(ServiceError):
     status = 413
     code = "payload_too_large"

@@ -170,17 +170,22 @@ class Delivery:
     `stale_seconds` the `stale-while-revalidate` beside it, the time an edge may hand the old
     answer to the requests that arrive while it fetches the new one. `rate_limit` is the
     requests per second of a token without a `rateLimit` of its own (0: no default limit).
+    `sync_settle_ms` is how old a change must be before a sync delta answers it: a write's
+    change carries the time taken before its transaction commits, so a delta reading up to
+    "now" could pass a change that commits a moment later with an earlier time.
     """
 
     cache_seconds: int = 60
     stale_seconds: int = 2
     rate_limit: int = 50
+    sync_settle_ms: int = 5000
 
     def __post_init__(self) -> None:
         for option, variable in (
             ("cache_seconds", "CONTENT_CACHE_SECONDS"),
             ("stale_seconds", "CONTENT_CACHE_STALE_SECONDS"),
             ("rate_limit", "CONTENT_RATE_LIMIT"),
+            ("sync_settle_ms", "SYNC_SETTLE_MS"),
         ):
             if getattr(self, option) < 0:
                 raise SettingsError(f"{variable} must not be negative")
@@ -198,6 +203,7 @@ class Delivery:
                 "CONTENT_CACHE_SECONDS": "cache_seconds",
                 "CONTENT_CACHE_STALE_SECONDS": "stale_seconds",
                 "CONTENT_RATE_LIMIT": "rate_limit",
+                "SYNC_SETTLE_MS": "sync_settle_ms",
             }.items()
             if env.get(variable, "").strip()
         }

@@ -29,6 +29,7 @@ from content_service.api.routes import (
     media_pages,
     model_pages,
     reference,
+    sync,
     tokens,
     webhooks,
 )
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         content.router,
         content_workflow.router,
         assets.router,
+        sync.router,
         graphql.router,
         reference.router,
         webhooks.router,

@@ -47,10 +47,10 @@ from content_service.content.write_transaction import (
     content_table,
     delete,
     encoded,
-    event,
     indexed,
     not_found,
     read_for_write,
+    record,
     run,
     type_check,
     type_count,
@@ -117,7 +117,10 @@ def _transition(
             transaction.add_index(snapshot_items(new.published))
         if check_type:
             transaction.add(type_check(content_type))
-        transaction.add(event(kind, caller, outcome.about, now))
+        moved = outcome.published_changed or (versions.published is not None) != (
+            new.published is not None
+        )
+        record(transaction, kind, caller, outcome.about, now, published=moved)
         if also is not None:
             for index, item in enumerate(also[0]):
                 transaction.add(item, also[1] if index == 0 else None)
@@ -335,7 +338,7 @@ def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
                 delete(single_claim_key(workspace_id, content_type.name, current.locale))
             )
         transaction.add_index(indexed(content_type, current, Versions(current, None))[1])
-        transaction.add(event("entry.purged", caller, current, now))
+        record(transaction, "entry.purged", caller, current, now, published=False)
         leftovers[:] = _purged_items(transaction, content_type, versions)
         return transaction, None
 

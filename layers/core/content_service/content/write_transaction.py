@@ -10,7 +10,8 @@ count items the change moves (`content.list_index`), plus whatever keeps the wri
   source per target for one-to-one and one-to-many links);
 - a ConditionCheck per newly linked target (it still exists and is not trashed);
 - the reverse-link items the change makes (a Put per new link) and, as far as room is left,
-  deletes of the ones it leaves stale (`content.link_refs`).
+  deletes of the ones it leaves stale (`content.link_refs`);
+- beside the event, the write's change item (`content.change_log`), what sync deltas read.
 Conditions on the entry's `version` make concurrent writes serialise instead of losing updates:
 a refused transaction writes nothing, and the write is read, validated and tried again (up to
 five times) before answering 409.
@@ -23,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from content_service.content.change_log import change_put
 from content_service.content.events import EventKind, actor_of, event_put
 from content_service.content.items import (
     MAX_ITEM_BYTES,
@@ -509,4 +511,28 @@ def event(
         content_type=about.content_type,
         title=about.title,
         now=now,
+    )
+
+
+def record(
+    transaction: Transaction,
+    kind: EventKind,
+    caller: Caller,
+    about: StoredEntry,
+    now: float,
+    *,
+    published: bool,
+) -> None:
+    """The write's event and its change item (`published`: the write changed or removed the
+    entry's published version), so webhooks and sync deltas learn of every committed write."""
+    transaction.add(event(kind, caller, about, now))
+    transaction.add(
+        change_put(
+            about.workspace_id,
+            entry_id=about.id,
+            content_type=about.content_type,
+            locale=about.locale,
+            published=published,
+            now=now,
+        )
     )

@@ -54,13 +54,13 @@ from content_service.content.write_transaction import (
     Transaction,
     Versions,
     add_refs,
-    event,
     exists,
     indexed,
     not_found,
     put_claim,
     put_entry,
     read_for_write,
+    record,
     run,
     type_check,
     type_count,
@@ -181,7 +181,7 @@ def _create_transaction(
     link_items(transaction, content_type, entry.id, new.plan, new.target_checks, takeovers)
     add_refs(transaction, entry, set(), held(entry, None))
     transaction.add_index(index)
-    transaction.add(event("entry.created", caller, entry, new.now))
+    record(transaction, "entry.created", caller, entry, new.now, published=False)
     return transaction, entry
 
 
@@ -293,7 +293,7 @@ def _write_draft(request: WriteRequest, clock: Clock | None, change: _Change) ->
         link_items(
             transaction, content_type, current.id, wanted.plan, checks, takeovers, published_links
         )
-        transaction.add(event("entry.updated", caller, stored, now))
+        record(transaction, "entry.updated", caller, stored, now, published=False)
         return transaction, entry_view(content_type, stored)
 
     return written(caller, run(workspace_id, entry_id, build))
