@@ -68,7 +68,7 @@ $(SAM):
 	$(PYTHON) -m venv $(SAM_ENV)
 	$(SAM_ENV)/bin/pip install -q 'aws-sam-cli==$(SAM_CLI_VERSION)'
 
-run: python-check $(VENV)/.local-installed
+run: python-check $(VENV)/.local-installed $(if $(filter varnish,$(EDGE)),varnish)
 	@$(PY) -m infra.local_stack
 
 # Debian's Chromium for the Playwright tests (Playwright cannot download browsers here), and jq,

@@ -127,11 +127,13 @@ def varnish_binary() -> str:
 
 
 class VarnishEdge:
-    """Varnish in front of `origin` (the local stack's base URL), until stopped."""
+    """Varnish in front of `origin` (the local stack's base URL), until stopped; on `port`, or
+    on a free one when 0."""
 
-    def __init__(self, directory: Path, origin: str) -> None:
+    def __init__(self, directory: Path, origin: str, *, port: int = 0) -> None:
         self.directory = directory
         self.origin = origin
+        self.port = port
         self.workdir = directory / "varnish"
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
@@ -158,7 +160,7 @@ class VarnishEdge:
         vcl = self.directory / "edge.vcl"
         vcl.write_text(varnish_vcl(self.origin, edge_keying()))
         for attempt in range(3):
-            port = free_port()
+            port = self.port or free_port()
             startup = self.directory / "startup.log"
             with startup.open("wb") as log:
                 self.process = subprocess.Popen(
@@ -171,7 +173,7 @@ class VarnishEdge:
                 return
             self.process.wait(10)
             errors = startup.read_text(errors="replace")
-            if attempt == 2 or "Address already in use" not in errors:
+            if attempt == 2 or self.port or "Address already in use" not in errors:
                 raise RuntimeError(f"varnishd did not start: {errors[-2000:]}")
 
     def _arguments(self, vcl: Path, port: int) -> list[str]:
