@@ -7,7 +7,9 @@ and Accept for GraphQL): Varnish's built-in VCL passes every request with an Aut
 header to the origin, so `vcl_recv` looks up every GET and HEAD itself and `vcl_hash` puts the
 header in the key. What is kept, and for how long, is the origin's `Cache-Control` (s-maxage,
 private, no-store, stale-while-revalidate as grace), as Varnish reads it; without one nothing
-is kept (`default_ttl` 0, as CloudFront's DefaultTTL).
+is kept (`default_ttl` 0, as CloudFront's DefaultTTL). Varnish honours `Vary` (a variant per
+value of the named headers); `honour_vary=False` has it ignore `Vary` as CloudFront does (the
+header still reaches the client), leaving the key alone to keep tokens apart.
 
 Each answer's `Surrogate-Key` becomes its xkey tags. `PURGE` with an `xkey-purge` header
 (tags separated by spaces) from 127.0.0.1 drops every object tagged with any of them and
@@ -64,8 +66,14 @@ def _vcl_hash(keying: dict[str, Keying]) -> str:
     return "\n    else ".join(branches)
 
 
-def varnish_vcl(origin: str, keying: dict[str, Keying]) -> str:
+def varnish_vcl(origin: str, keying: dict[str, Keying], *, honour_vary: bool = True) -> str:
     host, _, port = origin.removeprefix("http://").rstrip("/").partition(":")
+    ignore_vary = (
+        ""
+        if honour_vary
+        else "if (beresp.http.Vary) { set beresp.http.x-origin-vary = beresp.http.Vary; "
+        "unset beresp.http.Vary; }"
+    )
     return f"""vcl 4.1;
 import std;
 import xkey;
@@ -98,10 +106,15 @@ sub vcl_hash {{
 
 sub vcl_backend_response {{
     if (beresp.http.Surrogate-Key) {{ set beresp.http.xkey = beresp.http.Surrogate-Key; }}
+    {ignore_vary}
 }}
 
 sub vcl_deliver {{
     unset resp.http.xkey;
+    if (resp.http.x-origin-vary) {{
+        set resp.http.Vary = resp.http.x-origin-vary;
+        unset resp.http.x-origin-vary;
+    }}
     set resp.http.X-Cache = "MISS";
     if (obj.hits > 0) {{ set resp.http.X-Cache = "HIT"; }}
 }}
@@ -128,12 +141,15 @@ def varnish_binary() -> str:
 
 class VarnishEdge:
     """Varnish in front of `origin` (the local stack's base URL), until stopped; on `port`, or
-    on a free one when 0."""
+    on a free one when 0; ignoring `Vary`, as CloudFront does, when `honour_vary` is False."""
 
-    def __init__(self, directory: Path, origin: str, *, port: int = 0) -> None:
+    def __init__(
+        self, directory: Path, origin: str, *, port: int = 0, honour_vary: bool = True
+    ) -> None:
         self.directory = directory
         self.origin = origin
         self.port = port
+        self.honour_vary = honour_vary
         self.workdir = directory / "varnish"
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
@@ -158,7 +174,7 @@ class VarnishEdge:
         binary = varnish_binary()
         self.directory.mkdir(parents=True, exist_ok=True)
         vcl = self.directory / "edge.vcl"
-        vcl.write_text(varnish_vcl(self.origin, edge_keying()))
+        vcl.write_text(varnish_vcl(self.origin, edge_keying(), honour_vary=self.honour_vary))
         for attempt in range(3):
             port = self.port or free_port()
             startup = self.directory / "startup.log"
@@ -178,12 +194,13 @@ class VarnishEdge:
 
     def _arguments(self, vcl: Path, port: int) -> list[str]:
         """In the foreground, no jail (no user switch: the work directory is the caller's), no
-        admin port; nothing kept without a Cache-Control, and the origin's bytes untouched."""
+        admin port; nothing kept without a Cache-Control, the origin's bytes untouched, and
+        each request's counters published when it ends (for `origin_fetches`)."""
         return [
             *("-F", "-j", "none", "-T", "none", "-n", str(self.workdir), "-f", str(vcl)),
             *("-a", f"127.0.0.1:{port}", "-s", "malloc,256m"),
             *("-p", "default_ttl=0", "-p", "default_grace=0", "-p", "default_keep=0"),
-            *("-p", "http_gzip_support=off"),
+            *("-p", "http_gzip_support=off", "-p", "thread_stats_rate=1"),
         ]
 
     def _listening(self, port: int) -> bool:
