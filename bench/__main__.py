@@ -25,6 +25,7 @@ SUITES: tuple[str, ...] = (
     "relations",
     "graphql_vs_rest",
     "edge_cache",
+    "edge",
     "webhooks_delivery",
     "admin_pages",
     "local_mix",
