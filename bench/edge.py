@@ -9,8 +9,8 @@ function's stream poller on its own thread, as on AWS:
    (tokens x URLs), and none in a later round;
 2. `PUBLISHES` publishes `INTERVAL` seconds apart of posts outside the hot set while every
    token keeps reading the hot set: the time from each publish's answer to the first answer at
-   the edge that shows it (p95), and how many of the hot answers stayed cached (the entries',
-   which no publish touches: target all of them).
+   the edge that shows it (p95, p50), and how many of the hot answers stayed cached: the
+   entries', which no publish touches, are never fetched again (target 0); the lists' are.
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ def _publishes(edge: VarnishEdge, base_url: str, world: World) -> list[Row]:
             stop.set()
         refetched: Counter[str] = Counter(url for r in readers for url in r.result())
     p95 = sorted(delays)[math.ceil(0.95 * len(delays)) - 1]
-    entries = [url for url in world.hot if url not in world.lists]
+    entries = sum(n for url, n in refetched.items() if url not in world.lists)
     kept = TOKENS * HOT_URLS - sum(refetched.values())
     case = f"{PUBLISHES} publishes {INTERVAL:g} s apart, {TOKENS} tokens reading the hot set"
     return [
@@ -220,12 +220,13 @@ def _publishes(edge: VarnishEdge, base_url: str, world: World) -> list[Row]:
         Row(
             BENCHMARK,
             case,
-            "hot answers (token x URL) never refetched",
-            kept,
+            "entry answers (token x URL) refetched: no publish touches them",
+            entries,
             "answers",
-            target=f"{TOKENS * len(entries)} (the entries': no publish touches them)",
-            meets_target=kept == TOKENS * len(entries),
+            target="0",
+            meets_target=entries == 0,
         ),
+        Row(BENCHMARK, case, "hot answers (token x URL) never refetched", kept, "answers"),
     ]
 
 
