@@ -16,7 +16,7 @@ CHECKOV_VERSION := 3.3.30
 export SAM_CLI_TELEMETRY := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help run test lint typecheck unit sam-check checkov build browsers nginx bench soak crash fuzz clean python-check
+.PHONY: help run test lint typecheck unit sam-check checkov build browsers nginx varnish bench soak crash fuzz clean python-check
 
 help:
 	@echo "make run    - start the local stack (API, GraphQL, admin pages, webhook delivery)"
@@ -68,7 +68,7 @@ $(SAM):
 	$(PYTHON) -m venv $(SAM_ENV)
 	$(SAM_ENV)/bin/pip install -q 'aws-sam-cli==$(SAM_CLI_VERSION)'
 
-run: python-check $(VENV)/.local-installed
+run: python-check $(VENV)/.local-installed $(if $(filter varnish,$(EDGE)),varnish)
 	@$(PY) -m infra.local_stack
 
 # Debian's Chromium for the Playwright tests (Playwright cannot download browsers here), and jq,
@@ -83,6 +83,13 @@ browsers:
 nginx:
 	@if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+	fi
+
+# Debian's Varnish with the xkey vmod (varnish-modules) is the purgeable edge: the edge-purge
+# tests and bench put it in front of the local stack, and `EDGE=varnish make run` does too.
+varnish:
+	@if ! command -v varnishd >/dev/null && [ ! -x /usr/sbin/varnishd ] || [ -z "$(wildcard /usr/lib/*/varnish/vmods/libvmod_xkey.so)" ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq varnish varnish-modules >/dev/null; \
 	fi
 
 lint: $(VENV)/.dev-installed
@@ -110,11 +117,11 @@ build: $(SAM)
 
 # Two workers, each with its own local stack; a test file stays on one worker (module fixtures),
 # and files go out in collection order: the slow ones first (tests/conftest.py).
-test: $(VENV)/.dev-installed browsers nginx lint sam-check
+test: $(VENV)/.dev-installed browsers nginx varnish lint sam-check
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The cold-start suite imports the handlers from the built artifacts, as Lambda does.
-bench: $(VENV)/.dev-installed nginx build
+bench: $(VENV)/.dev-installed nginx varnish build
 	$(PY) -m bench
 
 soak: $(VENV)/.dev-installed

@@ -26,6 +26,7 @@ SUITES: tuple[str, ...] = (
     "sync",
     "graphql_vs_rest",
     "edge_cache",
+    "edge",
     "webhooks_delivery",
     "admin_pages",
     "local_mix",

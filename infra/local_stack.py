@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from content_service.settings import Settings, SettingsError
 from content_service.storage import request_check
-from infra import TEMPLATE_PATH
+from infra import TEMPLATE_PATH, local_edge
 from infra.api_workers import ThreadServer, WorkerProcesses
 from infra.child_process import configure_logging
 from infra.emulator import DEFAULT_PORT, DEFAULT_REGION, Emulator, EmulatorError
@@ -37,6 +37,7 @@ from infra.request_recorder import RequestRecorder
 from infra.template_model import Template, TemplateError
 
 if TYPE_CHECKING:
+    from harness.varnish_edge import VarnishEdge
     from infra.durable_state import DurableState
 
 AppFactory = Callable[[Settings], Any]
@@ -574,6 +575,36 @@ def options_from_environment() -> LocalStackOptions | None:
     )
 
 
+def _announce(stack: LocalStack, edge: VarnishEdge | None, stack_file: Path) -> None:
+    """Writes `.local/stack.json` and the edge's URL, and prints the banner."""
+    local_dir = stack.options.local_dir
+    _write_json_atomically(
+        stack_file,
+        {
+            "baseUrl": stack.base_url,
+            "awsEndpointUrl": stack.emulator.endpoint_url,
+            "region": stack.emulator.region,
+            "env": stack.environment,
+        },
+    )
+    local_edge.record_edge_url(local_dir, edge.url if edge else None)
+    print(_banner(stack, local_dir), flush=True)
+    if edge is not None:
+        print(f"  Edge       {edge.url}  (Varnish, purged on publish)\n", flush=True)
+
+
+def _serve_until_stopped(
+    stack: LocalStack, edge: VarnishEdge | None, stop_requested: threading.Event
+) -> bool:
+    """Waits for a stop request; False when something the stack needs died first."""
+    while not stop_requested.wait(1.0):
+        problem = stack.problem() or local_edge.problem(edge)
+        if problem is not None:
+            log.error("%s: stopping the stack (the journal keeps every write)", problem)
+            return False
+    return True
+
+
 def main() -> int:
     """`make run`: everything on 127.0.0.1, until Ctrl-C or SIGTERM; exit code 0 on a clean stop,
     1 when it could not start or a process it needs died (the journal keeps every write)."""
@@ -599,10 +630,16 @@ def main() -> int:
     if options is None:
         return 2
     local_dir = options.local_dir
+    try:
+        edge = local_edge.edge_from_environment(local_dir, options.host, options.port)
+    except local_edge.EdgeError as error:
+        log.error("%s", error)
+        return 2
     stack = LocalStack(options)
     stack_file = local_dir / "stack.json"
     try:
         try:
+            local_edge.start_edge(edge)
             stack.start()
         except (
             EmulatorError,
@@ -614,23 +651,13 @@ def main() -> int:
         ) as error:
             log.error("the local stack did not start: %s", error)
             return 1
-        _write_json_atomically(
-            stack_file,
-            {
-                "baseUrl": stack.base_url,
-                "awsEndpointUrl": stack.emulator.endpoint_url,
-                "region": stack.emulator.region,
-                "env": stack.environment,
-            },
-        )
-        print(_banner(stack, local_dir), flush=True)
-        while not stop_requested.wait(1.0):
-            problem = stack.problem()
-            if problem is not None:
-                log.error("%s: stopping the stack (the journal keeps every write)", problem)
-                return 1
+        _announce(stack, edge, stack_file)
+        if not _serve_until_stopped(stack, edge, stop_requested):
+            return 1
     finally:
         stack.stop()
+        if edge is not None:
+            edge.stop()
         stack_file.unlink(missing_ok=True)
     log.info("stopped")
     return 0

@@ -97,7 +97,7 @@ def _import_as_lambda(function: str, layer: Path, tmp_path: Path) -> Probe:
     return answer
 
 
-@pytest.mark.parametrize("function", ["api", "fanout", "delivery", "scheduler"])
+@pytest.mark.parametrize("function", ["api", "fanout", "purge", "delivery", "scheduler"])
 def test_a_cold_start_compiles_nothing_from_the_layer(
     function: str, layer: Path, tmp_path: Path
 ) -> None:

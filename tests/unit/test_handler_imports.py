@@ -1,6 +1,6 @@
 """What each Lambda handler module imports at cold start, in a fresh interpreter per case.
 
-- The fan-out, delivery and scheduler workers import no web framework, no GraphQL library and
+- The fan-out, purge, delivery and scheduler workers import no web framework, no GraphQL library and
   no PynamoDB (they use none of them).
 - The API handler loads graphene, graphql-core, jinja2 and PynamoDB only when the first GraphQL
   request, page or identity lookup needs them, not at import.
@@ -23,7 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS = ROOT / "functions"
-WORKERS = ("fanout", "delivery", "scheduler")
+WORKERS = ("fanout", "purge", "delivery", "scheduler")
 
 WEB_FRAMEWORKS = ("fastapi", "starlette", "pydantic", "mangum", "uvicorn", "jinja2")
 GRAPHQL = ("graphene", "graphql")

@@ -158,6 +158,10 @@ ASSETS_ALLOWED_TYPES = (
 ASSETS_MAX_PIXELS = 50_000_000
 """The largest image an asset may hold, width times height (`ASSETS_MAX_PIXELS`)."""
 
+PURGED_CACHE_SECONDS = 86400
+"""`CONTENT_CACHE_SECONDS` when an edge purge is configured (`EDGE_PURGE_URL`) and the variable
+is not set: a day, since a change purges what it alters instead of waiting for expiry."""
+
 MAX_RATE_LIMIT = 1000
 """Requests per second one token may be given: its counter is one DynamoDB item a second."""
 
@@ -207,6 +211,8 @@ class Delivery:
             }.items()
             if env.get(variable, "").strip()
         }
+        if "cache_seconds" not in kwargs and env.get("EDGE_PURGE_URL", "").strip():
+            kwargs["cache_seconds"] = PURGED_CACHE_SECONDS
         return cls(**kwargs)
 
 
@@ -248,6 +254,9 @@ class Settings:
     edge_origin_secret: str = field(default="", repr=False)
     """The value our CloudFront distribution sends in `X-Origin-Verify` (`EDGE_ORIGIN_SECRET`);
     only a request carrying it has its `CloudFront-Viewer-Address` believed. Empty: none is."""
+    edge_purge_url: str = ""
+    """Where the purge function sends an edge its purges (`EDGE_PURGE_URL`: a Varnish with xkey,
+    say); empty: no edge is purged (`edge.purgers`)."""
     assets_bucket: str = ""
     """The bucket asset uploads go to (`ASSETS_BUCKET`, the template's `AssetsBucket`)."""
     assets_max_bytes: int = ASSETS_MAX_BYTES
@@ -265,6 +274,8 @@ class Settings:
     second, and the hashing itself is tested at the default."""
 
     def __post_init__(self) -> None:
+        if self.edge_purge_url and not self.edge_purge_url.startswith(("http://", "https://")):
+            raise SettingsError(f"EDGE_PURGE_URL {self.edge_purge_url!r} must be an http(s) URL")
         for origin in (self.public_base_url, *self.allowed_origins):
             if origin and not origin.startswith(("http://", "https://")):
                 raise SettingsError(f"origin {origin!r} must start with http:// or https://")
@@ -336,6 +347,7 @@ class Settings:
             alarm_topic_arn=env.get("ALARM_TOPIC_ARN", "").strip(),
             secrets_key_arn=env.get("SECRETS_KEY_ARN", "").strip(),
             edge_origin_secret=env.get("EDGE_ORIGIN_SECRET", "").strip(),
+            edge_purge_url=env.get("EDGE_PURGE_URL", "").strip(),
             assets_bucket=env.get("ASSETS_BUCKET", "").strip(),
             assets_max_bytes=(
                 _parse_int("ASSETS_MAX_BYTES", max_bytes) if max_bytes else ASSETS_MAX_BYTES

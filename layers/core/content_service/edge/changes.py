@@ -79,7 +79,12 @@ def tags_of(changes: Iterable[EdgeChange]) -> list[str]:
     return sorted({tag for change in changes for tag in change.tags()})
 
 
+class PurgeFailed(Exception):
+    """The edge did not confirm a purge: its answers may still be stale, so the caller retries."""
+
+
 class Purger(Protocol):
-    """An edge's purge: drops every cached answer the changes may alter."""
+    """An edge's purge: drops every cached answer the changes may alter, or raises
+    `PurgeFailed` when the edge did not confirm it."""
 
     def purge(self, changes: Sequence[EdgeChange]) -> None: ...
