@@ -26,7 +26,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from content_service import runtime
 from content_service.edge import purgers
-from content_service.edge.changes import EdgeChange, PurgeFailed, entry_change, tags_of
+from content_service.edge.changes import EdgeChange, PurgeFailed, edge_change, tags_of
 from content_service.observability import logger, metrics
 from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
 from content_service.tracing import tracer
@@ -51,7 +51,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
         except MalformedEvent as error:
             logger.error("skipping a record that is not an outbox event", extra={"why": str(error)})
             return
-        change = entry_change(outbox)
+        change = edge_change(outbox)
         if change is not None and stream is not None:
             pending.append((stream.sequence_number or "", change))
 

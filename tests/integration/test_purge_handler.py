@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from content_service.content.cache_tags import change_tags
+from content_service.content.cache_tags import change_tags, token_tag
 from harness.ports import free_port
 from harness.varnish_edge import VarnishEdge
 from infra.local_stack import LocalStack
@@ -79,6 +79,7 @@ def test_the_sample_batch_is_purged_in_one_request_of_its_visible_changes_tags(
         (purge,) = edge.purges()[before:]
         expected = change_tags(workspace.id, "blog_post", post["id"])
         expected += change_tags(workspace.id, "asset", asset_id)
+        expected.append(token_tag(_images(event)[3]["data"]["M"]["id"]["S"]))
         assert sorted(purge.tags) == sorted(expected)
         assert purge.purged >= 1
         assert reader.get(url).headers["x-cache"] == "MISS"

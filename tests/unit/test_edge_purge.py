@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from content_service.edge import purgers
+from content_service.edge.cloudfront import CloudFrontPurger
 from content_service.edge.varnish import MAX_HEADER_BYTES, VarnishPurger, tag_groups
 from content_service.settings import PURGED_CACHE_SECONDS, Settings
 
@@ -29,3 +30,11 @@ def test_tags_are_split_into_headers_within_the_limit_each_tag_once() -> None:
     assert all(len(group) <= MAX_HEADER_BYTES for group in groups)
     assert [tag for group in groups for tag in group.split(" ")] == tags
     assert list(tag_groups([])) == []
+
+
+def test_the_template_s_distribution_is_invalidated_when_its_id_is_set() -> None:
+    settings = Settings.from_env({"EDGE_DISTRIBUTION_ID": "E2EXAMPLE", "AWS_REGION": "us-east-1"})
+    chosen = purgers.purger(settings)
+    assert isinstance(chosen, CloudFrontPurger)
+    assert chosen.distribution_id == "E2EXAMPLE"
+    assert settings.delivery.cache_seconds == PURGED_CACHE_SECONDS

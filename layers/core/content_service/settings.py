@@ -159,8 +159,9 @@ ASSETS_MAX_PIXELS = 50_000_000
 """The largest image an asset may hold, width times height (`ASSETS_MAX_PIXELS`)."""
 
 PURGED_CACHE_SECONDS = 86400
-"""`CONTENT_CACHE_SECONDS` when an edge purge is configured (`EDGE_PURGE_URL`) and the variable
-is not set: a day, since a change purges what it alters instead of waiting for expiry."""
+"""`CONTENT_CACHE_SECONDS` when an edge purge is configured (`EDGE_PURGE_URL` or
+`EDGE_DISTRIBUTION_ID`) and the variable is not set: a day, since a change purges what it
+alters instead of waiting for expiry."""
 
 MAX_RATE_LIMIT = 1000
 """Requests per second one token may be given: its counter is one DynamoDB item a second."""
@@ -211,7 +212,8 @@ class Delivery:
             }.items()
             if env.get(variable, "").strip()
         }
-        if "cache_seconds" not in kwargs and env.get("EDGE_PURGE_URL", "").strip():
+        purged = any(env.get(v, "").strip() for v in ("EDGE_PURGE_URL", "EDGE_DISTRIBUTION_ID"))
+        if "cache_seconds" not in kwargs and purged:
             kwargs["cache_seconds"] = PURGED_CACHE_SECONDS
         return cls(**kwargs)
 
@@ -257,6 +259,9 @@ class Settings:
     edge_purge_url: str = ""
     """Where the purge function sends an edge its purges (`EDGE_PURGE_URL`: a Varnish with xkey,
     say); empty: no edge is purged (`edge.purgers`)."""
+    edge_distribution_id: str = ""
+    """The CloudFront distribution the purge function invalidates (`EDGE_DISTRIBUTION_ID`, the
+    template's `EdgeDistribution`); empty: none (`edge.purgers`)."""
     assets_bucket: str = ""
     """The bucket asset uploads go to (`ASSETS_BUCKET`, the template's `AssetsBucket`)."""
     assets_max_bytes: int = ASSETS_MAX_BYTES
@@ -348,6 +353,7 @@ class Settings:
             secrets_key_arn=env.get("SECRETS_KEY_ARN", "").strip(),
             edge_origin_secret=env.get("EDGE_ORIGIN_SECRET", "").strip(),
             edge_purge_url=env.get("EDGE_PURGE_URL", "").strip(),
+            edge_distribution_id=env.get("EDGE_DISTRIBUTION_ID", "").strip(),
             assets_bucket=env.get("ASSETS_BUCKET", "").strip(),
             assets_max_bytes=(
                 _parse_int("ASSETS_MAX_BYTES", max_bytes) if max_bytes else ASSETS_MAX_BYTES

@@ -25,8 +25,10 @@ import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
+
 from content_service.content.names import ASSET_TYPE
-from content_service.edge.changes import EdgeChange
+from content_service.edge.changes import EdgeChange, PurgeFailed
 
 MAX_PATHS = 10
 API = "/api/v1/*"
@@ -84,10 +86,14 @@ class CloudFrontPurger:
         paths = invalidation_paths(changes, self.linkers)
         if not paths:
             return
-        self.client.create_invalidation(
-            DistributionId=self.distribution_id,
-            InvalidationBatch={
-                "Paths": {"Quantity": len(paths), "Items": paths},
-                "CallerReference": caller_reference(changes),
-            },
-        )
+        try:
+            self.client.create_invalidation(
+                DistributionId=self.distribution_id,
+                InvalidationBatch={
+                    "Paths": {"Quantity": len(paths), "Items": paths},
+                    "CallerReference": caller_reference(changes),
+                },
+            )
+        except (BotoCoreError, ClientError) as error:
+            # Throttled, too many invalidations in progress, unreachable: the batch is retried.
+            raise PurgeFailed(f"CloudFront refused the invalidation: {error}") from None
