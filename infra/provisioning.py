@@ -40,6 +40,7 @@ QUEUE_TYPE = "AWS::SQS::Queue"
 KEY_TYPE = "AWS::KMS::Key"
 BUCKET_TYPE = "AWS::S3::Bucket"
 FUNCTION_TYPE = "AWS::Serverless::Function"
+DISTRIBUTION_TYPE = "AWS::CloudFront::Distribution"
 DEFAULT_ACCOUNT_ID = "123456789012"
 _PREFIX_PATTERN = re.compile(r"^[A-Za-z0-9_-]*$")
 # CloudFormation property name -> SQS attribute name, where they differ only in being a string.
@@ -334,9 +335,12 @@ def _early_names(
     buckets: Mapping[str, ProvisionedBucket],
 ) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
     """`Ref` and `Fn::GetAtt` values known before any table or queue: the keys', the
-    buckets' and the functions' roles'."""
+    buckets', the functions' roles' and the (unemulated) distributions'."""
     refs = {k.logical_id: k.key_id for k in keys.values()}
     refs.update({b.logical_id: b.name for b in buckets.values()})
+    # The local stack emulates no CloudFront distribution (its edge is Varnish, `EDGE=varnish`):
+    # a distribution's id is empty, so the purge function invalidates none.
+    refs.update({d: "" for d in template.resources_of_type(DISTRIBUTION_TYPE)})
     attributes = _key_attributes(keys.values())
     attributes.update(_role_attributes(template, prefix))
     attributes.update({(b.logical_id, "Arn"): b.arn for b in buckets.values()})
