@@ -7,6 +7,8 @@ AWS, and purges the edge by the cache tags of each visible change.
   entry of its type, a list of another type) stay cached: no origin fetch for them;
 - unpublish, trash and restore purge the entry's read and its type's lists, and an asset's
   publish purges the entries expanding it;
+- a token narrowed purges what the edge holds for it, and a content type replaced every
+  answer of its workspace;
 - several read tokens with different audiences reading the same URLs through Varnish never
   get another token's answer.
 
@@ -220,6 +222,41 @@ def test_an_asset_s_publish_purges_the_entries_that_expand_it(site: Site) -> Non
     assert published.status_code == 200, published.text
     assert fresh(site, feature, shows("hero v1")).headers["x-cache"] == "MISS"
     assert fresh(site, graphql, shows("hero v1")).headers["x-cache"] == "MISS"
+
+
+def test_a_narrowed_token_s_answers_are_purged_and_a_type_change_purges_the_workspace(
+    site: Site, admin: httpx.Client, edge: VarnishEdge
+) -> None:
+    """A token narrowed through the API drops what the edge holds for it (its `k:` tag); a
+    content type replaced drops every answer of the workspace (`w:`), whatever its type."""
+    workspace = site.workspace
+    created = admin.post(
+        "/api/v1/tokens", json={"name": "app", "workspaceId": workspace.id, "access": "read"}
+    )
+    assert created.status_code == 201, created.text
+    headers = {"Authorization": f"Bearer {created.json()['token']}"}
+    notes = "/api/v1/content/note"
+    with httpx.Client(base_url=edge.url, headers=headers, timeout=30) as app:
+        narrowed = Site(workspace, site.ids, app)
+        cached(narrowed, notes)
+        cached(site, notes)
+        changed = admin.patch(
+            f"/api/v1/tokens/{created.json()['id']}", json={"contentTypes": ["article"]}
+        )
+        assert changed.status_code == 200, changed.text
+        assert fresh(narrowed, notes, lambda answer: answer.status_code != 200).status_code in {
+            403,
+            404,
+        }
+    assert site.reader.get(notes).headers["x-cache"] == "HIT"  # another token's answer stays
+    cached(site, site.entry_url("a1"))
+    fields = [{"name": "title", "type": "string"}, {"name": "tags", "type": "string"}]
+    replaced = workspace.full.put(
+        "/api/v1/content-types/note", json={"name": "note", "fields": fields}
+    )
+    assert replaced.status_code == 200, replaced.text
+    for url in (notes, site.entry_url("a1")):
+        fresh(site, url, lambda answer: answer.headers["x-cache"] == "MISS")
 
 
 @pytest.fixture(scope="module")
