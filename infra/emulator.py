@@ -219,6 +219,11 @@ class Emulator:
     def kms(self) -> KMSClient:
         return self.session().client("kms", endpoint_url=self.endpoint_url, config=self._config())
 
+    def cloudfront(self) -> Any:
+        return self.session().client(
+            "cloudfront", endpoint_url=self.endpoint_url, config=self._config()
+        )
+
     def s3(self) -> S3Client:
         """Presigns with SigV4, as S3 requires of new buckets (botocore's default for S3 in
         us-east-1 is still SigV2, which the emulator refuses: `infra.s3_uploads`)."""

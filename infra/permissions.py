@@ -50,6 +50,7 @@ _TRANSACT_ACTIONS = {
 
 # Lambda's Invoke (`infra.lambda_invoke`): `lambda:InvokeFunction` on the function named.
 _INVOKE_PATH = re.compile(r"^/2015-03-31/functions/([^/]+)/invocations$")
+_INVALIDATION_PATH = re.compile(r"^/2020-05-31/distribution/([^/]+)/invalidation$")
 
 
 Context = tuple[tuple[str, str], ...]
@@ -132,6 +133,10 @@ def required(call: RecordedCall, resources: Resources) -> list[Permission]:
     invoked = _INVOKE_PATH.match(urlsplit(call.path).path)
     if not call.target and invoked:
         return [Permission("lambda:InvokeFunction", resources.function(unquote(invoked[1])))]
+    invalidated = _INVALIDATION_PATH.match(urlsplit(call.path).path)
+    if not call.target and invalidated and call.method == "POST":
+        distribution = f"arn:aws:cloudfront::{resources.account}:distribution/{invalidated[1]}"
+        return [Permission("cloudfront:CreateInvalidation", distribution)]
     if not call.target and s3_actions.is_s3(headers, call.path):
         found = s3_actions.required(call.method, call.path, headers, call.raw_request)
         return [Permission(action, resource) for action, resource in found]

@@ -250,7 +250,7 @@ def provision(
     pseudo = _pseudo_parameters(emulator.region, prefix)
     keys = _ensure_keys(emulator.kms(), prefix, template)
     buckets = _ensure_buckets(emulator.s3(), prefix, template)
-    early_refs, early_attributes = _early_names(template, prefix, keys, buckets)
+    early_refs, early_attributes = _early_names(template, prefix, keys, buckets, emulator)
     _add_functions(template, prefix, emulator.region, early_refs, early_attributes)
     static = Intrinsics(
         parameters=parameters,
@@ -333,14 +333,13 @@ def _early_names(
     prefix: str,
     keys: Mapping[str, ProvisionedKey],
     buckets: Mapping[str, ProvisionedBucket],
+    emulator: Emulator,
 ) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
     """`Ref` and `Fn::GetAtt` values known before any table or queue: the keys', the
-    buckets', the functions' roles' and the (unemulated) distributions'."""
+    buckets', the functions' roles' and the distributions'."""
     refs = {k.logical_id: k.key_id for k in keys.values()}
     refs.update({b.logical_id: b.name for b in buckets.values()})
-    # The local stack emulates no CloudFront distribution (its edge is Varnish, `EDGE=varnish`):
-    # a distribution's id is empty, so the purge function invalidates none.
-    refs.update({d: "" for d in template.resources_of_type(DISTRIBUTION_TYPE)})
+    refs.update(_ensure_distributions(emulator.cloudfront(), prefix, template))
     attributes = _key_attributes(keys.values())
     attributes.update(_role_attributes(template, prefix))
     attributes.update({(b.logical_id, "Arn"): b.arn for b in buckets.values()})
@@ -402,6 +401,43 @@ def _ensure_key(
         client.create_alias(AliasName=alias, TargetKeyId=metadata["KeyId"])
         log.info("created KMS key %s", alias)
     return ProvisionedKey(logical_id, metadata["KeyId"], metadata["Arn"], alias)
+
+
+def _ensure_distributions(client: Any, prefix: str, template: Template) -> dict[str, str]:
+    """Each CloudFront distribution's id: one found by its name (its comment), else a minimal
+    one the emulator makes. It serves nothing locally (the local edge is Varnish); the purge
+    function invalidates it as it does the deployed one, so that path runs everywhere."""
+    found: dict[str, str] = {}
+    listed = client.list_distributions()["DistributionList"].get("Items", [])
+    for logical_id in template.resources_of_type(DISTRIBUTION_TYPE):
+        name = physical_name(prefix, logical_id)
+        known = [d["Id"] for d in listed if d.get("Comment") == name]
+        found[logical_id] = known[0] if known else _new_distribution(client, name)
+    return found
+
+
+def _new_distribution(client: Any, name: str) -> str:
+    origin = {
+        "Id": "api",
+        "DomainName": "api.local.invalid",
+        "CustomOriginConfig": {
+            "HTTPPort": 80,
+            "HTTPSPort": 443,
+            "OriginProtocolPolicy": "https-only",
+        },
+    }
+    config = {
+        "CallerReference": name,
+        "Comment": name,
+        "Enabled": True,
+        "Origins": {"Quantity": 1, "Items": [origin]},
+        "DefaultCacheBehavior": {
+            "TargetOriginId": "api",
+            "ViewerProtocolPolicy": "redirect-to-https",
+            "CachePolicyId": "658327ea-f89d-4fab-a63d-7e88639e58f6",
+        },
+    }
+    return str(client.create_distribution(DistributionConfig=config)["Distribution"]["Id"])
 
 
 def _ensure_buckets(

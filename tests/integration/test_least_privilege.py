@@ -54,7 +54,13 @@ from tests.support.content import define
 from tests.support.settings import settings_changed
 from tests.support.webhooks import function_runtime
 
-FUNCTIONS = ("ApiFunction", "FanoutFunction", "DeliveryFunction", "SchedulerFunction")
+FUNCTIONS = (
+    "ApiFunction",
+    "FanoutFunction",
+    "PurgeFunction",
+    "DeliveryFunction",
+    "SchedulerFunction",
+)
 
 
 def drain(pollers: list[Any]) -> None:
@@ -82,10 +88,15 @@ class Run:
         self.calls[name].extend(calls)
         return result
 
-    def fanout(self) -> None:
+    def streams(self, function: str) -> None:
+        """The outbox stream's records, as `function` (one of its two consumers) reads them."""
         pollers = self.stack.pollers
         assert pollers is not None
-        self.as_function("FanoutFunction", lambda: drain(pollers.streams))
+        mine = [p for p in pollers.streams if p.runtime.logical_id == function]
+        self.as_function(function, lambda: drain(mine))
+
+    def fanout(self) -> None:
+        self.streams("FanoutFunction")
 
     def deliveries(self) -> None:
         pollers = self.stack.pollers
@@ -255,6 +266,8 @@ def recorded(
         run.as_function("ApiFunction", lambda: _delivery_reads(workspace.read))
         run.as_function("ApiFunction", lambda: _assets(workspace.full))
         run.fanout()
+        # The edge purge: the distribution invalidated, the types relating to a changed one read.
+        run.streams("PurgeFunction")
         receiver.always(Answer(500, b"down"))
         run.deliveries()
         _operations(run, admin, hooks, receiver)

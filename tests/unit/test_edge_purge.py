@@ -38,3 +38,14 @@ def test_the_template_s_distribution_is_invalidated_when_its_id_is_set() -> None
     assert isinstance(chosen, CloudFrontPurger)
     assert chosen.distribution_id == "E2EXAMPLE"
     assert settings.delivery.cache_seconds == PURGED_CACHE_SECONDS
+
+
+def test_with_both_edges_named_both_are_purged() -> None:
+    env = {
+        "EDGE_DISTRIBUTION_ID": "E2EXAMPLE",
+        "EDGE_PURGE_URL": "http://127.0.0.1:6081/",
+        "AWS_REGION": "us-east-1",
+    }
+    chosen = purgers.purger(Settings.from_env(env))
+    assert isinstance(chosen, purgers.EveryEdge)
+    assert [type(edge) for edge in chosen.edges] == [CloudFrontPurger, VarnishPurger]
