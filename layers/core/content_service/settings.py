@@ -161,6 +161,10 @@ ASSETS_MAX_PIXELS = 50_000_000
 MAX_RATE_LIMIT = 1000
 """Requests per second one token may be given: its counter is one DynamoDB item a second."""
 
+AUDIT_RETENTION_DAYS = 400
+"""Days an audit record is kept (`AUDIT_RETENTION_DAYS`): a year and a bit, for yearly reviews."""
+"""Requests per second one token may be given: its counter is one DynamoDB item a second."""
+
 
 @dataclass(frozen=True)
 class Delivery:
@@ -215,6 +219,7 @@ class Tables:
     deliveries: str = "DeliveriesTable"
     persisted_queries: str = "PersistedQueriesTable"
     rate_limits: str = "RateLimitsTable"
+    audit: str = "AuditTable"
     delivery_queue_url: str = ""
     fanout_failure_queue_url: str = ""
     delivery_dlq_url: str = ""
@@ -257,6 +262,9 @@ class Settings:
     """log2 of scrypt's N for new password hashes (`identity.passwords`). Only tests lower it,
     as Django's tests use a fast hasher: a sign-in then costs milliseconds, not most of a
     second, and the hashing itself is tested at the default."""
+    audit_retention_days: int = AUDIT_RETENTION_DAYS
+    """How long an audit record is kept before DynamoDB's TTL removes it
+    (`AUDIT_RETENTION_DAYS`)."""
 
     def __post_init__(self) -> None:
         for origin in (self.public_base_url, *self.allowed_origins):
@@ -273,6 +281,8 @@ class Settings:
             raise SettingsError(
                 "ASSETS_MAX_PIXELS must be positive and ASSETS_ALLOWED_TYPES name a type"
             )
+        if self.audit_retention_days <= 0:
+            raise SettingsError("AUDIT_RETENTION_DAYS must be a positive number of days")
         if not MIN_PASSWORD_COST <= self.password_cost <= MAX_PASSWORD_COST:
             raise SettingsError(
                 f"PASSWORD_HASH_COST must be from {MIN_PASSWORD_COST} to {MAX_PASSWORD_COST}"
@@ -290,6 +300,7 @@ class Settings:
             deliveries=env.get("DELIVERIES_TABLE", Tables.deliveries),
             persisted_queries=env.get("PERSISTED_QUERIES_TABLE", Tables.persisted_queries),
             rate_limits=env.get("RATE_LIMITS_TABLE", Tables.rate_limits),
+            audit=env.get("AUDIT_TABLE", Tables.audit),
             delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
             fanout_failure_queue_url=env.get("FANOUT_FAILURE_QUEUE_URL", ""),
             delivery_dlq_url=env.get("DELIVERY_DLQ_URL", ""),
@@ -308,6 +319,7 @@ class Settings:
         key_file = env.get("SESSION_KEY_FILE", "").strip()
         cost = env.get("PASSWORD_HASH_COST", "").strip()
         max_bytes = env.get("ASSETS_MAX_BYTES", "").strip()
+        retention = env.get("AUDIT_RETENTION_DAYS", "").strip()
         return cls(
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             aws_endpoint_url=env.get("AWS_ENDPOINT_URL") or None,
@@ -336,6 +348,9 @@ class Settings:
             ),
             media_function_name=env.get("MEDIA_FUNCTION_NAME", "").strip(),
             password_cost=_parse_int("PASSWORD_HASH_COST", cost) if cost else PASSWORD_COST,
+            audit_retention_days=(
+                _parse_int("AUDIT_RETENTION_DAYS", retention) if retention else AUDIT_RETENTION_DAYS
+            ),
             **_assets_processing(env),
         )
 
