@@ -319,7 +319,6 @@ class Settings:
         key_file = env.get("SESSION_KEY_FILE", "").strip()
         cost = env.get("PASSWORD_HASH_COST", "").strip()
         max_bytes = env.get("ASSETS_MAX_BYTES", "").strip()
-        retention = env.get("AUDIT_RETENTION_DAYS", "").strip()
         return cls(
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             aws_endpoint_url=env.get("AWS_ENDPOINT_URL") or None,
@@ -348,11 +347,15 @@ class Settings:
             ),
             media_function_name=env.get("MEDIA_FUNCTION_NAME", "").strip(),
             password_cost=_parse_int("PASSWORD_HASH_COST", cost) if cost else PASSWORD_COST,
-            audit_retention_days=(
-                _parse_int("AUDIT_RETENTION_DAYS", retention) if retention else AUDIT_RETENTION_DAYS
-            ),
+            audit_retention_days=_int_or(env, "AUDIT_RETENTION_DAYS", AUDIT_RETENTION_DAYS),
             **_assets_processing(env),
         )
+
+
+def _int_or(env: Mapping[str, str], variable: str, default: int) -> int:
+    """The variable as an integer, or `default` when it is unset or empty."""
+    raw = env.get(variable, "").strip()
+    return _parse_int(variable, raw) if raw else default
 
 
 def _assets_processing(env: Mapping[str, str]) -> dict[str, Any]:
