@@ -10,24 +10,13 @@ Entry fields hold content, never credentials, so every other value is shown.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from decimal import Decimal
 from typing import Any
 
 from content_service.content.items import StoredEntry
 from content_service.content.model import ContentType
+from content_service.storage.json_values import plain
 
 MAX_VALUE_BYTES = 1024
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _by_name(content_type: ContentType, entry: StoredEntry | None) -> dict[str, Any]:
@@ -38,7 +27,7 @@ def _by_name(content_type: ContentType, entry: StoredEntry | None) -> dict[str, 
     for key, value in entry.values.items():
         definition = content_type.field_by_key(key)
         if definition is not None and value is not None:
-            named[definition.name] = _plain(value)
+            named[definition.name] = plain(value)
     for key, targets in entry.links.items():
         definition = content_type.field_by_key(key)
         if definition is not None and targets:

@@ -24,6 +24,7 @@ from content_service.audit.records import actor_key, target_key
 from content_service.clock import iso_utc, parse_iso_utc
 from content_service.errors import BadRequest
 from content_service.storage import dynamo
+from content_service.storage.json_values import plain
 
 MAX_LIMIT = 200
 _READS = 10
@@ -87,7 +88,7 @@ def _key_condition(query: AuditQuery) -> tuple[str | None, str, dict[str, Any], 
         names["#pk"] = "actorKey"
     else:
         index, values = None, {":pk": query.workspace_id}
-    low = _moment("since", query.since) if query.since else ""
+    low = _moment("since", query.since) if query.since else "0000"
     high = (_moment("until", query.until) if query.until else "9999") + "#~"
     values.update({":low": low, ":high": high})
     return index, "#pk = :pk AND #sk BETWEEN :low AND :high", values, names
@@ -139,7 +140,7 @@ def _decode_cursor(query: AuditQuery, cursor: str) -> dict[str, Any]:
 
 def shown(item: dict[str, Any]) -> dict[str, Any]:
     """A record as the API and the export show it (no key attributes, no TTL)."""
-    return {name: item.get(name) for name in _SHOWN}
+    return {name: plain(item.get(name)) for name in _SHOWN}
 
 
 def page(
