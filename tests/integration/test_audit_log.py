@@ -20,6 +20,7 @@ from content_service.identity.tokens import TokenInfo, TokenSpec, create_token
 from content_service.identity.workspaces import create_workspace
 from harness.webhooks import FakeClock
 from tests.conftest import ClientFactory
+from tests.support.assets import new_asset, png
 from tests.support.content import assert_error, create, define
 
 FIELDS: list[dict[str, Any]] = [
@@ -164,6 +165,21 @@ def test_a_schedule_that_runs_is_recorded_as_its_creator_and_the_schedule(site: 
     (ran,) = site.log(target=f"entry:{entry_id}", action="entry.published")
     assert ran["actor"] == _token_actor(site.info)
     assert ran["scheduleId"] == schedule["id"]
+
+
+def test_asset_changes_are_recorded_as_assets(site: Site) -> None:
+    asset = new_asset(site.full, png(), "logo.png", "image/png", title="Logo")
+    _ok(site.full.patch(f"/api/v1/assets/{asset['id']}", json={"title": "Mark"}))
+    _ok(site.full.post(f"/api/v1/assets/{asset['id']}/publish"))
+
+    records = site.log(target=f"asset:{asset['id']}")
+    assert [r["action"] for r in records] == [
+        "entry.published",
+        "entry.updated",
+        "entry.created",
+    ]
+    assert records[1]["changes"]["values"] == {"title": "Mark"}
+    assert all(r["actor"] == _token_actor(site.info) for r in records)
 
 
 def test_content_type_changes_are_recorded_with_the_fields_they_change(site: Site) -> None:
