@@ -17,9 +17,10 @@ from content_service import runtime
 from content_service.clock import iso_utc
 from content_service.content import schedules
 from content_service.identity.tokens import TokenInfo, TokenSpec, create_token
+from content_service.identity.users import create_user
 from content_service.identity.workspaces import create_workspace
 from harness.webhooks import FakeClock
-from tests.conftest import ClientFactory
+from tests.conftest import ClientFactory, sign_in
 from tests.support.assets import new_asset, png
 from tests.support.content import assert_error, create, define
 
@@ -221,6 +222,33 @@ def test_token_changes_are_recorded_without_the_token(site: Site) -> None:
     }
     assert all(r["actor"]["kind"] == "user" for r in records)
     assert made["token"] not in json.dumps(site.log())
+
+
+def test_users_and_sign_ins_are_recorded_without_passwords_or_sessions(
+    site: Site, make_client: ClientFactory
+) -> None:
+    email, password = f"audit-{uuid.uuid4().hex[:8]}@example.com", "a long password 1"
+    user = create_user(runtime.settings(), email, "editor", password)
+    wrong = make_client().post("/login", data={"email": email, "password": "not the password"})
+    assert wrong.status_code == 401
+    signed_in = sign_in(make_client(), email, password)
+
+    made, succeeded = reversed(site.log(scope="service", target=f"user:{user.id}"))
+    assert (made["action"], made["actor"]) == ("user.created", {"kind": "system", "id": "cli"})
+    assert made["changes"]["values"] == {"email": email, "role": "editor"}
+    assert succeeded["action"] == "signIn.succeeded"
+    assert succeeded["actor"] == {"kind": "user", "id": user.id, "email": email}
+    assert succeeded["sourceAddress"] == "127.0.0.1"
+    (failed,) = site.log(scope="service", target=f"sign_in:{email}")
+    assert failed["action"] == "signIn.failed"
+    assert failed["changes"]["values"] == {"email": email}
+    everything = json.dumps(site.log(scope="service"))
+    assert password not in everything
+    assert "not the password" not in everything
+    assert "scrypt" not in everything
+    session = signed_in.cookies.get("cs_session")
+    assert session is not None
+    assert session not in everything
 
 
 def test_a_refused_write_leaves_no_record_and_no_change(site: Site) -> None:

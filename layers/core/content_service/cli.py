@@ -282,9 +282,11 @@ def _assets_upload(args: argparse.Namespace, settings: Settings) -> None:
 def _audit_export(args: argparse.Namespace, settings: Settings) -> None:
     """Every record of the workspace in the window, newest first, one JSON object a line."""
     from content_service.audit.log import AuditQuery, every
+    from content_service.audit.records import SERVICE_LOG
     from content_service.identity.workspaces import resolve_workspace
 
-    query = AuditQuery(resolve_workspace(args.workspace).id, since=args.since, until=args.until)
+    log = SERVICE_LOG if args.service else resolve_workspace(args.workspace).id
+    query = AuditQuery(log, since=args.since, until=args.until)
     for record in every(query):
         sys.stdout.write(json.dumps(record, separators=(",", ":"), default=str) + "\n")
 
@@ -297,6 +299,9 @@ def _audit_commands(commands: Any) -> None:
     export.add_argument("--since", help="ISO 8601 date-time, inclusive (default: the first)")
     export.add_argument("--until", help="ISO 8601 date-time, inclusive (default: now)")
     export.add_argument("--workspace", default="default", help="workspace id or slug")
+    export.add_argument(
+        "--service", action="store_true", help="the records of no workspace: users, sign-ins"
+    )
     export.set_defaults(run=_audit_export)
 
 

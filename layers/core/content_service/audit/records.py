@@ -26,14 +26,19 @@ from content_service.storage import dynamo
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
-ActorKind = Literal["user", "token", "system"]
+ActorKind = Literal["user", "token", "system", "anonymous"]
 _DAY = 24 * 3600
+
+SERVICE_LOG = "service"
+"""The partition of changes that belong to no workspace: users and sign-ins. Workspace ids are
+UUIDs, so no workspace shares it."""
 
 
 @dataclass(frozen=True)
 class Actor:
-    """Who made a change: a signed-in user (with the email), a token (with its name), or the
-    command line run by an operator (`system`)."""
+    """Who made a change: a signed-in user (with the email), a token (with its name), the
+    command line run by an operator (`system`), or nobody known yet (`anonymous`: a failed
+    sign-in)."""
 
     kind: ActorKind
     id: str
@@ -56,6 +61,8 @@ class Actor:
 
 COMMAND_LINE = Actor("system", "cli")
 """The actor of a change made with `content-service` on the command line."""
+ANONYMOUS = Actor("anonymous", "anonymous")
+"""The actor of a failed sign-in: whoever typed the e-mail is not known."""
 
 
 @dataclass(frozen=True)
