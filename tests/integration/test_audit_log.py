@@ -22,6 +22,7 @@ from content_service.identity.workspaces import create_workspace
 from harness.webhooks import FakeClock
 from tests.conftest import ClientFactory, sign_in
 from tests.support.assets import new_asset, png
+from tests.support.cli import run_cli
 from tests.support.content import assert_error, create, define
 
 FIELDS: list[dict[str, Any]] = [
@@ -311,3 +312,21 @@ def test_the_log_is_filtered_and_paged_newest_first(site: Site) -> None:
 def test_only_signed_in_administrators_read_the_log(site: Site, make_client: ClientFactory) -> None:
     assert_error(site.full.get("/api/v1/audit"), 403)
     assert_error(make_client().get("/api/v1/audit"), 401)
+
+
+def test_audit_export_writes_the_window_as_json_lines(
+    site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    define(site.full, "article", FIELDS)
+    entry_id = create(site.full, "article", {"title": "Exported"})["id"]
+    newest = site.log(limit=1)
+    since = site.log()[-1]["occurredAt"]
+
+    argv = ["audit", "export", "--workspace", site.workspace.slug, "--since", since]
+    assert run_cli(*argv, "--until", newest[0]["occurredAt"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    exported = [json.loads(line) for line in lines]
+    assert exported == site.log()
+    assert exported[0]["target"]["id"] == entry_id
+    assert run_cli(*argv[:-2], "--until", "2000-01-01T00:00:00Z") == 0
+    assert capsys.readouterr().out == ""
