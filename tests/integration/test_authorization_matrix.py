@@ -573,6 +573,7 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
     ),
     "PATCH /api/v1/tokens/{token_id}": _fresh_token({"contentTypes": ["post"]}),
     "DELETE /api/v1/tokens/{token_id}": _fresh_token(),
+    "GET /api/v1/audit": _path("/api/v1/audit"),
     "GET /api/v1/content-types": _path("/api/v1/content-types"),
     "POST /api/v1/content-types": _new_type,
     "GET /api/v1/content-types/{name}": _fresh_type(),

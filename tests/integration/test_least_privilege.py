@@ -242,6 +242,9 @@ def _identity(base_url: str, admin: dict[str, str], workspace: WorkspaceAccess) 
     ).json()
     assert session.get("/api/v1/tokens").status_code == 200
     assert session.delete(f"/api/v1/tokens/{token['id']}").status_code == 204
+    audit = {"X-Workspace-Id": workspace.id}
+    for query in ({}, {"actor": "user:x"}, {"target": f"token:{token['id']}"}):
+        assert session.get("/api/v1/audit", params=query, headers=audit).status_code == 200
     assert workspace.read.get("/api/v1/me").status_code == 200
     return session
 

@@ -279,6 +279,32 @@ def _assets_upload(args: argparse.Namespace, settings: Settings) -> None:
         raise SettingsError(f"{failed} of {len(args.files)} file(s) were not uploaded")
 
 
+def _audit_export(args: argparse.Namespace, settings: Settings) -> None:
+    """Every record of the workspace in the window, newest first, one JSON object a line."""
+    from content_service.audit.log import AuditQuery, every
+    from content_service.audit.records import SERVICE_LOG
+    from content_service.identity.workspaces import resolve_workspace
+
+    log = SERVICE_LOG if args.service else resolve_workspace(args.workspace).id
+    query = AuditQuery(log, since=args.since, until=args.until)
+    for record in every(query):
+        sys.stdout.write(json.dumps(record, separators=(",", ":"), default=str) + "\n")
+
+
+def _audit_commands(commands: Any) -> None:
+    audit = commands.add_parser("audit", help="the audit log").add_subparsers(
+        dest="action", required=True
+    )
+    export = audit.add_parser("export", help="write the audit log as JSON Lines to stdout")
+    export.add_argument("--since", help="ISO 8601 date-time, inclusive (default: the first)")
+    export.add_argument("--until", help="ISO 8601 date-time, inclusive (default: now)")
+    export.add_argument("--workspace", default="default", help="workspace id or slug")
+    export.add_argument(
+        "--service", action="store_true", help="the records of no workspace: users, sign-ins"
+    )
+    export.set_defaults(run=_audit_export)
+
+
 def _assets_commands(commands: Any) -> None:
     assets = commands.add_parser("assets", help="assets").add_subparsers(
         dest="action", required=True
@@ -412,6 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
     _webhook_commands(commands)
     _receiver_commands(commands)
     _assets_commands(commands)
+    _audit_commands(commands)
 
     lists = commands.add_parser("lists", help="list indexes").add_subparsers(
         dest="action", required=True

@@ -166,6 +166,10 @@ alters instead of waiting for expiry."""
 MAX_RATE_LIMIT = 1000
 """Requests per second one token may be given: its counter is one DynamoDB item a second."""
 
+AUDIT_RETENTION_DAYS = 400
+"""Days an audit record is kept (`AUDIT_RETENTION_DAYS`): a year and a bit, for yearly reviews."""
+"""Requests per second one token may be given: its counter is one DynamoDB item a second."""
+
 
 @dataclass(frozen=True)
 class Delivery:
@@ -229,9 +233,26 @@ class Tables:
     deliveries: str = "DeliveriesTable"
     persisted_queries: str = "PersistedQueriesTable"
     rate_limits: str = "RateLimitsTable"
+    audit: str = "AuditTable"
     delivery_queue_url: str = ""
     fanout_failure_queue_url: str = ""
     delivery_dlq_url: str = ""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Tables:
+        return cls(
+            content=env.get("CONTENT_TABLE", Tables.content),
+            schema=env.get("SCHEMA_TABLE", Tables.schema),
+            events=env.get("EVENTS_TABLE", Tables.events),
+            endpoints=env.get("ENDPOINTS_TABLE", Tables.endpoints),
+            deliveries=env.get("DELIVERIES_TABLE", Tables.deliveries),
+            persisted_queries=env.get("PERSISTED_QUERIES_TABLE", Tables.persisted_queries),
+            rate_limits=env.get("RATE_LIMITS_TABLE", Tables.rate_limits),
+            audit=env.get("AUDIT_TABLE", Tables.audit),
+            delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
+            fanout_failure_queue_url=env.get("FANOUT_FAILURE_QUEUE_URL", ""),
+            delivery_dlq_url=env.get("DELIVERY_DLQ_URL", ""),
+        )
 
 
 @dataclass(frozen=True)
@@ -277,6 +298,9 @@ class Settings:
     """log2 of scrypt's N for new password hashes (`identity.passwords`). Only tests lower it,
     as Django's tests use a fast hasher: a sign-in then costs milliseconds, not most of a
     second, and the hashing itself is tested at the default."""
+    audit_retention_days: int = AUDIT_RETENTION_DAYS
+    """How long an audit record is kept before DynamoDB's TTL removes it
+    (`AUDIT_RETENTION_DAYS`)."""
 
     def __post_init__(self) -> None:
         if self.edge_purge_url and not self.edge_purge_url.startswith(("http://", "https://")):
@@ -295,6 +319,8 @@ class Settings:
             raise SettingsError(
                 "ASSETS_MAX_PIXELS must be positive and ASSETS_ALLOWED_TYPES name a type"
             )
+        if self.audit_retention_days <= 0:
+            raise SettingsError("AUDIT_RETENTION_DAYS must be a positive number of days")
         if not MIN_PASSWORD_COST <= self.password_cost <= MAX_PASSWORD_COST:
             raise SettingsError(
                 f"PASSWORD_HASH_COST must be from {MIN_PASSWORD_COST} to {MAX_PASSWORD_COST}"
@@ -304,18 +330,6 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
-        tables = Tables(
-            content=env.get("CONTENT_TABLE", Tables.content),
-            schema=env.get("SCHEMA_TABLE", Tables.schema),
-            events=env.get("EVENTS_TABLE", Tables.events),
-            endpoints=env.get("ENDPOINTS_TABLE", Tables.endpoints),
-            deliveries=env.get("DELIVERIES_TABLE", Tables.deliveries),
-            persisted_queries=env.get("PERSISTED_QUERIES_TABLE", Tables.persisted_queries),
-            rate_limits=env.get("RATE_LIMITS_TABLE", Tables.rate_limits),
-            delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
-            fanout_failure_queue_url=env.get("FANOUT_FAILURE_QUEUE_URL", ""),
-            delivery_dlq_url=env.get("DELIVERY_DLQ_URL", ""),
-        )
         graphql_kwargs = {
             name: _parse_int(variable, env[variable])
             for variable, name in {
@@ -333,7 +347,7 @@ class Settings:
         return cls(
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             aws_endpoint_url=env.get("AWS_ENDPOINT_URL") or None,
-            tables=tables,
+            tables=Tables.from_env(env),
             webhooks=WebhookOptions.from_env(env),
             graphql=GraphQLLimits(**graphql_kwargs),
             delivery=Delivery.from_env(env),
@@ -360,8 +374,15 @@ class Settings:
             ),
             media_function_name=env.get("MEDIA_FUNCTION_NAME", "").strip(),
             password_cost=_parse_int("PASSWORD_HASH_COST", cost) if cost else PASSWORD_COST,
+            audit_retention_days=_int_or(env, "AUDIT_RETENTION_DAYS", AUDIT_RETENTION_DAYS),
             **_assets_processing(env),
         )
+
+
+def _int_or(env: Mapping[str, str], variable: str, default: int) -> int:
+    """The variable as an integer, or `default` when it is unset or empty."""
+    raw = env.get(variable, "").strip()
+    return _parse_int(variable, raw) if raw else default
 
 
 def _assets_processing(env: Mapping[str, str]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from content_service.api.request_limits import RequestLimitsMiddleware
 from content_service.api.routes import (
     admin,
     assets,
+    audit,
     content,
     content_pages,
     content_types,
@@ -60,6 +61,7 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         health.router,
         me.router,
         tokens.router,
+        audit.router,
         content_types.router,
         content.router,
         content_workflow.router,

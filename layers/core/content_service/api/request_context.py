@@ -1,4 +1,5 @@
-"""Per-request plumbing: a correlation id on every log line, and an access log."""
+"""Per-request plumbing: a correlation id on every log line, an access log, and the origin
+(correlation id, source address) every audit record of the request names."""
 
 from __future__ import annotations
 
@@ -6,9 +7,13 @@ import re
 import time
 import uuid
 
+from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
+from content_service import runtime
+from content_service.api.client_address import client_address
 from content_service.api.http_middleware import HttpMiddleware
+from content_service.audit.origin import Origin, origin_of
 from content_service.observability import logger
 
 CORRELATION_HEADER = "x-correlation-id"
@@ -74,8 +79,10 @@ class CorrelationIdMiddleware(HttpMiddleware):
         # A context variable, not the logger's shared keys: under uvicorn requests overlap, and
         # a shared key would be overwritten by the next request and removed by the first to end.
         logger.thread_safe_append_keys(correlation_id=correlation_id)
+        source = client_address(Request(scope), runtime.settings().edge_origin_secret)
         try:
-            await self.app(scope, receive, send_with_id)
+            with origin_of(Origin(correlation_id, source)):
+                await self.app(scope, receive, send_with_id)
         finally:
             access_log()
             logger.thread_safe_remove_keys(["correlation_id"])

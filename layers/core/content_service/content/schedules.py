@@ -22,6 +22,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from content_service import camel
+from content_service.audit.origin import Origin, current_origin, origin_of
+from content_service.audit.records import Actor, record_put
 from content_service.clock import Clock, SystemClock, iso_utc
 from content_service.content.items import entry_key, entry_pk
 from content_service.content.requests import EntryAction, ScheduleAction, ScheduleRequest
@@ -32,6 +34,7 @@ from content_service.content.write_transaction import (
     Refusal,
     content_table,
     encoded,
+    entry_target,
     not_found,
     read_for_write,
     type_for_write,
@@ -228,10 +231,27 @@ def create_schedule(request: ScheduleRequest, clock: Clock | None = None) -> Sch
         created_by=_creator(caller),
     )
     try:
-        dynamo.transact(_schedule_items(schedule))
+        dynamo.transact(
+            [*_schedule_items(schedule), _schedule_record(caller, schedule, "created", now)]
+        )
     except dynamo.TransactionCancelled:
         raise not_found(request.id) from None
     return schedule
+
+
+def _schedule_record(
+    caller: Caller, schedule: Schedule, change: str, now: float
+) -> TransactWriteItemTypeDef:
+    """The audit record of a schedule made or cancelled: on its entry, naming the schedule."""
+    values = {"schedule": schedule.id, "action": schedule.action, "at": schedule.at}
+    return record_put(
+        schedule.workspace_id,
+        f"schedule.{change}",
+        Actor.of(caller),
+        entry_target(schedule.content_type, schedule.entry_id),
+        now,
+        {"fields": sorted(values), "values": values},
+    )
 
 
 def _entry_schedules(request: ScheduleAction | EntryAction) -> list[Schedule]:
@@ -288,8 +308,10 @@ def cancel_schedule(request: ScheduleAction, clock: Clock | None = None) -> None
         raise NotFound(f"schedule {request.schedule_id[:64]!r} not found")
     if schedule.status != "scheduled":
         raise Conflict(f"the schedule is {schedule.status}; only a pending one can be cancelled")
+    now = (clock or SystemClock()).now()
+    record = _schedule_record(request.caller, schedule, "cancelled", now)
     try:
-        dynamo.transact(_settle(schedule, "cancelled", (clock or SystemClock()).now()))
+        dynamo.transact([*_settle(schedule, "cancelled", now), record])
     except dynamo.TransactionCancelled:
         raise Conflict("the schedule ran or was cancelled meanwhile") from None
 
@@ -328,7 +350,8 @@ def _run_one(schedule: Schedule, now: float, clock: Clock) -> bool:
         action = EntryAction(
             caller, schedule.workspace_id, schedule.content_type, schedule.entry_id
         )
-        run(action, clock, also=(_settle(schedule, "done", now), _Settled()))
+        with origin_of(Origin(current_origin().correlation_id, schedule_id=schedule.id)):
+            run(action, clock, also=(_settle(schedule, "done", now), _Settled()))
         return True
     except AlreadySettled:
         return True  # another runner ran it, or it was cancelled meanwhile

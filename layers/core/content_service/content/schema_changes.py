@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from content_service.audit.records import Actor, Target, record_put
+from content_service.audit.type_changes import type_changes
 from content_service.clock import Clock, SystemClock, iso_utc
 from content_service.content.model import (
     MAX_TYPES_PER_WORKSPACE,
@@ -76,6 +78,26 @@ def _requested_layout(definition: TypeDefinition, fields: tuple[FieldDef, ...]) 
     )
 
 
+def _type_record(
+    caller: Caller,
+    change: str,
+    subject: ContentType,
+    after: ContentType | None,
+    now: float,
+) -> TransactWriteItemTypeDef:
+    """The audit record of a change of `subject` (None `after`: deleted), in the change's
+    transaction."""
+    before = subject if subject is not after else None
+    return record_put(
+        subject.workspace_id,
+        f"contentType.{change}",
+        Actor.of(caller),
+        Target("content_type", subject.name),
+        now,
+        type_changes(before, after) if after is not None else None,
+    )
+
+
 def _retrying(operation: Any) -> Any:
     """Runs a read-validate-write operation again when its transaction lost a race."""
     for _ in range(_ATTEMPTS):
@@ -97,7 +119,8 @@ def create_type(
             f"content type {definition.name!r} is built in (assets, under /api/v1/assets); "
             "choose another name"
         )
-    now = iso_utc((clock or SystemClock()).now())
+    moment = (clock or SystemClock()).now()
+    now = iso_utc(moment)
 
     def attempt() -> ContentType:
         schema = get_schema(workspace_id)
@@ -119,6 +142,7 @@ def create_type(
             "createdAt": now,
             "updatedAt": now,
         }
+        created = type_from_item(workspace_id, item)
         dynamo.transact(
             [
                 _version_update(workspace_id, schema.version),
@@ -129,9 +153,10 @@ def create_type(
                         "ConditionExpression": "attribute_not_exists(pk)",
                     }
                 },
+                _type_record(caller, "created", created, created, moment),
             ]
         )
-        return type_from_item(workspace_id, item)
+        return created
 
     result: ContentType = _retrying(attempt)
     return result
@@ -314,15 +339,17 @@ def replace_type(
             "updatedAt": now,
         }
         change = _layout_change(existing, _requested_layout(definition, fields), workspace_id, now)
+        replaced = _replaced(existing, definition, fields, field_seq, title_field, now, change)
         items: list[TransactWriteItemTypeDef] = [
             _version_update(workspace_id, schema.version),
             _type_update(workspace_id, existing, attributes, change, shape_changed),
             type_changed_put(workspace_id, name, moment),
+            _type_record(caller, "replaced", existing, replaced, moment),
         ]
         if change.job is not None:
             items.append(change.job)
         dynamo.transact(items)
-        return _replaced(existing, definition, fields, field_seq, title_field, now, change)
+        return replaced
 
     result: ContentType = _retrying(attempt)
     return result
@@ -354,10 +381,12 @@ def delete_type(caller: Caller, workspace_id: str, name: str, clock: Clock | Non
                 f"content type {name!r} still has {existing.entry_count} entries "
                 "(trashed included); delete and purge them first"
             )
+        moment = (clock or SystemClock()).now()
         dynamo.transact(
             [
                 _version_update(workspace_id, schema.version),
-                type_changed_put(workspace_id, name, (clock or SystemClock()).now()),
+                type_changed_put(workspace_id, name, moment),
+                _type_record(caller, "deleted", existing, None, moment),
                 {
                     "Delete": {
                         "TableName": dynamo.tables().schema,

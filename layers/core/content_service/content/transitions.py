@@ -44,6 +44,7 @@ from content_service.content.write_transaction import (
     Refusal,
     Transaction,
     Versions,
+    audit,
     content_table,
     delete,
     encoded,
@@ -121,6 +122,7 @@ def _transition(
             new.published is not None
         )
         record(transaction, kind, caller, outcome.about, now, published=moved)
+        transaction.add(audit(kind, caller, content_type, versions.latest, latest, now))
         if also is not None:
             for index, item in enumerate(also[0]):
                 transaction.add(item, also[1] if index == 0 else None)
@@ -339,6 +341,7 @@ def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
             )
         transaction.add_index(indexed(content_type, current, Versions(current, None))[1])
         record(transaction, "entry.purged", caller, current, now, published=False)
+        transaction.add(audit("entry.purged", caller, content_type, current, current, now))
         leftovers[:] = _purged_items(transaction, content_type, versions)
         return transaction, None
 

@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from content_service.audit.entry_changes import entry_changes
+from content_service.audit.records import Actor, Target, record_put
 from content_service.content.change_log import change_put
 from content_service.content.events import EventKind, actor_of, event_put
 from content_service.content.items import (
@@ -43,6 +45,7 @@ from content_service.content.link_refs import Link, Source, changes, held
 from content_service.content.list_index import index_changes, index_state, with_state
 from content_service.content.list_keys import Visibility
 from content_service.content.model import ContentType, FieldDef
+from content_service.content.names import ASSET_TYPE
 from content_service.content.requests import is_entry_id
 from content_service.content.schema import get_type, type_key
 from content_service.content.store import store
@@ -536,3 +539,28 @@ def record(
             now=now,
         )
     )
+
+
+def audit(
+    kind: EventKind,
+    caller: Caller,
+    content_type: ContentType,
+    before: StoredEntry | None,
+    after: StoredEntry,
+    now: float,
+) -> TransactWriteItemTypeDef:
+    """The write's audit record (`audit.records`): its event's kind as the action, the entry
+    (or asset) as the target, and the fields that changed from `before` to `after`."""
+    return record_put(
+        after.workspace_id,
+        kind,
+        Actor.of(caller),
+        entry_target(content_type.name, after.id),
+        now,
+        entry_changes(content_type, before, after),
+    )
+
+
+def entry_target(content_type: str, entry_id: str) -> Target:
+    """An entry as an audit target; an entry of the built-in `asset` type is an asset."""
+    return Target("asset" if content_type == ASSET_TYPE else "entry", entry_id, content_type)

@@ -54,6 +54,7 @@ from content_service.content.write_transaction import (
     Transaction,
     Versions,
     add_refs,
+    audit,
     exists,
     indexed,
     not_found,
@@ -182,6 +183,7 @@ def _create_transaction(
     add_refs(transaction, entry, set(), held(entry, None))
     transaction.add_index(index)
     record(transaction, "entry.created", caller, entry, new.now, published=False)
+    transaction.add(audit("entry.created", caller, content_type, None, entry, new.now))
     return transaction, entry
 
 
@@ -294,6 +296,7 @@ def _write_draft(request: WriteRequest, clock: Clock | None, change: _Change) ->
             transaction, content_type, current.id, wanted.plan, checks, takeovers, published_links
         )
         record(transaction, "entry.updated", caller, stored, now, published=False)
+        transaction.add(audit("entry.updated", caller, content_type, current, stored, now))
         return transaction, entry_view(content_type, stored)
 
     return written(caller, run(workspace_id, entry_id, build))

@@ -14,8 +14,8 @@ start; importing it binds the models to the configured tables (`runtime.on_confi
 
 from __future__ import annotations
 
-import functools
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from pynamodb.attributes import (
     BooleanAttribute,
@@ -23,16 +23,17 @@ from pynamodb.attributes import (
     UnicodeAttribute,
     UnicodeSetAttribute,
 )
-from pynamodb.connection import Connection
-from pynamodb.exceptions import TransactWriteError
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
-from pynamodb.transactions import TransactWrite
 
 from content_service import runtime
 from content_service.errors import Conflict
 from content_service.settings import Settings
-from content_service.storage.binding import SharedClientConnection, bind_models
+from content_service.storage import dynamo
+from content_service.storage.binding import bind_models
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 
 class _ByKind(GlobalSecondaryIndex[Any]):  # type: ignore[no-untyped-call]
@@ -129,19 +130,22 @@ IDENTITY_MODELS: tuple[type[Model], ...] = (
 
 
 def save_with_unique_claim(
-    settings: Settings, record: Model, claim_key: str, owner_id: str, conflict: str
+    record: Model,
+    claim_key: str,
+    owner_id: str,
+    conflict: str,
+    also: Sequence[TransactWriteItemTypeDef] = (),
 ) -> None:
-    """Saves `record` and claims `claim_key` for it in one transaction; a taken claim (the
-    e-mail or slug already belongs to someone) refuses both with 409 `conflict`."""
+    """Saves `record` and claims `claim_key` for it in one transaction, with the items `also`
+    names (an audit record); a taken claim (the e-mail or slug already belongs to someone)
+    refuses them all with 409 `conflict`."""
     claim = UniqueRecord(pk=claim_key, ownerId=owner_id)
+    claimed: Any = claim.get_save_kwargs_from_instance(condition=UniqueRecord.pk.does_not_exist())
+    saved: Any = record.get_save_kwargs_from_instance()
     try:
-        with TransactWrite(connection=connection(settings)) as transaction:
-            transaction.save(claim, condition=UniqueRecord.pk.does_not_exist())
-            transaction.save(record)
-    except TransactWriteError as error:
-        if error.cause_response_code == "TransactionCanceledException":
-            raise Conflict(conflict) from None
-        raise
+        dynamo.transact([{"Put": claimed}, {"Put": saved}, *also])
+    except dynamo.TransactionCancelled:
+        raise Conflict(conflict) from None
 
 
 def bind(settings: Settings) -> None:
@@ -149,14 +153,3 @@ def bind(settings: Settings) -> None:
 
 
 runtime.on_configure(bind)
-
-
-@functools.cache
-def _connection(region: str, host: str | None) -> Connection:
-    return SharedClientConnection(region=region, host=host)
-
-
-def connection(settings: Settings) -> Connection:
-    """A PynamoDB connection for transactions across identity records, one per endpoint, on
-    the process's one DynamoDB client."""
-    return _connection(settings.region, settings.aws_endpoint_url)

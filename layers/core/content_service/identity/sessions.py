@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Any
 
+from content_service.audit.records import ANONYMOUS, SERVICE_LOG, Actor, Target, record_put
 from content_service.clock import Clock, SystemClock
 from content_service.errors import NotFound
-from content_service.identity.users import User, get_user
+from content_service.identity.users import User, get_user, normalise_email
+from content_service.storage import dynamo
 
 
 def _key(session_id: str) -> str:
@@ -20,12 +23,31 @@ def _key(session_id: str) -> str:
 
 
 def start_session(user: User, max_age_seconds: int, clock: Clock | None = None) -> str:
+    """A new session and its audit record (`signIn.succeeded`, never the session id) in one
+    transaction."""
     from content_service.identity.models import SessionRecord
 
     session_id = secrets.token_urlsafe(32)
-    expires = int((clock or SystemClock()).now()) + max_age_seconds
-    SessionRecord(pk=_key(session_id), userId=user.id, expiresAt=expires).save()
+    now = (clock or SystemClock()).now()
+    record = SessionRecord(
+        pk=_key(session_id), userId=user.id, expiresAt=int(now) + max_age_seconds
+    )
+    put: Any = record.get_save_kwargs_from_instance()
+    actor = Actor.of(user.caller())
+    audit = record_put(SERVICE_LOG, "signIn.succeeded", actor, Target("user", user.id), now)
+    dynamo.transact([{"Put": put}, audit])
     return session_id
+
+
+def record_failed_sign_in(email: str, clock: Clock | None = None) -> None:
+    """`signIn.failed` with the e-mail tried (never the password). A failure changes nothing
+    else: the throttle counted the attempt when it admitted it, before the password was
+    checked, so the record is the whole write."""
+    tried = normalise_email(email)[:320]
+    now = (clock or SystemClock()).now()
+    changes = {"fields": ["email"], "values": {"email": tried}}
+    target = Target("sign_in", tried or "(empty)")
+    dynamo.transact([record_put(SERVICE_LOG, "signIn.failed", ANONYMOUS, target, now, changes)])
 
 
 def resolve_session(session_id: str, clock: Clock | None = None) -> User | None:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from content_service.audit.records import COMMAND_LINE, Actor, Target, record_put
 from content_service.clock import Clock, SystemClock, iso_utc
 from content_service.errors import NotFound, Unauthorized, ValidationFailed
 from content_service.identity.principal import (
@@ -35,6 +36,8 @@ from content_service.storage import dynamo
 from content_service.storage.edge_events import token_changed_put
 
 if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
+
     from content_service.identity.models import TokenRecord
 
 TOKEN_PREFIX = "cs_"  # noqa: S105 (a prefix, not a secret)
@@ -141,12 +144,35 @@ def _info(record: TokenRecord) -> TokenInfo:
     )
 
 
-def create_token(spec: TokenSpec, clock: Clock | None = None) -> tuple[str, TokenInfo]:
-    """Returns the token itself (shown once, never stored) and its description."""
+_SHOWN = ("name", "access", "contentTypes", "scopes", "audiences", "rateLimit", "persistedOnly")
+"""What a token's audit record shows of it: its grant and limits, never the token or its hint."""
+
+
+def _token_changes(before: TokenInfo | None, after: TokenInfo) -> dict[str, Any] | None:
+    old = before.to_json() if before is not None else {}
+    new = after.to_json()
+    names = [name for name in _SHOWN if old.get(name) != new.get(name)]
+    return {"fields": names, "values": {n: new[n] for n in names}} if names else None
+
+
+def _token_record(
+    by: Actor, action: str, info: TokenInfo, now: float, changes: dict[str, Any] | None
+) -> TransactWriteItemTypeDef:
+    """The audit record of a token change, in the change's own transaction."""
+    target = Target("token", info.id)
+    return record_put(info.workspace_id, f"token.{action}", by, target, now, changes)
+
+
+def create_token(
+    spec: TokenSpec, clock: Clock | None = None, *, by: Actor = COMMAND_LINE
+) -> tuple[str, TokenInfo]:
+    """Returns the token itself (shown once, never stored) and its description. The record
+    and its audit record (`by`: who asked) are one transaction."""
     from content_service.identity.models import TokenRecord
 
     name, access, types, scopes, audiences = _validated(spec)
     token = mint_token()
+    now = (clock or SystemClock()).now()
     record = TokenRecord(
         pk=f"TOKEN#{token_digest(token)}",
         id=str(uuid.uuid4()),
@@ -159,18 +185,22 @@ def create_token(spec: TokenSpec, clock: Clock | None = None) -> tuple[str, Toke
         rateLimit=spec.rate_limit,
         persistedOnly=spec.persisted_only or None,
         hint=token[-4:],
-        createdAt=iso_utc((clock or SystemClock()).now()),
+        createdAt=iso_utc(now),
     )
     record.gsi1sk = record.id
-    record.save(condition=TokenRecord.pk.does_not_exist())
-    return token, _info(record)
+    info = _info(record)
+    put: Any = record.get_save_kwargs_from_instance(condition=TokenRecord.pk.does_not_exist())
+    dynamo.transact(
+        [{"Put": put}, _token_record(by, "created", info, now, _token_changes(None, info))]
+    )
+    return token, info
 
 
-def issue_token(spec: TokenSpec) -> dict[str, Any]:
+def issue_token(spec: TokenSpec, *, by: Actor = COMMAND_LINE) -> dict[str, Any]:
     """A new token for a workspace named by id or slug (the API's and the CLI's form): its
     description, with the token itself shown this once."""
     workspace = resolve_workspace(spec.workspace_id)
-    token, info = create_token(replace(spec, workspace_id=workspace.id))
+    token, info = create_token(replace(spec, workspace_id=workspace.id), by=by)
     return {**info.to_json(), "token": token}
 
 
@@ -182,27 +212,35 @@ def _record_by_id(token_id: str) -> TokenRecord:
     raise NotFound(f"token {token_id} not found")
 
 
-def revoke_token(token_id: str, clock: Clock | None = None) -> TokenInfo:
+def revoke_token(
+    token_id: str, clock: Clock | None = None, *, by: Actor = COMMAND_LINE
+) -> TokenInfo:
+    """Revokes the token (a revoked one stays as it is: no change, no record)."""
     from content_service.identity.models import TokenRecord
 
     record = _record_by_id(token_id)
     if record.revokedAt is None:
         now = (clock or SystemClock()).now()
-        _update_announced(record, [TokenRecord.revokedAt.set(iso_utc(now))], now)
+        audit = _token_record(by, "revoked", _info(record), now, None)
+        _update_announced(record, [TokenRecord.revokedAt.set(iso_utc(now))], now, audit)
         record.revokedAt = iso_utc(now)
     return _info(record)
 
 
-def _update_announced(record: TokenRecord, actions: list[Any], now: float) -> None:
-    """Updates the token and writes its `token.changed` event in one transaction, so the edge
-    purge (fed by the events stream) drops what it holds for the token however the process
-    ends."""
+def _update_announced(
+    record: TokenRecord, actions: list[Any], now: float, audit: TransactWriteItemTypeDef
+) -> None:
+    """Updates the token and writes its `token.changed` event and its audit record in one
+    transaction, so the edge purge (fed by the events stream) drops what it holds for the
+    token however the process ends, and the log holds the change exactly when it happened."""
     from content_service.identity.models import TokenRecord
 
     update: Any = record.get_update_kwargs_from_instance(
         actions=actions, condition=TokenRecord.pk.exists()
     )
-    dynamo.transact([{"Update": update}, token_changed_put(record.workspaceId, record.id, now)])
+    dynamo.transact(
+        [{"Update": update}, token_changed_put(record.workspaceId, record.id, now), audit]
+    )
 
 
 KEEP: Any = object()
@@ -216,6 +254,7 @@ def update_token(
     audiences: Iterable[str] | None = None,
     rate_limit: Any = KEEP,
     persisted_only: bool | None = None,
+    by: Actor = COMMAND_LINE,
 ) -> TokenInfo:
     """Changes what a token may read and how it may be used; the next request sees the change.
     An argument left out (None; KEEP for `rate_limit`) keeps its value."""
@@ -246,7 +285,16 @@ def update_token(
         if spec.persisted_only
         else TokenRecord.persistedOnly.remove(),
     ]
-    _update_announced(record, actions, SystemClock().now())
+    now = SystemClock().now()
+    after = replace(
+        current,
+        content_types=frozenset(types),
+        audiences=frozenset(new_audiences),
+        rate_limit=spec.rate_limit,
+        persisted_only=spec.persisted_only,
+    )
+    audit = _token_record(by, "updated", current, now, _token_changes(current, after))
+    _update_announced(record, actions, now, audit)
     record.refresh(consistent_read=True)
     return _info(record)
 

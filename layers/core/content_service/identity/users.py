@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from content_service.audit.records import COMMAND_LINE, SERVICE_LOG, Actor, Target, record_put
 from content_service.clock import Clock, SystemClock, iso_utc
 from content_service.errors import NotFound, ValidationFailed
 from content_service.identity.passwords import (
@@ -50,8 +51,16 @@ def normalise_email(email: str) -> str:
 
 
 def create_user(
-    settings: Settings, email: str, role: str, password: str, clock: Clock | None = None
+    settings: Settings,
+    email: str,
+    role: str,
+    password: str,
+    clock: Clock | None = None,
+    *,
+    by: Actor = COMMAND_LINE,
 ) -> User:
+    """A new user and its audit record (`user.created`: the e-mail and role, never the
+    password or its hash) in one transaction with the e-mail's claim."""
     from content_service.identity.models import UserRecord, save_with_unique_claim
 
     email = normalise_email(email)
@@ -62,6 +71,7 @@ def create_user(
     if len(password) < MIN_PASSWORD_LENGTH:
         raise ValidationFailed(f"password must be at least {MIN_PASSWORD_LENGTH} characters")
     user_id = str(uuid.uuid4())
+    now = (clock or SystemClock()).now()
     record = UserRecord(
         pk=f"USER#{user_id}",
         gsi1sk=email,
@@ -69,10 +79,19 @@ def create_user(
         email=email,
         role=role,
         passwordHash=hash_password(password, settings.password_cost),
-        createdAt=iso_utc((clock or SystemClock()).now()),
+        createdAt=iso_utc(now),
+    )
+    shown = {"email": email, "role": role}
+    audit = record_put(
+        SERVICE_LOG,
+        "user.created",
+        by,
+        Target("user", user_id),
+        now,
+        {"fields": sorted(shown), "values": shown},
     )
     save_with_unique_claim(
-        settings, record, f"USER_EMAIL#{email}", user_id, "a user with this email already exists"
+        record, f"USER_EMAIL#{email}", user_id, "a user with this email already exists", [audit]
     )
     return _from_record(record)
 

@@ -51,7 +51,6 @@ def create_workspace(
         createdAt=iso_utc((clock or SystemClock()).now()),
     )
     save_with_unique_claim(
-        settings,
         record,
         f"WORKSPACE_SLUG#{slug}",
         workspace_id,

@@ -15,7 +15,11 @@ from content_service.api.client_address import client_address
 from content_service.api.templating import templates
 from content_service.identity import sign_in_throttle
 from content_service.identity.principal import WEBHOOKS_READ
-from content_service.identity.sessions import end_session, start_session
+from content_service.identity.sessions import (
+    end_session,
+    record_failed_sign_in,
+    start_session,
+)
 from content_service.identity.users import User, authenticate_user
 from content_service.observability import logger
 
@@ -87,6 +91,7 @@ async def login(
         return _throttled(request, next, admission.retry_after)
     user = await run_in_threadpool(authenticate_user, email, password, settings.password_cost)
     if user is None:
+        await run_in_threadpool(record_failed_sign_in, email)
         await asyncio.sleep(FAILED_SIGN_IN_DELAY_SECONDS)
         logger.info("sign-in refused")
         return _form(request, next, "Email or password is incorrect.", 401)

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from content_service.api.auth import AdminDep
 from content_service.api.error_handlers import errors
+from content_service.audit.records import Actor
 from content_service.identity.principal import ALL_TYPES
 from content_service.identity.tokens import (
     KEEP,
@@ -60,7 +61,7 @@ def get_tokens(_: AdminDep) -> dict[str, object]:
 
 
 @router.post("", status_code=201)
-def post_token(body: TokenCreate, _: AdminDep) -> dict[str, object]:
+def post_token(body: TokenCreate, admin: AdminDep) -> dict[str, object]:
     return issue_token(
         TokenSpec(
             name=body.name,
@@ -71,22 +72,24 @@ def post_token(body: TokenCreate, _: AdminDep) -> dict[str, object]:
             audiences=tuple(body.audiences),
             rate_limit=body.rateLimit,
             persisted_only=body.persistedOnly,
-        )
+        ),
+        by=Actor.of(admin),
     )
 
 
 @router.patch("/{token_id}")
-def patch_token(token_id: str, body: TokenUpdate, _: AdminDep) -> dict[str, object]:
+def patch_token(token_id: str, body: TokenUpdate, admin: AdminDep) -> dict[str, object]:
     return update_token(
         token_id,
         content_types=body.contentTypes,
         audiences=body.audiences,
         rate_limit=body.rateLimit if "rateLimit" in body.model_fields_set else KEEP,
         persisted_only=body.persistedOnly,
+        by=Actor.of(admin),
     ).to_json()
 
 
 @router.delete("/{token_id}", status_code=204)
-def delete_token(token_id: str, _: AdminDep) -> Response:
-    revoke_token(token_id)
+def delete_token(token_id: str, admin: AdminDep) -> Response:
+    revoke_token(token_id, by=Actor.of(admin))
     return Response(status_code=204)
