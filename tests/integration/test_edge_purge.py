@@ -28,12 +28,15 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
+from content_service.clock import iso_utc
+from content_service.content import schedules
 from content_service.content.cache_tags import entry_tag, list_tag
 from content_service.identity.tokens import TokenSpec, create_token
 from harness.varnish_edge import VarnishEdge
+from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess
-from tests.support.assets import new_asset, png
+from tests.support.assets import new_asset, png, uploaded
 from tests.support.content import create, define, publish, shared_workspace
 from tests.support.graphql import PATH
 from tests.support.settings import settings_changed
@@ -257,6 +260,39 @@ def test_a_narrowed_token_s_answers_are_purged_and_a_type_change_purges_the_work
     assert replaced.status_code == 200, replaced.text
     for url in (notes, site.entry_url("a1")):
         fresh(site, url, lambda answer: answer.headers["x-cache"] == "MISS")
+
+
+def test_a_schedule_that_runs_and_an_asset_replaced_purge_what_they_alter(site: Site) -> None:
+    """A scheduled publish is a publish (the scheduler's run writes its event); an asset's file
+    replaced and published again reaches the entries expanding it with the new file's URL."""
+    full = site.workspace.full
+    listing = "/api/v1/content/article?sort=createdAt&pageSize=50"
+    scheduled = create(full, "article", {"title": "s1 v1"})["id"]
+    cached(site, listing)
+    clock = FakeClock()
+    at = iso_utc(clock.now() + 600)
+    made = full.post(
+        f"/api/v1/content/article/{scheduled}/schedules", json={"action": "publish", "at": at}
+    )
+    assert made.status_code == 201, made.text
+    clock.advance(660)
+    assert schedules.run_due(lambda: False, clock).done >= 1
+    fresh(site, listing, shows("s1 v1"))
+
+    asset = new_asset(full, png(), "first.png", "image/png", title="swap")
+    path = f"/api/v1/assets/{asset['id']}"
+    first_url = full.post(f"{path}/publish").json()["url"]
+    relations = {"hero": {"link": [asset["id"]]}}
+    holder = create(full, "feature", {"title": "swap holder"}, relations=relations)["id"]
+    publish(full, "feature", holder)
+    expanded = f"/api/v1/content/feature/{holder}?expand=hero"
+    fresh(site, expanded, shows(first_url))
+    cached(site, expanded)
+    upload_id = uploaded(full, png(40, 20), "second.png", "image/png")
+    assert full.post(f"{path}/file", json={"uploadId": upload_id}).status_code == 200
+    second_url = full.post(f"{path}/publish").json()["url"]
+    assert second_url != first_url
+    fresh(site, expanded, shows(second_url))
 
 
 @pytest.fixture(scope="module")
