@@ -30,6 +30,7 @@ def test_the_session_stack_routes_the_app_through_the_recorder(
         stack.settings.tables.content,
         stack.settings.tables.schema,
         stack.settings.tables.events,
+        stack.settings.tables.audit,
     }
     assert entry["id"] in transaction.raw_request.decode()
     assert transaction.request_bytes == len(transaction.raw_request)
