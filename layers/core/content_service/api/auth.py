@@ -83,9 +83,10 @@ def _workspace_seen(token: str) -> str | None:
 
 
 def _remember_workspace(token: str, workspace_id: str) -> None:
+    digest = token_digest(token)
     with _token_workspaces_lock:
-        _TOKEN_WORKSPACES[token_digest(token)] = workspace_id
-        _TOKEN_WORKSPACES.move_to_end(token_digest(token))
+        _TOKEN_WORKSPACES[digest] = workspace_id
+        _TOKEN_WORKSPACES.move_to_end(digest)
         while len(_TOKEN_WORKSPACES) > _TOKEN_WORKSPACES_KEPT:
             _TOKEN_WORKSPACES.popitem(last=False)
 

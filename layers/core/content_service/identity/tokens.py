@@ -295,8 +295,7 @@ def update_token(
     )
     audit = _token_record(by, "updated", current, now, _token_changes(current, after))
     _update_announced(record, actions, now, audit)
-    record.refresh(consistent_read=True)
-    return _info(record)
+    return after
 
 
 def list_tokens() -> list[TokenInfo]:
