@@ -107,7 +107,11 @@ class Poller:
         self._stop_event.set()
 
     def stop(self, timeout: float = 15.0) -> bool:
-        """Stops the thread; False when it did not finish its current invocation in time."""
+        """Stops the thread; False when it did not finish its current invocation in time.
+
+        Once its thread is gone the poller can be driven by `poll_once` again (a test module
+        that ran it on its thread hands it back to the synchronous drains of the next one).
+        """
         self._stop_event.set()
         thread, self._thread = self._thread, None
         if thread is None:
@@ -118,6 +122,7 @@ class Poller:
                 "%s did not finish its current invocation within %.0f s", self.name, timeout
             )
             return False
+        self._stop_event.clear()
         return True
 
     def _sleep(self, seconds: float) -> bool:

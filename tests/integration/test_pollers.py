@@ -244,6 +244,20 @@ def test_the_stream_poller_thread_delivers_survives_errors_and_stops(stack: Stac
     assert not poller.running
 
 
+def test_a_poller_stopped_after_its_thread_ran_is_polled_synchronously_again(
+    stack: Stack,
+) -> None:
+    """A test module that runs a poller on its thread hands it back to the next module's
+    drains: once stopped, `poll_once` delivers again instead of reporting nothing to do."""
+    (poller,) = stack.pollers.streams
+    poller.start()
+    assert poller.stop(timeout=10)
+    stack.put_event("after-stop")
+
+    assert poller.poll_once() is True
+    assert [stack.event_ids(c) for c in stack.calls("FanoutFunction")] == [["after-stop"]]
+
+
 def test_compaction_forgets_old_iterators_and_the_poller_resumes_from_its_checkpoint(
     stack: Stack,
 ) -> None:
