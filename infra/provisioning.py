@@ -147,8 +147,8 @@ def parameter_values(template: Template, user_env: Mapping[str, str]) -> dict[st
     bound_names: dict[str, list[str]] = {}
     for variable, values in template.environment_bindings().items():
         for value in values:
-            for parameter in _referenced_parameters(value):
-                bound_names.setdefault(parameter, []).append(variable)
+            for referenced in _referenced_parameters(value):
+                bound_names.setdefault(referenced, []).append(variable)
     result: dict[str, str] = {}
     for name, parameter in template.parameters.items():
         chosen, source = parameter.default, "its default"
