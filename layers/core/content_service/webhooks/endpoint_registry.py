@@ -110,6 +110,15 @@ def _valid_id(endpoint_id: str, what: str = "webhook endpoint") -> str:
         raise NotFound(f"{what} {endpoint_id[:80]!r} not found") from None
 
 
+def _as_written(current: Endpoint, sets: Mapping[str, Any], removes: tuple[str, ...]) -> Endpoint:
+    """The endpoint an update wrote, built from what it was and what the update set (a
+    transaction returns no item, and reading it back would cost the write a request)."""
+    values = {**current.to_values(), **sets, "version": current.version + 1}
+    for name in removes:
+        values.pop(name, None)
+    return Endpoint.from_values(values)
+
+
 def _together(*items: Any) -> None:
     """A change and its audit record in one transaction: both are written or neither."""
     transact(list(items))
@@ -303,7 +312,7 @@ class EndpointRegistry:
         self._write(
             current.id, {"Update": request}, self._update_record(current, sets, removes, by)
         )
-        return self.get(current.id)
+        return _as_written(current, sets, removes)
 
     def _update_record(
         self, current: Endpoint, sets: Mapping[str, Any], removes: tuple[str, ...], by: Actor
@@ -426,7 +435,13 @@ class EndpointRegistry:
                 raise
             self.get(endpoint_id)  # gone: 404
             raise Conflict("the endpoint changed while its secret was rotated; try again") from None
-        return dataclasses.replace(self.get(current.id), secret=ring.current)
+        return dataclasses.replace(
+            current,
+            secret=ring.current,
+            older_secrets=ring.older,
+            updated_at=iso_utc(now),
+            version=current.version + 1,
+        )
 
     def ping(
         self, endpoint_id: str, actor: Mapping[str, str] | None, kind: str = PING
