@@ -131,6 +131,7 @@ crash: $(VENV)/.dev-installed
 	$(PY) -m harness.crash
 	$(PY) -m harness.crash_links
 	$(PY) -m harness.crash_assets
+	$(PY) -m harness.crash_audit
 
 fuzz: $(VENV)/.dev-installed
 	FUZZ_EXAMPLES=200 $(PY) -m pytest tests/fuzz

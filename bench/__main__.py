@@ -32,6 +32,7 @@ SUITES: tuple[str, ...] = (
     "local_mix",
     "image_engines",
     "assets",
+    "audit_writes",
 )
 
 

@@ -300,7 +300,9 @@ def _audit_commands(commands: Any) -> None:
     export.add_argument("--until", help="ISO 8601 date-time, inclusive (default: now)")
     export.add_argument("--workspace", default="default", help="workspace id or slug")
     export.add_argument(
-        "--service", action="store_true", help="the records of no workspace: users, sign-ins"
+        "--service",
+        action="store_true",
+        help="the records of no workspace: users, sign-ins, webhook endpoints",
     )
     export.set_defaults(run=_audit_export)
 

@@ -67,7 +67,22 @@ def resolve_session(session_id: str, clock: Clock | None = None) -> User | None:
         return None
 
 
-def end_session(session_id: str) -> None:
+def end_session(session_id: str, clock: Clock | None = None) -> None:
+    """Deletes the session and records `signOut` by its user, in one transaction; a session
+    already gone (or its user) leaves nothing to record."""
     from content_service.identity.models import SessionRecord
 
-    SessionRecord(pk=_key(session_id)).delete()
+    record = SessionRecord(pk=_key(session_id))
+    user = resolve_session(session_id, clock)
+    if user is None:
+        record.delete()
+        return
+    now = (clock or SystemClock()).now()
+    audit = record_put(
+        SERVICE_LOG, "signOut", Actor.of(user.caller()), Target("user", user.id), now
+    )
+    delete: Any = record.get_delete_kwargs_from_instance(SessionRecord.pk.exists())
+    try:
+        dynamo.transact([{"Delete": delete}, audit])
+    except dynamo.TransactionCancelled:
+        return  # signed out meanwhile (another tab): that sign-out was recorded

@@ -106,19 +106,8 @@ class DeliveryStore:
                 result.inserted.append(rows[0].id)
             return []
         try:
-            transact(
-                [
-                    {
-                        "Put": {
-                            "TableName": self._table,
-                            "Item": encode(row.to_values(), sparse=True),
-                            "ConditionExpression": "attribute_not_exists(id)",
-                        }
-                    }
-                    for row in rows
-                ],
-                using=self._client,
-            )
+            puts: list[Any] = [{"Put": self.insert_request(row)} for row in rows]
+            transact(puts, using=self._client)
         except TransactionCancelled as cancelled:
             if len(cancelled.reasons) != len(rows):
                 raise
@@ -135,11 +124,15 @@ class DeliveryStore:
         return []
 
     def insert_one(self, row: DeliveryRow) -> None:
-        self._client.put_item(
-            TableName=self._table,
-            Item=encode(row.to_values(), sparse=True),
-            ConditionExpression="attribute_not_exists(id)",
-        )
+        self._client.put_item(**self.insert_request(row))
+
+    def insert_request(self, row: DeliveryRow) -> dict[str, Any]:
+        """The Put of a new row (a transaction's, or `insert_one`'s), never over one there."""
+        return {
+            "TableName": self._table,
+            "Item": encode(row.to_values(), sparse=True),
+            "ConditionExpression": "attribute_not_exists(id)",
+        }
 
     # -- reading -------------------------------------------------------------------------
 
@@ -284,23 +277,19 @@ class DeliveryStore:
                     return rows, key
         return rows, str(last["createdKey"]["S"]) if last else None
 
-    def schedule_now(self, delivery_id: str, now_iso: str, sweep_iso: str) -> DeliveryRow | None:
-        """Retry now: a `failed` row's next attempt becomes due at once (None if not failed)."""
-        response = conditional(
-            self._client.update_item,
-            TableName=self._table,
-            Key={"id": {"S": delivery_id}},
-            UpdateExpression="SET nextAttemptAt = :now, sweepAt = :sweep, updatedAt = :now",
-            ConditionExpression="attribute_exists(endpointId) AND #status = :failed",
-            ExpressionAttributeNames={"#status": "status"},
-            ExpressionAttributeValues=values(now=now_iso, sweep=sweep_iso, failed="failed"),
-            ReturnValues="ALL_NEW",
-        )
-        return (
-            None
-            if response is None
-            else DeliveryRow.from_values(plain(decode(response["Attributes"])))
-        )
+    def schedule_now_request(
+        self, delivery_id: str, now_iso: str, sweep_iso: str
+    ) -> dict[str, Any]:
+        """Retry now, as a transaction's Update: a `failed` row's next attempt becomes due at
+        once (refused when the row is not failed)."""
+        return {
+            "TableName": self._table,
+            "Key": {"id": {"S": delivery_id}},
+            "UpdateExpression": "SET nextAttemptAt = :now, sweepAt = :sweep, updatedAt = :now",
+            "ConditionExpression": "attribute_exists(endpointId) AND #status = :failed",
+            "ExpressionAttributeNames": {"#status": "status"},
+            "ExpressionAttributeValues": values(now=now_iso, sweep=sweep_iso, failed="failed"),
+        }
 
     def mark_recovered(
         self, original: DeliveryRow, redelivery_id: str, now_iso: str, expires_at: int | None

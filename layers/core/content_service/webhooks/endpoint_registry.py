@@ -14,10 +14,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from content_service.audit.endpoint_changes import (
+    created_changes,
+    endpoint_record,
+    update_action,
+    updated_changes,
+)
+from content_service.audit.records import COMMAND_LINE, Actor
 from content_service.clock import iso_utc
 from content_service.errors import BadRequest, Conflict, NotFound, ValidationFailed
 from content_service.identity.workspaces import resolve_workspace
 from content_service.settings import Settings
+from content_service.storage.dynamo import TransactionCancelled, transact
 
 from . import services, wiring
 from .catalogue import PING, SUBSCRIBABLE_KINDS, is_known_kind
@@ -100,6 +108,20 @@ def _valid_id(endpoint_id: str, what: str = "webhook endpoint") -> str:
         return str(uuid.UUID(endpoint_id))
     except ValueError:
         raise NotFound(f"{what} {endpoint_id[:80]!r} not found") from None
+
+
+def _as_written(current: Endpoint, sets: Mapping[str, Any], removes: tuple[str, ...]) -> Endpoint:
+    """The endpoint an update wrote, built from what it was and what the update set (a
+    transaction returns no item, and reading it back would cost the write a request)."""
+    values = {**current.to_values(), **sets, "version": current.version + 1}
+    for name in removes:
+        values.pop(name, None)
+    return Endpoint.from_values(values)
+
+
+def _together(*items: Any) -> None:
+    """A change and its audit record in one transaction: both are written or neither."""
+    transact(list(items))
 
 
 class EndpointRegistry:
@@ -230,7 +252,8 @@ class EndpointRegistry:
         check = self.check_listener_url if spec.mode == "pull" else self.check_url
         return check(spec.url), None
 
-    def create(self, spec: EndpointInput) -> Endpoint:
+    def create(self, spec: EndpointInput, by: Actor = COMMAND_LINE) -> Endpoint:
+        """A new endpoint and its `webhook.created` record, in one transaction."""
         now = self._deps.clock.now()
         pull = spec.mode == "pull"
         url, bus = self._destination(spec)
@@ -254,7 +277,9 @@ class EndpointRegistry:
             lease_expires_at=iso_utc(now + LISTENER_LEASE_SECONDS) if pull else None,
             rate_limit=self._check_rate_limit(spec.rate_limit),
         )
-        self._endpoints.insert(endpoint)
+        put = self._endpoints.insert_request(endpoint)
+        changes = created_changes(endpoint.to_values())
+        _together({"Put": put}, endpoint_record("created", by, endpoint.id, now, changes))
         return endpoint
 
     def get(self, endpoint_id: str) -> Endpoint:
@@ -268,9 +293,9 @@ class EndpointRegistry:
         endpoints = sorted(self._endpoints.all(), key=lambda e: (e.created_at, e.id))
         return [(e, self._deliveries.latest_for_endpoint(e.id)) for e in endpoints]
 
-    def update(
-        self, endpoint_id: str, patch: EndpointPatch, actor: Mapping[str, str] | None = None
-    ) -> Endpoint:
+    def update(self, endpoint_id: str, patch: EndpointPatch, by: Actor = COMMAND_LINE) -> Endpoint:
+        """The patch and its one record (`webhook.updated`, `.enabled` or `.disabled`) in one
+        transaction; an administrator's disable carries its endpoint.disabled notice too."""
         current = self.get(endpoint_id)
         sets, removes = self._changes(current, patch)
         if patch.enabled is True:
@@ -279,14 +304,33 @@ class EndpointRegistry:
             removes = (*removes, "disabledReason")
         elif patch.enabled is False and current.enabled:
             sets.update(enabled=False, disabledReason=ADMIN_DISABLED)
-            if not current.pull and self._disable_with_notice(current, sets, removes, actor):
+            if not current.pull and self._disable_with_notice(current, sets, removes, by):
                 return self.get(current.id)
             # Disabled meanwhile (by the worker, say): the rest of the change still applies.
             sets = {k: v for k, v in sets.items() if k not in ("enabled", "disabledReason")}
-        updated = self._endpoints.update(current.id, sets, removes)
-        if updated is None:
-            raise NotFound(f"webhook endpoint {endpoint_id} not found")
-        return updated
+        request = self._endpoints.update_request(current.id, sets, removes)
+        self._write(
+            current.id, {"Update": request}, self._update_record(current, sets, removes, by)
+        )
+        return _as_written(current, sets, removes)
+
+    def _update_record(
+        self, current: Endpoint, sets: Mapping[str, Any], removes: tuple[str, ...], by: Actor
+    ) -> Any:
+        changes = updated_changes(current.to_values(), sets, removes)
+        now = self._deps.clock.now()
+        return endpoint_record(update_action(changes), by, current.id, now, changes)
+
+    @staticmethod
+    def _write(endpoint_id: str, change: Any, record: Any) -> None:
+        """A change and its record in one transaction; 404 when its condition (the endpoint
+        exists) did not hold."""
+        try:
+            _together(change, record)
+        except TransactionCancelled as cancelled:
+            if cancelled.failed(0):
+                raise NotFound(f"webhook endpoint {endpoint_id} not found") from None
+            raise
 
     def _changes(
         self, current: Endpoint, patch: EndpointPatch
@@ -345,21 +389,28 @@ class EndpointRegistry:
         current: Endpoint,
         sets: Mapping[str, Any],
         removes: tuple[str, ...],
-        actor: Mapping[str, str] | None,
+        by: Actor,
     ) -> bool:
-        """An administrator's disable and its endpoint.disabled notice, in one transaction,
-        once; False when the endpoint was no longer enabled (nothing written)."""
+        """An administrator's disable, its endpoint.disabled notice and its record, in one
+        transaction, once; False when the endpoint was no longer enabled (nothing written)."""
         request = self._endpoints.update_request(current.id, sets, removes, while_enabled=True)
         notices = services.endpoint_notices(self._settings, self._deps.clock)
+        actor = {"id": by.id, "email": by.label} if by.kind == "user" else None
+        record = self._update_record(current, sets, removes, by)
         return notices.commit(
-            request, DISABLED, current, ADMIN_DISABLED, current.consecutive_dead, actor
+            request, DISABLED, current, ADMIN_DISABLED, current.consecutive_dead, actor, [record]
         )
 
-    def delete(self, endpoint_id: str) -> None:
-        if not self._endpoints.delete(_valid_id(endpoint_id)):
-            raise NotFound(f"webhook endpoint {endpoint_id} not found")
+    def delete(self, endpoint_id: str, by: Actor = COMMAND_LINE) -> None:
+        """The endpoint's removal and its `webhook.deleted` record, in one transaction."""
+        endpoint_id = _valid_id(endpoint_id)
+        delete = {"Delete": self._endpoints.delete_request(endpoint_id)}
+        now = self._deps.clock.now()
+        self._write(endpoint_id, delete, endpoint_record("deleted", by, endpoint_id, now))
 
-    def rotate_secret(self, endpoint_id: str, grace_seconds: int = 0) -> Endpoint:
+    def rotate_secret(
+        self, endpoint_id: str, grace_seconds: int = 0, by: Actor = COMMAND_LINE
+    ) -> Endpoint:
         """A new secret signs every later send, queued rows included (spec 6.3.5). With a
         grace period the replaced secret keeps signing too, until it expires, so receivers can
         switch at their pace; with none (the spec's rotation) it stops at once. The endpoint
@@ -372,11 +423,25 @@ class EndpointRegistry:
         current = self.get(endpoint_id)
         now = self._deps.clock.now()
         ring = current.secrets.rotated(mint_secret(current.signature_scheme), grace_seconds, now)
-        updated = self._endpoints.rotate(current, ring, iso_utc(now))
-        if updated is None:
+        update = self._endpoints.rotate_request(current, ring, iso_utc(now))
+        # Named, never shown: the record says a secret was rotated and the grace it left.
+        changes = {"fields": ["graceSeconds", "secret"], "values": {"graceSeconds": grace_seconds}}
+        try:
+            _together(
+                {"Update": update}, endpoint_record("secretRotated", by, current.id, now, changes)
+            )
+        except TransactionCancelled as cancelled:
+            if not cancelled.failed(0):
+                raise
             self.get(endpoint_id)  # gone: 404
-            raise Conflict("the endpoint changed while its secret was rotated; try again")
-        return dataclasses.replace(updated, secret=ring.current)
+            raise Conflict("the endpoint changed while its secret was rotated; try again") from None
+        return dataclasses.replace(
+            current,
+            secret=ring.current,
+            older_secrets=ring.older,
+            updated_at=iso_utc(now),
+            version=current.version + 1,
+        )
 
     def ping(
         self, endpoint_id: str, actor: Mapping[str, str] | None, kind: str = PING
@@ -440,37 +505,60 @@ class EndpointRegistry:
             raise Conflict(f"the endpoint is disabled; re-enable it before {doing}")
         return row
 
-    def redeliver(self, endpoint_id: str, delivery_id: str) -> DeliveryRow:
-        """A new pending row: new id, same event id, the body re-frozen with the new id."""
+    def redeliver(
+        self, endpoint_id: str, delivery_id: str, by: Actor = COMMAND_LINE
+    ) -> DeliveryRow:
+        """A new pending row: new id, same event id, the body re-frozen with the new id; it
+        and its `webhook.redelivered` record in one transaction."""
         original = self._of_enabled(endpoint_id, delivery_id, "redelivering")
         now = self._deps.clock.now()
         row = original.resent(str(uuid.uuid4()), iso_utc(now), iso_utc(now + ENQUEUE_GRACE_SECONDS))
-        self._deliveries.insert_one(row)
+        shown = {"delivery": row.id, "redeliveryOf": original.id, "event": row.event_id}
+        changes = {"fields": sorted(shown), "values": shown}
+        record = endpoint_record("redelivered", by, row.endpoint_id, now, changes)
+        _together({"Put": self._deliveries.insert_request(row)}, record)
         services.delivery_queue(self._settings).enqueue([row.id])
         return row
 
-    def retry_now(self, endpoint_id: str, delivery_id: str) -> DeliveryRow:
-        """Retry now: the same `failed` delivery, its next attempt due at once and queued."""
+    def retry_now(
+        self, endpoint_id: str, delivery_id: str, by: Actor = COMMAND_LINE
+    ) -> DeliveryRow:
+        """Retry now: the same `failed` delivery, its next attempt due at once and queued; the
+        change and its `webhook.retried` record in one transaction."""
         current = self._of_enabled(endpoint_id, delivery_id, "retrying")
         if current.status != "failed":
             raise Conflict(
                 f"only a failed delivery can be retried now; this one is {current.status}"
             )
         now = self._deps.clock.now()
-        row = self._deliveries.schedule_now(
+        update = self._deliveries.schedule_now_request(
             current.id, iso_utc(now), iso_utc(now + RETRY_SWEEP_GRACE_SECONDS)
         )
-        if row is None:
-            raise Conflict("the delivery is no longer waiting for a retry; reload to see it")
-        services.delivery_queue(self._settings).enqueue([row.id])
-        return row
+        changes = {"fields": ["delivery"], "values": {"delivery": current.id}}
+        record = endpoint_record("retried", by, current.endpoint_id, now, changes)
+        try:
+            _together({"Update": update}, record)
+        except TransactionCancelled as cancelled:
+            if not cancelled.failed(0):
+                raise
+            raise Conflict(
+                "the delivery is no longer waiting for a retry; reload to see it"
+            ) from None
+        services.delivery_queue(self._settings).enqueue([current.id])
+        return self.delivery(endpoint_id, current.id)
 
     # -- recovery ------------------------------------------------------------------------
 
     def recover(
-        self, endpoint_id: str, since: str, until: str | None, statuses: Iterable[str] | None
+        self,
+        endpoint_id: str,
+        since: str,
+        until: str | None,
+        statuses: Iterable[str] | None,
+        by: Actor = COMMAND_LINE,
     ) -> Recovery:
-        """Records a recovery job and queues it; the work runs in the delivery function."""
+        """Records a recovery job (and its `webhook.recoveryStarted` record, in the same
+        transaction) and queues it; the work runs in the delivery function."""
         endpoint = self.get(endpoint_id)
         if not endpoint.enabled:
             raise Conflict("the endpoint is disabled; re-enable it before recovering")
@@ -494,8 +582,12 @@ class EndpointRegistry:
                 details={"field": "statuses", "allowed": list(RECOVERABLE_STATUSES)},
             )
         recovery = new_recovery(endpoint.id, iso_utc(start), iso_utc(end), chosen, iso_utc(now))
-        store = services.recovery_store(self._settings)
-        store.create(recovery, iso_utc(now + ENQUEUE_GRACE_SECONDS))
+        put = services.recovery_store(self._settings).create_request(
+            recovery, iso_utc(now + ENQUEUE_GRACE_SECONDS)
+        )
+        shown = {"recovery": recovery.id, "since": recovery.since, "until": recovery.until}
+        changes = {"fields": sorted(shown), "values": shown}
+        _together({"Put": put}, endpoint_record("recoveryStarted", by, endpoint.id, now, changes))
         services.delivery_queue(self._settings).enqueue([recovery_key(recovery.id)])
         return recovery
 

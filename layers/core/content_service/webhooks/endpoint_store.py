@@ -268,12 +268,32 @@ class EndpointStore:
             for item in page.get("Items", [])
         ]
 
+    def insert_request(self, endpoint: Endpoint) -> dict[str, Any]:
+        """The transaction Put of a new endpoint (its secret and header values sealed)."""
+        return {
+            "TableName": self._table,
+            "Item": encode(_sealed_attributes(endpoint.id, endpoint.to_values()), sparse=True),
+            "ConditionExpression": "attribute_not_exists(id)",
+        }
+
     def insert(self, endpoint: Endpoint) -> None:
-        self._client.put_item(
-            TableName=self._table,
-            Item=encode(_sealed_attributes(endpoint.id, endpoint.to_values()), sparse=True),
-            ConditionExpression="attribute_not_exists(id)",
+        """A new endpoint on its own (test and harness set-up: the registry audits its own)."""
+        self._client.put_item(**self.insert_request(endpoint))
+
+    def delete(self, endpoint_id: str) -> bool:
+        """Deletes an endpoint on its own (test set-up); False when there was none."""
+        response = self._client.delete_item(
+            TableName=self._table, Key={"id": {"S": endpoint_id}}, ReturnValues="ALL_OLD"
         )
+        return bool(response.get("Attributes"))
+
+    def delete_request(self, endpoint_id: str) -> dict[str, Any]:
+        """The transaction Delete of an endpoint, refused when there is none."""
+        return {
+            "TableName": self._table,
+            "Key": {"id": {"S": endpoint_id}},
+            "ConditionExpression": "attribute_exists(id)",
+        }
 
     def update(
         self,
@@ -333,14 +353,14 @@ class EndpointStore:
             "ExpressionAttributeValues": expression_values,
         }
 
-    def rotate(self, endpoint: Endpoint, ring: SecretRing, now_iso: str) -> Endpoint | None:
-        """Writes the rotated secrets if the endpoint is still as read (None otherwise), so
-        two rotations at once cannot lose a secret either caller was shown."""
+    def rotate_request(self, endpoint: Endpoint, ring: SecretRing, now_iso: str) -> dict[str, Any]:
+        """The transaction Update writing the rotated secrets, refused unless the endpoint is
+        still as read, so two rotations at once cannot lose a secret either caller was shown."""
         sets: dict[str, Any] = {"secret": ring.current, "updatedAt": now_iso}
         older = ring.older_values()
         if older:
             sets["olderSecrets"] = older
-        return self.update(
+        return self.update_request(
             endpoint.id,
             sets,
             () if older else ("olderSecrets",),
@@ -376,12 +396,6 @@ class EndpointStore:
             },
         )
         return written is not None
-
-    def delete(self, endpoint_id: str) -> bool:
-        response = self._client.delete_item(
-            TableName=self._table, Key={"id": {"S": endpoint_id}}, ReturnValues="ALL_OLD"
-        )
-        return bool(response.get("Attributes"))
 
     def count_dead(self, endpoint_id: str) -> Endpoint | None:
         """Adds one to the consecutive-dead counter atomically; None if the endpoint is gone."""

@@ -16,9 +16,10 @@ and its reason names no more than the host (`notice_redaction`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from content_service.audit.endpoint_changes import WEBHOOK_WORKER, endpoint_record
 from content_service.clock import Clock, iso_utc
 from content_service.storage.dynamo import TransactionCancelled, encode, transact
 from content_service.storage.outbox_event import new_event_item
@@ -80,9 +81,13 @@ class EndpointNotices:
         """The automatic disable and its endpoint.disabled; False when it was not enabled.
         The endpoint's `disabledReason` is the notice's reason, word for word."""
         reason = notice_reason(reason, endpoint)
-        now_iso = iso_utc(self._clock.now())
-        request = self._endpoints.disable_request(endpoint.id, reason, now_iso)
-        return self._commit(request, DISABLED, endpoint, reason, endpoint.consecutive_dead)
+        now = self._clock.now()
+        request = self._endpoints.disable_request(endpoint.id, reason, iso_utc(now))
+        changes = {"fields": ["enabled"], "values": {"enabled": False}}
+        record = endpoint_record("disabled", WEBHOOK_WORKER, endpoint.id, now, changes)
+        return self._commit(
+            request, DISABLED, endpoint, reason, endpoint.consecutive_dead, also=[record]
+        )
 
     def recovered(self, endpoint: Endpoint, seen: AlertState, reason: str) -> bool:
         """endpoint.recovered at the first success after an alert; False when another
@@ -98,12 +103,13 @@ class EndpointNotices:
         reason: str,
         consecutive_dead: int,
         actor: Mapping[str, str] | None = None,
+        also: Sequence[Any] = (),
     ) -> bool:
-        """The endpoint's update and the notice's outbox event, in one transaction, the reason
-        cleaned by `notice_reason`; False (nothing written) when the update's condition did
-        not hold."""
+        """The endpoint's update and the notice's outbox event (and the items `also` holds:
+        an audit record), in one transaction, the reason cleaned by `notice_reason`; False
+        (nothing written) when the update's condition did not hold."""
         cleaned = notice_reason(reason, endpoint)
-        return self._commit(update, kind, endpoint, cleaned, consecutive_dead, actor)
+        return self._commit(update, kind, endpoint, cleaned, consecutive_dead, actor, also)
 
     def _commit(
         self,
@@ -113,6 +119,7 @@ class EndpointNotices:
         cleaned_reason: str,
         consecutive_dead: int,
         actor: Mapping[str, str] | None = None,
+        also: Sequence[Any] = (),
     ) -> bool:
         item = notice_item(
             kind, endpoint, cleaned_reason, consecutive_dead, self._clock.now(), actor
@@ -122,7 +129,7 @@ class EndpointNotices:
             "Item": encode(item, sparse=True),
             "ConditionExpression": "attribute_not_exists(id)",
         }
-        items: list[Any] = [{"Update": dict(update)}, {"Put": put}]
+        items: list[Any] = [{"Update": dict(update)}, {"Put": put}, *also]
         try:
             transact(items, using=self._client)
         except TransactionCancelled as cancelled:

@@ -107,10 +107,11 @@ class RecoveryStore:
         self._client = client
         self._table = table
 
-    def create(self, recovery: Recovery, sweep_at: str) -> None:
+    def create_request(self, recovery: Recovery, sweep_at: str) -> dict[str, Any]:
+        """The transaction Put of a new recovery job."""
         key = recovery_key(recovery.id)
         shard = shard_of(key)
-        self._client.put_item(
+        return dict(
             TableName=self._table,
             Item=encode(
                 {

@@ -2,7 +2,9 @@
 retry now, recover, and the pull endpoints of `content-service listen`.
 
 Admin only: `webhooks:read` for every GET, `webhooks:manage` for every write (spec 5.5); the
-origin guard middleware covers the writes. Bodies are parsed strictly (unknown fields, wrong
+origin guard middleware covers the writes. Every write but `pull` (a listener renewing its
+lease) and the send test (which changes nothing) leaves one audit record (`webhook.*`, in
+the `service` log) in its own transaction. Bodies are parsed strictly (unknown fields, wrong
 types and explicit nulls are 422); everything else is decided by `EndpointRegistry`.
 """
 
@@ -16,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from content_service import runtime
 from content_service.api.auth import require_permission
 from content_service.api.error_handlers import errors
+from content_service.audit.records import Actor
 from content_service.clock import iso_utc
 from content_service.errors import BadRequest, ValidationFailed
 from content_service.identity.principal import (
@@ -157,7 +160,7 @@ def list_endpoints(_: ReadCaller) -> dict[str, Any]:
 
 
 @router.post("/api/webhooks", status_code=201)
-def create_endpoint(body: EndpointCreateBody, _: ManageCaller) -> dict[str, Any]:
+def create_endpoint(body: EndpointCreateBody, caller: ManageCaller) -> dict[str, Any]:
     endpoint = _registry().create(
         EndpointInput(
             url=body.url,
@@ -172,7 +175,8 @@ def create_endpoint(body: EndpointCreateBody, _: ManageCaller) -> dict[str, Any]
             rate_limit=body.rateLimit,
             type=body.type,
             event_bus_arn=body.eventBusArn,
-        )
+        ),
+        Actor.of(caller),
     )
     return {**_shown(endpoint), "secret": endpoint.signing_secret()}
 
@@ -206,21 +210,21 @@ def patch_endpoint(
         type=body.type,
         event_bus_arn=body.eventBusArn,
     )
-    return _shown(_registry().update(endpoint_id, patch, _actor(caller)))
+    return _shown(_registry().update(endpoint_id, patch, Actor.of(caller)))
 
 
 @router.delete("/api/webhooks/{endpoint_id}", status_code=204)
-def delete_endpoint(endpoint_id: str, _: ManageCaller) -> Response:
-    _registry().delete(endpoint_id)
+def delete_endpoint(endpoint_id: str, caller: ManageCaller) -> Response:
+    _registry().delete(endpoint_id, Actor.of(caller))
     return Response(status_code=204)
 
 
 @router.post("/api/webhooks/{endpoint_id}/rotate-secret")
 def rotate_secret(
-    endpoint_id: str, _: ManageCaller, body: RotateBody | None = None
+    endpoint_id: str, caller: ManageCaller, body: RotateBody | None = None
 ) -> dict[str, Any]:
     grace = body.graceSeconds if body is not None else 0
-    endpoint = _registry().rotate_secret(endpoint_id, grace)
+    endpoint = _registry().rotate_secret(endpoint_id, grace, Actor.of(caller))
     return {
         "secret": endpoint.signing_secret(),
         "secretHint": endpoint.secret_hint,
@@ -293,18 +297,19 @@ def get_delivery(endpoint_id: str, delivery_id: str, _: ReadCaller) -> dict[str,
 
 
 @router.post("/api/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver", status_code=202)
-def redeliver(endpoint_id: str, delivery_id: str, _: ManageCaller) -> dict[str, Any]:
-    return _registry().redeliver(endpoint_id, delivery_id).to_json(detail=True)
+def redeliver(endpoint_id: str, delivery_id: str, caller: ManageCaller) -> dict[str, Any]:
+    return _registry().redeliver(endpoint_id, delivery_id, Actor.of(caller)).to_json(detail=True)
 
 
 @router.post("/api/webhooks/{endpoint_id}/deliveries/{delivery_id}/retry", status_code=202)
-def retry_now(endpoint_id: str, delivery_id: str, _: ManageCaller) -> dict[str, Any]:
-    return _registry().retry_now(endpoint_id, delivery_id).to_json(detail=True)
+def retry_now(endpoint_id: str, delivery_id: str, caller: ManageCaller) -> dict[str, Any]:
+    return _registry().retry_now(endpoint_id, delivery_id, Actor.of(caller)).to_json(detail=True)
 
 
 @router.post("/api/webhooks/{endpoint_id}/recover", status_code=202)
-def recover(endpoint_id: str, body: RecoverBody, _: ManageCaller) -> dict[str, Any]:
-    return _registry().recover(endpoint_id, body.since, body.until, body.statuses).to_json()
+def recover(endpoint_id: str, body: RecoverBody, caller: ManageCaller) -> dict[str, Any]:
+    registry, by = _registry(), Actor.of(caller)
+    return registry.recover(endpoint_id, body.since, body.until, body.statuses, by).to_json()
 
 
 @router.get("/api/webhooks/{endpoint_id}/recoveries/{recovery_id}")
