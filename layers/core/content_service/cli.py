@@ -82,12 +82,13 @@ def _print(data: object) -> None:
 
 
 def _token_create(args: argparse.Namespace, settings: Settings) -> None:
-    """The options are named after `TokenSpec`'s fields, the workspace by id or slug."""
+    """The options are named after `TokenSpec`'s fields, the workspace by id or slug; a field
+    without an option (a token's role) keeps its default."""
     import dataclasses
 
     from content_service.identity.tokens import TokenSpec, issue_token
 
-    fields = dataclasses.fields(TokenSpec)
+    fields = [f for f in dataclasses.fields(TokenSpec) if hasattr(args, f.name)]
     _print(issue_token(TokenSpec(**{f.name: getattr(args, f.name) for f in fields})))
 
 

@@ -230,6 +230,14 @@ class Permissions:
                 rules.append(rule if grant.locales is None else rule.narrowed_to(grant.locales))
         return cls(tuple(rules), administrator, tuple(names))
 
+    def to_json(self) -> dict[str, Any]:
+        """`GET /api/v1/me`'s `permissions`: what the pages hide or disable by."""
+        return {
+            "administrator": self.administrator,
+            "roles": list(self.roles),
+            "rules": [rule.to_json() for rule in self.rules],
+        }
+
     def allows(
         self, action: str, content_type: str, *, locale: str | None = None, own: bool = True
     ) -> bool:
@@ -250,7 +258,9 @@ class Permissions:
         covering = [rule for rule in self.rules if rule.covers(action, content_type, locale, own)]
         if not covering:
             where = f" in {locale!r}" if locale else ""
-            whose = "" if own else " (an entry someone else created)"
+            # Ownership is named only when it is what is missing: a rule covers own entries.
+            mine = not own and self.allows(action, content_type, locale=locale, own=True)
+            whose = " (an entry someone else created)" if mine else ""
             raise Forbidden(
                 f"your role does not allow {action!r} on {content_type!r}{where}{whose}",
                 details={"action": action, "contentType": content_type, "locale": locale},
