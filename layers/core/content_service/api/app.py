@@ -30,8 +30,10 @@ from content_service.api.routes import (
     media_pages,
     model_pages,
     reference,
+    roles,
     sync,
     tokens,
+    users,
     webhooks,
 )
 from content_service.api.security_headers import SecurityHeadersMiddleware
@@ -61,6 +63,8 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         health.router,
         me.router,
         tokens.router,
+        roles.router,
+        users.router,
         audit.router,
         content_types.router,
         content.router,
