@@ -71,7 +71,8 @@ def test_a_custom_role_is_made_listed_changed_and_deleted_each_audited_once(
 ) -> None:
     role = _new_role(admin, description="German posts", takesLocales=True)
     assert role["id"].startswith("role-")
-    assert role["builtin"] is False and role["administrator"] is False
+    assert role["builtin"] is False
+    assert role["administrator"] is False
     assert role["takesLocales"] is True
     assert role["rules"] == [
         {

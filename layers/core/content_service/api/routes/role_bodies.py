@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
-from content_service.identity.roles import ACTIONS, Rule, RoleGrant
+from content_service.identity.roles import ACTIONS, RoleGrant, Rule
 
 Name = Annotated[StrictStr, Field(min_length=1, max_length=100)]
 Names = Annotated[list[Name], Field(max_length=100)]

@@ -63,9 +63,7 @@ def post_role(body: RoleCreate, admin: AdminDep) -> dict[str, object]:
     ).to_json()
 
 
-@router.patch(
-    "/{role_id}", summary="Change a custom role", responses=errors(404, 409, 422)
-)
+@router.patch("/{role_id}", summary="Change a custom role", responses=errors(404, 409, 422))
 def patch_role(role_id: str, body: RolePatch, admin: AdminDep) -> dict[str, object]:
     nulls = sorted(name for name in body.model_fields_set if getattr(body, name) is None)
     if nulls:

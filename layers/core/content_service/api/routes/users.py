@@ -71,9 +71,9 @@ def put_grants(
     user_id: str, workspace_key: str, body: GrantsReplace, admin: AdminDep
 ) -> dict[str, object]:
     grants = grants_of(body.grants)
-    if user_id == admin.id and workspace_key == EVERY_WORKSPACE:
-        if not any(grant.role == ADMINISTRATOR for grant in grants):
-            raise Conflict("you cannot take your own administrator role")
+    keeps_administrator = any(grant.role == ADMINISTRATOR for grant in grants)
+    if user_id == admin.id and workspace_key == EVERY_WORKSPACE and not keeps_administrator:
+        raise Conflict("you cannot take your own administrator role")
     return users.set_grants(user_id, workspace_key, grants, by=Actor.of(admin)).to_json()
 
 
