@@ -112,8 +112,10 @@ def _token_list(args: argparse.Namespace, settings: Settings) -> None:
 
 def _user_create(args: argparse.Namespace, settings: Settings) -> None:
     from content_service.identity.passwords import generate_password
-    from content_service.identity.users import create_user
+    from content_service.identity.users import create_user, derived_role
 
+    workspace_key, grant = _role_grant(args)
+    grants = {workspace_key: (grant,)}
     generated = args.password is None and not sys.stdin.isatty()
     if args.password is not None:
         password = args.password
@@ -121,20 +123,12 @@ def _user_create(args: argparse.Namespace, settings: Settings) -> None:
         password = generate_password()
     else:
         password = getpass.getpass("Password (at least 10 characters): ")
-    workspace_key, grant = _role_grant(args)
-    user = create_user(
-        settings, args.email, _legacy_role(grant.role), password, grants={workspace_key: (grant,)}
-    )
+    user = create_user(settings, args.email, derived_role(grants), password, grants=grants)
     _print({**user.to_json(), **({"password": password} if generated else {})})
 
 
 # The roles `user create --role` took before custom roles, and the built-in role each is now.
 _LEGACY_ROLES = {"admin": "administrator", "editor": "editor"}
-
-
-def _legacy_role(role_id: str) -> str:
-    """The `role` a user record still carries: admin for an administrator, else editor."""
-    return "admin" if role_id == "administrator" else "editor"
 
 
 def _role_grant(args: argparse.Namespace) -> tuple[str, RoleGrant]:

@@ -18,9 +18,10 @@ from content_service.api.auth import AdminDep, SettingsDep
 from content_service.api.error_handlers import errors
 from content_service.api.routes.role_bodies import GrantBody, grants_of
 from content_service.audit.records import Actor
-from content_service.errors import Conflict
+from content_service.errors import NotFound, ValidationFailed
 from content_service.identity import users
-from content_service.identity.roles import ADMINISTRATOR, EVERY_WORKSPACE, RoleGrant
+from content_service.identity.roles import EVERY_WORKSPACE
+from content_service.identity.workspaces import get_workspace
 
 router = APIRouter(prefix="/api/v1/users", tags=["users"], responses=errors(401, 403))
 
@@ -51,11 +52,14 @@ def get_users(_: AdminDep) -> dict[str, object]:
 
 @router.post("", status_code=201, summary="Create a user with roles", responses=errors(409, 422))
 def post_user(body: UserCreate, admin: AdminDep, settings: SettingsDep) -> dict[str, object]:
+    unknown = sorted(key for key in body.grants if not _is_workspace_key(key))
+    if unknown:
+        raise ValidationFailed(f"no workspace {unknown[0]!r}", details={"workspaces": unknown})
     grants = {key: grants_of(listed) for key, listed in body.grants.items()}
     return users.create_user(
         settings,
         body.email,
-        _legacy_role(grants),
+        users.derived_role(grants),
         body.password,
         by=Actor.of(admin),
         grants=grants,
@@ -70,10 +74,9 @@ def post_user(body: UserCreate, admin: AdminDep, settings: SettingsDep) -> dict[
 def put_grants(
     user_id: str, workspace_key: str, body: GrantsReplace, admin: AdminDep
 ) -> dict[str, object]:
+    if not _is_workspace_key(workspace_key):
+        raise NotFound(f"workspace {workspace_key!r} not found")
     grants = grants_of(body.grants)
-    keeps_administrator = any(grant.role == ADMINISTRATOR for grant in grants)
-    if user_id == admin.id and workspace_key == EVERY_WORKSPACE and not keeps_administrator:
-        raise Conflict("you cannot take your own administrator role")
     return users.set_grants(user_id, workspace_key, grants, by=Actor.of(admin)).to_json()
 
 
@@ -83,12 +86,15 @@ def put_grants(
     responses=errors(404, 409),
 )
 def post_deactivate(user_id: str, admin: AdminDep) -> dict[str, object]:
-    if user_id == admin.id:
-        raise Conflict("you cannot deactivate yourself")
     return users.deactivate_user(user_id, by=Actor.of(admin)).to_json()
 
 
-def _legacy_role(grants: dict[str, tuple[RoleGrant, ...]]) -> str:
-    """The `role` a user record still carries: admin for an administrator of every workspace."""
-    held = grants.get(EVERY_WORKSPACE, ())
-    return "admin" if any(grant.role == ADMINISTRATOR for grant in held) else "editor"
+def _is_workspace_key(key: str) -> bool:
+    """`*` or the id of a workspace: grants are keyed by id, never by slug."""
+    if key == EVERY_WORKSPACE:
+        return True
+    try:
+        get_workspace(key)
+    except NotFound:
+        return False
+    return True
