@@ -112,6 +112,7 @@ def test_built_in_roles_and_roles_still_granted_are_kept(admin: httpx.Client) ->
         "role.created"
     ]
     assert admin.patch("/api/v1/roles/role-000000000000", json={"name": "x"}).status_code == 404
+    assert admin.delete("/api/v1/roles/role-000000000000").status_code == 404
 
 
 def test_a_user_is_made_with_grants_and_their_grants_replaced(
@@ -134,6 +135,11 @@ def test_a_user_is_made_with_grants_and_their_grants_replaced(
     path = f"/api/v1/users/{user['id']}/grants/{workspace.id}"
     replaced = _ok(admin.put(path, json={"grants": [{"role": "author"}]}))
     assert replaced["grants"] == {workspace.id: [{"role": "author", "locales": None}]}
+    elsewhere = f"/api/v1/users/{user['id']}/grants/no-such-workspace"
+    assert admin.put(elsewhere, json={"grants": [{"role": "viewer"}]}).status_code == 404
+    assert (
+        admin.put(f"/api/v1/users/{uuid.uuid4()}/grants/*", json={"grants": []}).status_code == 404
+    )
     emptied = _ok(admin.put(path, json={"grants": []}))
     assert emptied["grants"].get(workspace.id, []) == []
 
@@ -231,6 +237,7 @@ MALFORMED = [
     ("PATCH", "/api/v1/roles/{role}", {"rules": [{"actions": []}]}),
     ("PATCH", "/api/v1/roles/{role}", {"name": None}),
     ("POST", "/api/v1/users", {"grants": {"*": [{"role": "nope"}]}}),
+    ("POST", "/api/v1/users", {"grants": {"no-such-workspace": [{"role": "viewer"}]}}),
     ("POST", "/api/v1/users", {"grants": {"{workspace}": [{"role": "administrator"}]}}),
     ("POST", "/api/v1/users", {"grants": {"*": [{"role": "translator", "locales": []}]}}),
     ("POST", "/api/v1/users", {"grants": {"*": [{"role": "translator", "locales": [""]}]}}),
