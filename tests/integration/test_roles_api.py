@@ -1,5 +1,6 @@
 """Users and roles administered over HTTP (`/api/v1/roles`, `/api/v1/users`, a token's role) and
-on the command line (`content-service user create|grant`), each change audited once.
+on the command line (`content-service user create|grant`, `token create --role`), each change
+audited once.
 
 Everything runs against the local stack as a signed-in administrator; the users and roles each
 test makes are its own (fresh e-mails, fresh role names), and a test that needs an administrator
@@ -325,6 +326,13 @@ def test_the_cli_creates_users_with_any_role_and_grants_more(
     code, editor, err = _cli(capsys, "user", "create", "--email", _email(), "--password", PASSWORD)
     assert code == 0, err
     assert editor["grants"] == {"*": [{"role": "editor", "locales": None}]}
+
+    code, token, err = _cli(
+        capsys, "token", "create", "--name", "cli author", "--workspace", workspace.slug,
+        "--access", "full", "--role", "translator", "--locale", "de",
+    )  # fmt: skip
+    assert code == 0, err
+    assert token["role"] == {"role": "translator", "locales": ["de"]}
 
     for refused in (
         ("--role", "administrator", "--workspace", workspace.slug),
