@@ -30,8 +30,10 @@ from content_service.api.routes import (
     media_pages,
     model_pages,
     reference,
+    roles,
     sync,
     tokens,
+    users,
     webhooks,
 )
 from content_service.api.security_headers import SecurityHeadersMiddleware
@@ -43,6 +45,31 @@ from content_service.api.session_key import (
 from content_service.api.templating import STATIC_DIR
 from content_service.runtime import configure
 from content_service.settings import Settings
+
+ROUTERS = (
+    health.router,
+    me.router,
+    tokens.router,
+    roles.router,
+    users.router,
+    audit.router,
+    content_types.router,
+    content.router,
+    content_workflow.router,
+    assets.router,
+    sync.router,
+    graphql.router,
+    reference.router,
+    webhooks.router,
+    files.router,
+    admin.router,
+    content_pages.router,
+    media_pages.router,
+    model_pages.router,
+    login.router,
+    home.router,
+)
+"""Every router of the API function, in the order their routes match."""
 
 
 def create_app(settings: Settings | None = None, *, session_key: str | None = None) -> FastAPI:
@@ -57,27 +84,7 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         responses=ANY_REFUSAL,
     )
     install_error_handlers(app)
-    for router in (
-        health.router,
-        me.router,
-        tokens.router,
-        audit.router,
-        content_types.router,
-        content.router,
-        content_workflow.router,
-        assets.router,
-        sync.router,
-        graphql.router,
-        reference.router,
-        webhooks.router,
-        files.router,
-        admin.router,
-        content_pages.router,
-        media_pages.router,
-        model_pages.router,
-        login.router,
-        home.router,
-    ):
+    for router in ROUTERS:
         app.include_router(router)
     # Assets are compressed (the playground's and the reference's scripts are megabytes);
     # API answers are not, so no secret they carry is compressed beside reflected input.
