@@ -690,6 +690,7 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
     "GET /content/{content_type}/{entry_id}": _path("/content/post/{post}?workspace={workspace}"),
     "GET /content-types": _path("/content-types?workspace={workspace}"),
     "GET /content-types/{name}": _path("/content-types/post?workspace={workspace}"),
+    "GET /audit": _path("/audit?workspace={workspace}"),
 }
 
 

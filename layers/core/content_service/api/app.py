@@ -17,6 +17,7 @@ from content_service.api.routes import (
     admin,
     assets,
     audit,
+    audit_pages,
     content,
     content_pages,
     content_types,
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         content_pages.router,
         media_pages.router,
         model_pages.router,
+        audit_pages.router,
         login.router,
         home.router,
     ):
