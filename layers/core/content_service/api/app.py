@@ -14,6 +14,7 @@ from content_service.api.rate_limit import RateLimitHeadersMiddleware
 from content_service.api.request_context import CorrelationIdMiddleware
 from content_service.api.request_limits import RequestLimitsMiddleware
 from content_service.api.routes import (
+    access_pages,
     admin,
     assets,
     audit,
@@ -46,6 +47,32 @@ from content_service.runtime import configure
 from content_service.settings import Settings
 
 
+ROUTERS = (
+    health.router,
+    me.router,
+    tokens.router,
+    audit.router,
+    content_types.router,
+    content.router,
+    content_workflow.router,
+    assets.router,
+    sync.router,
+    graphql.router,
+    reference.router,
+    webhooks.router,
+    files.router,
+    admin.router,
+    content_pages.router,
+    media_pages.router,
+    model_pages.router,
+    audit_pages.router,
+    access_pages.router,
+    login.router,
+    home.router,
+)
+"""Every router of the API function, in the order their routes match."""
+
+
 def create_app(settings: Settings | None = None, *, session_key: str | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     configure(settings)
@@ -58,28 +85,7 @@ def create_app(settings: Settings | None = None, *, session_key: str | None = No
         responses=ANY_REFUSAL,
     )
     install_error_handlers(app)
-    for router in (
-        health.router,
-        me.router,
-        tokens.router,
-        audit.router,
-        content_types.router,
-        content.router,
-        content_workflow.router,
-        assets.router,
-        sync.router,
-        graphql.router,
-        reference.router,
-        webhooks.router,
-        files.router,
-        admin.router,
-        content_pages.router,
-        media_pages.router,
-        model_pages.router,
-        audit_pages.router,
-        login.router,
-        home.router,
-    ):
+    for router in ROUTERS:
         app.include_router(router)
     # Assets are compressed (the playground's and the reference's scripts are megabytes);
     # API answers are not, so no secret they carry is compressed beside reflected input.
