@@ -67,18 +67,29 @@ async function deleteRole(role, button) {
   setMessage(statusBox, `Role ${role.name} deleted.`);
 }
 
+// Legends follow the rules' order; ids stay unique with a counter that only grows.
+function renumber() {
+  ruleRows.querySelectorAll(".rule > legend").forEach((legend, index) => {
+    legend.textContent = `Rule ${index + 1}`;
+  });
+}
+
 function addRule() {
   ruleCount += 1;
   const rule = document.getElementById("rule-template").content.firstElementChild.cloneNode(true);
-  rule.querySelector("legend").textContent = `Rule ${ruleCount}`;
   for (const input of rule.querySelectorAll("input[data-key], input[data-action]")) {
     const key = input.dataset.key || input.dataset.action.replace(" ", "-");
     input.id = `rule-${ruleCount}-${key}`;
     const label = rule.querySelector(`label[data-for="${input.dataset.key}"]`) || input.closest("label");
     if (label && label.dataset.for) label.htmlFor = input.id;
   }
-  rule.querySelector("[data-remove-rule]").addEventListener("click", () => rule.remove());
+  rule.querySelector("[data-remove-rule]").addEventListener("click", () => {
+    rule.remove();
+    renumber();
+    document.getElementById("add-rule").focus();
+  });
   ruleRows.append(rule);
+  renumber();
   return rule;
 }
 

@@ -232,7 +232,7 @@ function applyPermissions(allowed) {
   for (const field of locked) lockField(field.name);
   if (!canWrite) buttons.save.hidden = true;
   const note = $("entry-readonly");
-  if (!canWrite) note.textContent = `Read only: your role does not allow ${writing === "create" ? "creating" : "changing"} ${typeName} entries${locale ? ` in ${locale}` : ""}${where.own ? "" : " that someone else created"}.`;
+  if (!canWrite) note.textContent = `Read only: your role does not allow ${writing === "create" ? "creating" : "changing"} ${typeName} entries${locale ? ` in ${locale}` : ""}${!where.own && allowed.allows(writing, typeName, { locale }) ? " that someone else created" : ""}.`;
   else if (locked.length) note.textContent = `Your role lets you change only some fields here; ${locked.map((f) => f.name).join(", ")} ${locked.length === 1 ? "is" : "are"} read-only.`;
   note.hidden = canWrite && !locked.length;
 }
