@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.admin_pages import Shots, admin_in
+from tests.support.admin_pages import Shots, admin_in, no_horizontal_scroll
+from tests.support.axe import assert_no_violations
 from tests.support.content import create, define
 from tests.support.content_pages import in_ws
 
@@ -50,6 +51,10 @@ def test_the_audit_page_lists_a_change_and_filters(
     expect(newest.locator(".audit-changes")).to_contain_text("Second title")
     expect(records).to_have_count(25)
     shot("newest")
+    assert_no_violations(page, "the audit page")
+    with shot.phone():
+        assert no_horizontal_scroll(page)
+        shot("phone")
 
     # Older records: the cursor's next page, then back to the newest.
     model_change = page.locator(".audit-action", has_text="contentType.created")
@@ -87,4 +92,5 @@ def test_the_audit_page_lists_a_change_and_filters(
     page.get_by_label("Actor").fill("nobody-here@example.com")
     page.get_by_role("button", name="Apply filters").click()
     expect(page.get_by_role("alert")).to_contain_text("no user has the e-mail")
+    assert_no_violations(page, "the audit page with a refused filter")
     shot("refused-filter")

@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.support.admin_pages import Shots, admin_in, signed_in
+from tests.support.axe import assert_no_violations
 from tests.support.content import create, define
 from tests.support.content_pages import in_ws
 
@@ -73,6 +74,7 @@ def test_a_translator_made_on_the_users_page_edits_german_only(
     admin_in(page, credentials, "/users")
     _make_translator(page, ws, email)
     shot("translator-created")
+    assert_no_violations(page, "the users page")
 
     context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 800})
     translator = context.new_page()
@@ -149,6 +151,7 @@ def test_a_custom_role_is_made_with_the_rules_editor_and_deleted(
     expect(card).to_contain_text("of entries they created")
     expect(card).to_contain_text("Custom")
     shot("custom-role")
+    assert_no_violations(page, "the roles page")
 
     card.get_by_role("button", name=f"Delete the role {name}").click()
     page.get_by_role("dialog").get_by_role("button", name="Delete role").click()
