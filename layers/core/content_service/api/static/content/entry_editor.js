@@ -227,6 +227,8 @@ function applyPermissions(allowed) {
   for (const [name, action] of Object.entries(ACTION_OF)) {
     if (!allowed.allows(action, typeName, where)) buttons[name].hidden = true;
   }
+  const versionRestore = $("version-restore");
+  if (versionRestore) versionRestore.hidden = !allowed.allows("manage versions", typeName, where);
   const canWrite = allowed.allows(writing, typeName, where);
   const locked = fields.filter((f) => !canWrite || !allowed.letsChange(writing, typeName, f.name, where));
   for (const field of locked) lockField(field.name);
