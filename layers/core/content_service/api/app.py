@@ -46,7 +46,6 @@ from content_service.api.templating import STATIC_DIR
 from content_service.runtime import configure
 from content_service.settings import Settings
 
-
 ROUTERS = (
     health.router,
     me.router,
