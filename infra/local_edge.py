@@ -44,8 +44,8 @@ def edge_from_environment(local_dir: Path, host: str, port: int) -> VarnishEdge 
 
 def start_edge(edge: VarnishEdge | None) -> None:
     """Starts the edge, if any, and points the purge at it; then, with a purge configured and
-    no `CONTENT_CACHE_SECONDS` of the user's, sets a day, since the template's parameter
-    default (60) would otherwise win over the setting's own default with a purge."""
+    no `CONTENT_CACHE_SECONDS` of the user's, sets a day, since the local stack otherwise keeps
+    60 s (`local_stack.with_local_cache_default`)."""
     if edge is not None:
         edge.start()
         if not os.environ.get("EDGE_PURGE_URL"):

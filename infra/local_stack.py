@@ -74,6 +74,23 @@ def default_resumer(settings: Settings) -> Any:
     return {"entriesUpgraded": upgraded, "resume": module.resume_after_restart(settings)}
 
 
+LOCAL_CACHE_SECONDS = "60"
+
+
+def with_local_cache_default(user_env: Mapping[str, str]) -> dict[str, str]:
+    """The user's environment, with `CONTENT_CACHE_SECONDS` at 60 unless they chose one.
+
+    The template's default is a day with the edge on, as the local stack has it, because
+    CloudFront is purged on every change; the emulator's distribution caches nothing and purges
+    nothing, so a shared cache put in front of the local stack by hand would keep answers a day
+    with nobody purging them. `EDGE=varnish make run` chooses a day itself (it purges).
+    """
+    env = dict(user_env)
+    if not env.get("CONTENT_CACHE_SECONDS", "").strip():
+        env["CONTENT_CACHE_SECONDS"] = LOCAL_CACHE_SECONDS
+    return env
+
+
 @dataclass
 class LocalStackOptions:
     """What to run and where. The defaults are `make run`'s; tests use port 0 and a prefix.
@@ -222,7 +239,9 @@ class LocalStack:
         options = self.options
         self._housekeeping_stop.clear()
         options.local_dir.mkdir(parents=True, exist_ok=True)
-        user_env = dict(os.environ if options.user_env is None else options.user_env)
+        user_env = with_local_cache_default(
+            os.environ if options.user_env is None else options.user_env
+        )
 
         if self._owns_emulator:
             self._progress(f"starting the AWS emulator (moto) on port {options.moto_port}")

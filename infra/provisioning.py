@@ -147,8 +147,8 @@ def parameter_values(template: Template, user_env: Mapping[str, str]) -> dict[st
     bound_names: dict[str, list[str]] = {}
     for variable, values in template.environment_bindings().items():
         for value in values:
-            if isinstance(value, dict) and set(value) == {"Ref"}:
-                bound_names.setdefault(str(value["Ref"]), []).append(variable)
+            for referenced in _referenced_parameters(value):
+                bound_names.setdefault(referenced, []).append(variable)
     result: dict[str, str] = {}
     for name, parameter in template.parameters.items():
         chosen, source = parameter.default, "its default"
@@ -295,6 +295,20 @@ def provision(
         keys=keys,
         buckets=buckets,
     )
+
+
+def _referenced_parameters(value: Any) -> list[str]:
+    """The names a variable's value refers to: a plain `!Ref`, or one in a branch of an
+    `!If` (`!If [Set, !Ref Parameter, <computed default>]`, a parameter whose empty default
+    stands for a value the template computes)."""
+    if not isinstance(value, dict):
+        return []
+    if set(value) == {"Ref"}:
+        return [str(value["Ref"])]
+    branches = value.get("Fn::If")
+    if set(value) == {"Fn::If"} and isinstance(branches, list) and len(branches) == 3:
+        return [name for branch in branches[1:] for name in _referenced_parameters(branch)]
+    return []
 
 
 def resolve_environment(

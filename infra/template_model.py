@@ -8,6 +8,7 @@ and bounds, the Globals environment, and each function's code, handler and event
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +73,7 @@ class Parameter:
     allowed_values: tuple[str, ...] = ()
     min_value: float | None = None
     max_value: float | None = None
+    allowed_pattern: str | None = None
 
     def validate(self, value: str, source: str) -> None:
         where = f"{self.name} (from {source})"
@@ -79,6 +81,8 @@ class Parameter:
             raise TemplateError(
                 f"{where} must be one of {list(self.allowed_values)}, not {value!r}"
             )
+        if self.allowed_pattern is not None and not re.fullmatch(self.allowed_pattern, value):
+            raise TemplateError(f"{where} must match {self.allowed_pattern}, not {value!r}")
         if self.type == "Number":
             try:
                 number = float(value)
@@ -152,6 +156,7 @@ class Template:
                 allowed_values=tuple(scalar_str(v) for v in spec.get("AllowedValues", ())),
                 min_value=_optional_float(spec.get("MinValue")),
                 max_value=_optional_float(spec.get("MaxValue")),
+                allowed_pattern=spec.get("AllowedPattern"),
             )
         return result
 

@@ -238,7 +238,11 @@ def test_users_and_sign_ins_are_recorded_without_passwords_or_sessions(
 
     made, succeeded = reversed(site.log(scope="service", target=f"user:{user.id}"))
     assert (made["action"], made["actor"]) == ("user.created", {"kind": "system", "id": "cli"})
-    assert made["changes"]["values"] == {"email": email, "role": "editor"}
+    assert made["changes"]["values"] == {
+        "email": email,
+        "role": "editor",
+        "grants": {"*": [{"role": "editor", "locales": None}]},
+    }
     assert succeeded["action"] == "signIn.succeeded"
     assert succeeded["actor"] == {"kind": "user", "id": user.id, "email": email}
     assert succeeded["sourceAddress"] == "127.0.0.1"

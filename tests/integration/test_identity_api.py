@@ -35,6 +35,20 @@ def test_me_describes_a_token(new_workspace: Any) -> None:
         "contentTypes": ["*"],
         "scopes": ["content:read"],
         "audiences": [],
+        "role": None,
+        "permissions": {
+            "administrator": False,
+            "roles": ["viewer"],
+            "rules": [
+                {
+                    "actions": ["read"],
+                    "contentTypes": ["*"],
+                    "locales": None,
+                    "fields": None,
+                    "ownEntriesOnly": False,
+                }
+            ],
+        },
     }
 
 
@@ -43,6 +57,8 @@ def test_me_describes_a_signed_in_user(admin: httpx.Client, credentials: dict[st
     assert body["kind"] == "user"
     assert body["email"] == credentials["admin"]["email"]
     assert body["role"] == "admin"
+    assert body["permissions"]["administrator"] is True
+    assert body["permissions"]["roles"] == ["administrator"]
 
 
 @pytest.mark.parametrize(

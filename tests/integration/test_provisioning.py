@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from content_service.settings import Settings
 from infra.emulator import Emulator, EmulatorError
+from infra.intrinsics import Intrinsics
 from infra.provisioning import provision
 from infra.template_model import Template, TemplateError, load_yaml
 
@@ -206,6 +207,34 @@ def test_a_variable_the_user_set_wins_over_the_parameter_default(
     assert provisioned.environment["LOG_LEVEL"] == "DEBUG"
     # A resource reference is never taken from the user's environment.
     assert provisioned.environment["CONTENT_TABLE"] == "prov-user-ContentTable"
+
+
+def test_content_cache_seconds_is_a_day_with_the_edge_on_60_without_and_the_user_s_choice_wins(
+    emulator: Emulator, template: Template
+) -> None:
+    """`ContentCacheSeconds` empty stands for the template's computed default (the edge's purge
+    drops what a change alters, so answers keep a day there); a value the user sets in
+    `CONTENT_CACHE_SECONDS` reaches the parameter through the `!If` as through a plain `!Ref`."""
+    default = provision(emulator, template, prefix="prov-cache-", user_env={})
+    assert default.parameters["EdgeEnabled"] == "true"
+    assert default.environment["CONTENT_CACHE_SECONDS"] == "86400"
+    value = template.functions["ApiFunction"].environment["CONTENT_CACHE_SECONDS"]
+    edge_off = Intrinsics(
+        parameters={**default.parameters, "EdgeEnabled": "false"},
+        conditions=template.conditions,
+        refs={},
+        attributes={},
+        pseudo={},
+    )
+    assert edge_off.resolve(value) == "60"
+    chosen = provision(
+        emulator, template, prefix="prov-cache-", user_env={"CONTENT_CACHE_SECONDS": "5"}
+    )
+    assert chosen.environment["CONTENT_CACHE_SECONDS"] == "5"
+    with pytest.raises(TemplateError, match="CONTENT_CACHE_SECONDS"):
+        provision(
+            emulator, template, prefix="prov-cache-", user_env={"CONTENT_CACHE_SECONDS": "1m"}
+        )
 
 
 def test_a_user_value_outside_the_parameter_bounds_is_refused(

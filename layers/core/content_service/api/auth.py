@@ -18,6 +18,7 @@ from content_service import runtime
 from content_service.api import rate_limit
 from content_service.errors import Forbidden, Unauthorized
 from content_service.identity.bootstrap import DEFAULT_SLUG
+from content_service.identity.permissions import holds_any_role
 from content_service.identity.principal import Caller, TokenCaller, UserCaller
 from content_service.identity.sessions import resolve_session
 from content_service.identity.tokens import (
@@ -157,8 +158,8 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 WORKSPACE_HEADER = "x-workspace-id"
 
 
-def caller_workspace_id(request: Request, caller: CallerDep) -> str:
-    """The workspace a request acts in: the token's bucket, or for a user the one chosen.
+def requested_workspace_id(request: Request, caller: Caller) -> str:
+    """The workspace a request names: the token's bucket, or for a user the one chosen.
 
     A signed-in user picks a workspace with the `X-Workspace-Id` header (id or slug) and
     otherwise acts in the `default` workspace. A token is bound to its own bucket; naming
@@ -170,6 +171,15 @@ def caller_workspace_id(request: Request, caller: CallerDep) -> str:
             raise Forbidden("this token belongs to another workspace")
         return caller.workspace_id
     return resolve_workspace(requested or DEFAULT_SLUG).id
+
+
+def caller_workspace_id(request: Request, caller: CallerDep) -> str:
+    """The workspace a request acts in (`requested_workspace_id`), where a user holds a role:
+    one without any there may not even read it (403)."""
+    workspace_id = requested_workspace_id(request, caller)
+    if not holds_any_role(caller, workspace_id):
+        raise Forbidden("you hold no role in this workspace")
+    return workspace_id
 
 
 WorkspaceIdDep = Annotated[str, Depends(caller_workspace_id)]

@@ -39,7 +39,13 @@ from content_service.content.write_transaction import (
     read_for_write,
     type_for_write,
 )
-from content_service.errors import Conflict, NotFound, ServiceError, ValidationFailed
+from content_service.errors import (
+    Conflict,
+    NotFound,
+    ServiceError,
+    Unauthorized,
+    ValidationFailed,
+)
 from content_service.identity.principal import Caller, TokenCaller, UserCaller
 from content_service.identity.tokens import caller_by_token_id
 from content_service.identity.users import get_user
@@ -336,7 +342,9 @@ def _caller_of(created_by: Mapping[str, str]) -> Caller:
     """The scheduler acts as whoever made the schedule, as they are now."""
     if created_by.get("kind") == "user":
         user = get_user(created_by.get("id", ""))
-        return UserCaller(id=user.id, email=user.email, role=user.role)
+        if not user.active:
+            raise Unauthorized("the user who made the schedule is deactivated")
+        return user.caller()
     return caller_by_token_id(created_by.get("id", ""))
 
 

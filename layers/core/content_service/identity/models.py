@@ -6,7 +6,8 @@ Key layout (pk / sk), one item kind per prefix:
 - `TOKEN#<sha256 hex>` / `TOKEN`: looked up by digest with a strongly consistent read, so a
   revocation takes effect on the very next request
 - `SESSION#<sha256 hex>` / `SESSION` with a TTL
-The gsi1 index lists each kind (`gsi1pk` = `WORKSPACES`, `USERS`, `TOKENS`).
+- `ROLE#<id>` / `ROLE`: a custom role (`role-<12 hex>`); the built-in ones live in code
+The gsi1 index lists each kind (`gsi1pk` = `WORKSPACES`, `USERS`, `TOKENS`, `ROLES`).
 
 The identity functions import this module (and PynamoDB with it) when first called, not at cold
 start; importing it binds the models to the configured tables (`runtime.on_configure`).
@@ -73,6 +74,10 @@ class UserRecord(Model):
     role = UnicodeAttribute()
     passwordHash = UnicodeAttribute()
     createdAt = UnicodeAttribute()
+    grants = UnicodeAttribute(null=True)
+    """JSON `{workspace id or "*": [{role, locales}]}`; absent on older users (read from `role`)."""
+    active = BooleanAttribute(null=True)
+    """False once deactivated; absent: active."""
     by_kind = _ByKind()
 
 
@@ -107,6 +112,27 @@ class TokenRecord(Model):
     hint = UnicodeAttribute()
     createdAt = UnicodeAttribute()
     revokedAt = UnicodeAttribute(null=True)
+    role = UnicodeAttribute(null=True)
+    """JSON `{role, locales}` of the role the token acts with; absent: none (its grant only)."""
+    by_kind = _ByKind()
+
+
+class RoleRecord(Model):
+    class Meta:
+        table_name = "SchemaTable"
+
+    pk = UnicodeAttribute(hash_key=True)
+    sk = UnicodeAttribute(range_key=True, default="ROLE")
+    gsi1pk = UnicodeAttribute(default="ROLES")
+    gsi1sk = UnicodeAttribute()
+    id = UnicodeAttribute()
+    name = UnicodeAttribute()
+    description = UnicodeAttribute(default="")
+    rules = UnicodeAttribute()
+    """JSON list of `Rule.to_json()`."""
+    takesLocales = BooleanAttribute(default=False)
+    createdAt = UnicodeAttribute()
+    updatedAt = UnicodeAttribute()
     by_kind = _ByKind()
 
 
@@ -126,6 +152,7 @@ IDENTITY_MODELS: tuple[type[Model], ...] = (
     UniqueRecord,
     TokenRecord,
     SessionRecord,
+    RoleRecord,
 )
 
 

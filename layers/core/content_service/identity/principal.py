@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from content_service.content.names import ASSET_TYPE
+from content_service.identity.roles import RoleGrant
 
 Access = Literal["read", "full"]
 Role = Literal["admin", "editor"]
@@ -38,6 +40,8 @@ class TokenGrant:
     """Requests per second; None: the service's default; 0: no limit."""
     persisted_only: bool = False
     """Runs only GraphQL documents a full token registered (trusted documents)."""
+    role: RoleGrant | None = None
+    """The role the token acts with inside its grant; None: its grant alone, as before roles."""
 
     def grant_json(self) -> dict[str, object]:
         return {
@@ -47,6 +51,7 @@ class TokenGrant:
             "contentTypes": sorted(self.content_types),
             "scopes": sorted(self.scopes),
             "audiences": sorted(self.audiences),
+            "role": self.role.to_json() if self.role is not None else None,
         }
 
 
@@ -102,6 +107,11 @@ class UserCaller:
     id: str
     email: str
     role: Role
+    """Derived from the grants: "admin" for an administrator of every workspace."""
+    role_grants: Mapping[str, tuple[RoleGrant, ...]] = field(
+        default_factory=dict, compare=False, hash=False
+    )
+    """The roles granted per workspace id ("*": every workspace)."""
 
     kind: Literal["user"] = "user"
 

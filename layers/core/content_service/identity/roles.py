@@ -230,6 +230,14 @@ class Permissions:
                 rules.append(rule if grant.locales is None else rule.narrowed_to(grant.locales))
         return cls(tuple(rules), administrator, tuple(names))
 
+    def to_json(self) -> dict[str, Any]:
+        """`GET /api/v1/me`'s `permissions`: what the pages hide or disable by."""
+        return {
+            "administrator": self.administrator,
+            "roles": list(self.roles),
+            "rules": [rule.to_json() for rule in self.rules],
+        }
+
     def allows(
         self, action: str, content_type: str, *, locale: str | None = None, own: bool = True
     ) -> bool:

@@ -62,9 +62,10 @@ def resolve_session(session_id: str, clock: Clock | None = None) -> User | None:
     if record.expiresAt <= (clock or SystemClock()).now():
         return None
     try:
-        return get_user(record.userId)
+        user = get_user(record.userId)
     except NotFound:
         return None
+    return user if user.active else None
 
 
 def end_session(session_id: str) -> None:

@@ -3,14 +3,16 @@
 The digest is the record's key, so authenticating is one strongly consistent GetItem and a
 revocation is seen by the very next request. Tokens hold a workspace bucket, an access level,
 a grant set of content types (`*` for all, including types added later), scopes and audiences,
-and how they may be used: a request rate of their own (`rateLimit`, else the service's default)
-and `persistedOnly` (the token runs registered GraphQL documents only).
+optionally a role to act with inside that grant (never administrator), and how they may be
+used: a request rate of their own (`rateLimit`, else the service's default) and
+`persistedOnly` (the token runs registered GraphQL documents only).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 import secrets
 import uuid
@@ -30,6 +32,7 @@ from content_service.identity.principal import (
     TokenCaller,
     TokenGrant,
 )
+from content_service.identity.roles import ADMINISTRATOR, RoleGrant
 from content_service.identity.workspaces import get_workspace, resolve_workspace
 from content_service.settings import MAX_RATE_LIMIT
 from content_service.storage import dynamo
@@ -59,6 +62,8 @@ class TokenSpec:
     rate_limit: int | None = None
     """Requests per second; None: the service's default (`CONTENT_RATE_LIMIT`); 0: no limit."""
     persisted_only: bool = False
+    role: RoleGrant | None = None
+    """A role the token acts with, inside its grant (an automation as an Author)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,8 +119,32 @@ def _validated(spec: TokenSpec) -> tuple[str, Access, set[str], set[str], set[st
     if len(audiences) > _MAX_AUDIENCES or any(not a or len(a) > 64 for a in audiences):
         raise ValidationFailed(f"audiences must be at most {_MAX_AUDIENCES} names of 1-64 chars")
     check_rate_limit(spec.rate_limit)
+    _check_role(spec.role, spec.workspace_id)
     get_workspace(spec.workspace_id)
     return name, access, types, scopes, audiences
+
+
+def _check_role(grant: RoleGrant | None, workspace_id: str) -> None:
+    """A token's role exists and is not administrator (administering is a signed-in user's)."""
+    from content_service.identity.users import checked_grants
+
+    if grant is None:
+        return
+    if grant.role == ADMINISTRATOR:
+        raise ValidationFailed("a token cannot be given the administrator role")
+    checked_grants(workspace_id, [grant])
+
+
+def _role_json(grant: RoleGrant | None) -> str | None:
+    return json.dumps(grant.to_json()) if grant is not None else None
+
+
+def _role_of(stored: str | None) -> RoleGrant | None:
+    if stored is None:
+        return None
+    held = json.loads(stored)
+    locales = held.get("locales")
+    return RoleGrant(held["role"], None if locales is None else frozenset(locales))
 
 
 def check_rate_limit(rate_limit: int | None) -> None:
@@ -141,10 +170,20 @@ def _info(record: TokenRecord) -> TokenInfo:
         revoked_at=record.revokedAt,
         rate_limit=int(record.rateLimit) if record.rateLimit is not None else None,
         persisted_only=bool(record.persistedOnly),
+        role=_role_of(record.role),
     )
 
 
-_SHOWN = ("name", "access", "contentTypes", "scopes", "audiences", "rateLimit", "persistedOnly")
+_SHOWN = (
+    "name",
+    "access",
+    "contentTypes",
+    "scopes",
+    "audiences",
+    "rateLimit",
+    "persistedOnly",
+    "role",
+)
 """What a token's audit record shows of it: its grant and limits, never the token or its hint."""
 
 
@@ -184,6 +223,7 @@ def create_token(
         audiences=audiences or None,
         rateLimit=spec.rate_limit,
         persistedOnly=spec.persisted_only or None,
+        role=_role_json(spec.role),
         hint=token[-4:],
         createdAt=iso_utc(now),
     )
@@ -271,6 +311,7 @@ def update_token(
         audiences=tuple(audiences if audiences is not None else current.audiences),
         rate_limit=current.rate_limit if rate_limit is KEEP else rate_limit,
         persisted_only=current.persisted_only if persisted_only is None else persisted_only,
+        role=current.role,
     )
     _, _, types, _, new_audiences = _validated(spec)
     actions: list[Any] = [
