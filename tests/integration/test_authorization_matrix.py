@@ -36,9 +36,12 @@ from starlette.routing import Mount
 
 from content_service import runtime
 from content_service.api.auth import SESSION_COOKIE
+from content_service.audit.records import COMMAND_LINE
 from content_service.clock import iso_utc
 from content_service.graphql.persisted import document_hash, register
 from content_service.identity.principal import SCOPE_CONTENT_WRITE, UserCaller
+from content_service.identity.role_store import create_role
+from content_service.identity.roles import READ, VIEWER, RoleGrant, Rule
 from content_service.identity.tokens import TokenSpec, create_token, revoke_token
 from content_service.identity.users import create_user
 from content_service.identity.workspaces import create_workspace
@@ -278,6 +281,18 @@ class World:
         _, info = create_token(spec)
         self.a.ids.add(info.id)
         return info.id
+
+    def fresh_user(self) -> str:
+        """A user of A (the e-mail carries A's tag) who may read there."""
+        grants = {self.a.id: (RoleGrant(VIEWER),)}
+        email = f"user-{self.a.tag}-{self.unique()}@example.com"
+        user = create_user(runtime.settings(), email, "editor", PASSWORD, grants=grants)
+        self.a.ids.add(user.id)
+        return user.id
+
+    def fresh_role(self) -> str:
+        role = create_role(f"role {self.unique()}", "", (Rule(frozenset({READ})),), by=COMMAND_LINE)
+        return role.id
 
     def fresh_failed_delivery(self) -> str:
         """A `failed` delivery of A's endpoint, its retry not yet due (for Retry now)."""
@@ -574,6 +589,29 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
     "PATCH /api/v1/tokens/{token_id}": _fresh_token({"contentTypes": ["post"]}),
     "DELETE /api/v1/tokens/{token_id}": _fresh_token(),
     "GET /api/v1/audit": _path("/api/v1/audit"),
+    "GET /api/v1/roles": _path("/api/v1/roles"),
+    "POST /api/v1/roles": lambda w, _column: Call(
+        "/api/v1/roles", json={"name": "made by the matrix", "rules": [{"actions": ["read"]}]}
+    ),
+    "PATCH /api/v1/roles/{role_id}": lambda w, _column: Call(
+        f"/api/v1/roles/{w.fresh_role()}", json={"description": "patched by the matrix"}
+    ),
+    "DELETE /api/v1/roles/{role_id}": lambda w, _column: Call(f"/api/v1/roles/{w.fresh_role()}"),
+    "GET /api/v1/users": _path("/api/v1/users"),
+    "POST /api/v1/users": lambda w, _column: Call(
+        "/api/v1/users",
+        json={
+            "email": f"made-{w.a.tag}-{w.unique()}@example.com",
+            "password": PASSWORD,
+            "grants": {w.a.id: [{"role": "viewer"}]},
+        },
+    ),
+    "PUT /api/v1/users/{user_id}/grants/{workspace_key}": lambda w, _column: Call(
+        f"/api/v1/users/{w.fresh_user()}/grants/{w.a.id}", json={"grants": [{"role": "author"}]}
+    ),
+    "POST /api/v1/users/{user_id}/deactivate": lambda w, _column: Call(
+        f"/api/v1/users/{w.fresh_user()}/deactivate"
+    ),
     "GET /api/v1/content-types": _path("/api/v1/content-types"),
     "POST /api/v1/content-types": _new_type,
     "GET /api/v1/content-types/{name}": _fresh_type(),

@@ -20,11 +20,14 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from content_service.clock import SystemClock
 from content_service.errors import ServiceError
 from content_service.settings import Settings, SettingsError
+
+if TYPE_CHECKING:
+    from content_service.identity.roles import RoleGrant
 
 _TABLE_OUTPUTS = {
     "ContentTableName": "CONTENT_TABLE",
@@ -109,8 +112,10 @@ def _token_list(args: argparse.Namespace, settings: Settings) -> None:
 
 def _user_create(args: argparse.Namespace, settings: Settings) -> None:
     from content_service.identity.passwords import generate_password
-    from content_service.identity.users import create_user
+    from content_service.identity.users import create_user, derived_role
 
+    workspace_key, grant = _role_grant(args)
+    grants = {workspace_key: (grant,)}
     generated = args.password is None and not sys.stdin.isatty()
     if args.password is not None:
         password = args.password
@@ -118,8 +123,40 @@ def _user_create(args: argparse.Namespace, settings: Settings) -> None:
         password = generate_password()
     else:
         password = getpass.getpass("Password (at least 10 characters): ")
-    user = create_user(settings, args.email, args.role, password)
+    user = create_user(settings, args.email, derived_role(grants), password, grants=grants)
     _print({**user.to_json(), **({"password": password} if generated else {})})
+
+
+# The roles `user create --role` took before custom roles, and the built-in role each is now.
+_LEGACY_ROLES = {"admin": "administrator", "editor": "editor"}
+
+
+def _role_grant(args: argparse.Namespace) -> tuple[str, RoleGrant]:
+    """`--role NAME [--locale de ...] [--workspace W]` as (workspace key, grant); the
+    workspace's slug is resolved, so grants are keyed by id whichever was typed."""
+    from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
+    from content_service.identity.workspaces import resolve_workspace
+
+    key = args.workspace
+    if key != EVERY_WORKSPACE:
+        key = resolve_workspace(key).id
+    return key, RoleGrant(args.role, frozenset(args.locale) if args.locale else None)
+
+
+def _user_grant(args: argparse.Namespace, settings: Settings) -> None:
+    """Adds a role to what the user holds in the workspace (the same role again is replaced,
+    with the locales given now)."""
+    from content_service.audit.records import COMMAND_LINE
+    from content_service.errors import NotFound
+    from content_service.identity.users import list_users, normalise_email, set_grants
+
+    key, grant = _role_grant(args)
+    email = normalise_email(args.email)
+    user = next((u for u in list_users() if u.email == email), None)
+    if user is None:
+        raise NotFound(f"no user with the e-mail {email!r}")
+    kept = tuple(g for g in user.grants.get(key, ()) if g.role != grant.role)
+    _print(set_grants(user.id, key, (*kept, grant), by=COMMAND_LINE).to_json())
 
 
 def _user_unlock(args: argparse.Namespace, settings: Settings) -> None:
@@ -317,8 +354,31 @@ def _assets_commands(commands: Any) -> None:
     upload.set_defaults(run=_assets_upload)
 
 
+def _role_arguments(parser: argparse.ArgumentParser, default: str | None) -> None:
+    """`--role`, `--locale` and `--workspace` of `user create` and `user grant`."""
+    parser.add_argument(
+        "--role",
+        type=lambda name: _LEGACY_ROLES.get(name, name),
+        default=default,
+        required=default is None,
+        help="a role id: administrator, editor, author, translator, viewer or a custom role's "
+        "role-... (admin and editor as before)",
+    )
+    parser.add_argument(
+        "--locale",
+        action="append",
+        help="a locale the role is limited to (repeat for more; default: every locale)",
+    )
+    parser.add_argument(
+        "--workspace",
+        default="*",
+        help="workspace id or slug the role holds in (default: * for every workspace; "
+        "administrator only there)",
+    )
+
+
 def _identity_commands(commands: Any) -> None:
-    """`token create|revoke|list` and `user create|unlock`."""
+    """`token create|revoke|list` and `user create|grant|unlock`."""
     token = commands.add_parser("token", help="API tokens").add_subparsers(
         dest="action", required=True
     )
@@ -356,11 +416,15 @@ def _identity_commands(commands: Any) -> None:
     )
     user_create = user.add_parser("create", help="create a user")
     user_create.add_argument("--email", required=True)
-    user_create.add_argument("--role", choices=("admin", "editor"), default="editor")
+    _role_arguments(user_create, default="editor")
     user_create.add_argument(
         "--password", help="the password; prompted for, or generated and printed when piped"
     )
     user_create.set_defaults(run=_user_create)
+    user_grant = user.add_parser("grant", help="give a user a role in a workspace (or all)")
+    user_grant.add_argument("--email", required=True)
+    _role_arguments(user_grant, default=None)
+    user_grant.set_defaults(run=_user_grant)
     user_unlock = user.add_parser(
         "unlock", help="clear the sign-in failures of an account (and of a client address)"
     )

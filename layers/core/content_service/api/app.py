@@ -32,8 +32,10 @@ from content_service.api.routes import (
     media_pages,
     model_pages,
     reference,
+    roles,
     sync,
     tokens,
+    users,
     webhooks,
 )
 from content_service.api.security_headers import SecurityHeadersMiddleware
@@ -50,6 +52,8 @@ ROUTERS = (
     health.router,
     me.router,
     tokens.router,
+    roles.router,
+    users.router,
     audit.router,
     content_types.router,
     content.router,

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from content_service.api.auth import AdminDep
 from content_service.api.error_handlers import errors
+from content_service.api.routes.role_bodies import GrantBody
 from content_service.audit.records import Actor
 from content_service.identity.principal import ALL_TYPES
 from content_service.identity.tokens import (
@@ -41,6 +42,10 @@ class TokenCreate(BaseModel):
     persistedOnly: bool = Field(
         default=False, description="run only GraphQL documents a full token registered"
     )
+    role: GrantBody | None = Field(
+        default=None,
+        description="a role the token acts as, within its own grants (never administrator)",
+    )
 
 
 class TokenUpdate(BaseModel):
@@ -72,6 +77,7 @@ def post_token(body: TokenCreate, admin: AdminDep) -> dict[str, object]:
             audiences=tuple(body.audiences),
             rate_limit=body.rateLimit,
             persisted_only=body.persistedOnly,
+            role=None if body.role is None else body.role.grant(),
         ),
         by=Actor.of(admin),
     )
