@@ -5,7 +5,8 @@ reads and every write starts from:
 
     id, workspaceId, contentType, status (draft|published|changed), locale, localeGroupId,
     createdAt, updatedAt, publishedAt (or NULL), audiences (list), deleted (bool),
-    version (number: every write bumps it), title, updatedBy ({id, email} or NULL)
+    version (number: every write bumps it), title, updatedBy ({id, email} or NULL),
+    createdBy ({kind: user|token, id}; absent on entries made before roles)
     values   {<field key>: <stored value>}          field keys are `f1`, `f2`, ... (model.py)
     links    {<field key>: [<target id>, ...]}      relation links, in link order
     summary  {i, s, d, l, g, c, u, p, a, v: {<field key>: <scalar>}}
@@ -148,6 +149,8 @@ class StoredEntry(EntrySystemFields):
     """The pk of every count item the entry is counted in."""
     updated_by: Mapping[str, str] | None = None
     """`{id, email}` of the signed-in user who wrote this version last; None for a token."""
+    created_by: Mapping[str, str] | None = None
+    """`{kind, id}` of the user or token that created the entry (a role's "own entries")."""
     published_version: int | None = None
     """The number of the live snapshot (None while not published)."""
     versions: int = 0
@@ -273,6 +276,7 @@ def _record_attributes(entry: StoredEntry, sk: str, entity: str, status: str) ->
         "title": entry.title,
         "values": {k: v for k, v in entry.values.items() if v is not None},
         "links": {k: list(v) for k, v in entry.links.items() if v},
+        "createdBy": dict(entry.created_by) if entry.created_by else None,
     }
 
 
@@ -313,6 +317,7 @@ def from_item(workspace_id: str, item: Mapping[str, Any]) -> StoredEntry:
     published = item.get("publishedAt")
     live = item.get("publishedVersion")
     by = item.get("updatedBy")
+    maker = item.get("createdBy")
     return StoredEntry(
         id=str(item.get("id", "")),
         workspace_id=workspace_id,
@@ -332,6 +337,9 @@ def from_item(workspace_id: str, item: Mapping[str, Any]) -> StoredEntry:
         list_keys=tuple((str(k[0]), str(k[1])) for k in item.get("listKeys") or ()),
         list_counts=tuple(str(pk) for pk in item.get("listCounts") or ()),
         updated_by={str(k): str(v) for k, v in by.items()} if isinstance(by, Mapping) else None,
+        created_by=(
+            {str(k): str(v) for k, v in maker.items()} if isinstance(maker, Mapping) else None
+        ),
         published_version=int(live) if live is not None else None,
         versions=int(item.get("versionCount", 0)),
         published_hash=str(item["publishedHash"]) if item.get("publishedHash") else None,

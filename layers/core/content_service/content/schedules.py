@@ -25,7 +25,9 @@ from content_service import camel
 from content_service.audit.origin import Origin, current_origin, origin_of
 from content_service.audit.records import Actor, record_put
 from content_service.clock import Clock, SystemClock, iso_utc
-from content_service.content.items import entry_key, entry_pk
+from content_service.content import role_guard
+from content_service.content.items import StoredEntry, entry_key, entry_pk
+from content_service.content.model import ContentType
 from content_service.content.requests import EntryAction, ScheduleAction, ScheduleRequest
 from content_service.content.schema import require_read
 from content_service.content.transitions import publish_entry, unpublish_entry
@@ -47,6 +49,7 @@ from content_service.errors import (
     ValidationFailed,
 )
 from content_service.identity.principal import Caller, TokenCaller, UserCaller
+from content_service.identity.roles import SCHEDULE
 from content_service.identity.tokens import caller_by_token_id
 from content_service.identity.users import get_user
 from content_service.storage import dynamo
@@ -222,6 +225,7 @@ def create_schedule(request: ScheduleRequest, clock: Clock | None = None) -> Sch
     current = read_for_write(caller, content_type, workspace_id, request.id).latest
     if current.deleted:
         raise not_found(request.id)
+    _check_role(caller, content_type, current, request.action)
     if len(_pending(workspace_id, current.id)) >= MAX_PENDING_PER_ENTRY:
         raise Conflict(f"an entry holds at most {MAX_PENDING_PER_ENTRY} pending schedules")
     schedule = Schedule(
@@ -258,6 +262,16 @@ def _schedule_record(
         now,
         {"fields": sorted(values), "values": values},
     )
+
+
+def _check_role(caller: Caller, content_type: ContentType, entry: StoredEntry, action: str) -> None:
+    """Scheduling needs `schedule` and the action scheduled (`publish` or `unpublish`): the
+    run acts as the schedule's maker, who must be able to do it then too."""
+    target = entry_target(content_type.name, entry.id)
+    for needed in (SCHEDULE, action):
+        role_guard.check(
+            caller, content_type.workspace_id, needed, target, entry=entry, refused_as="schedule"
+        )
 
 
 def _entry_schedules(request: ScheduleAction | EntryAction) -> list[Schedule]:
@@ -308,10 +322,14 @@ def _settle(
 
 def cancel_schedule(request: ScheduleAction, clock: Clock | None = None) -> None:
     """`DELETE /{id}/schedules/{sid}`: a pending schedule is cancelled (409 once it ran)."""
-    found = {s.id: s for s in _entry_schedules(request)}
+    caller, workspace_id = request.caller, request.workspace_id
+    content_type = type_for_write(caller, workspace_id, request.content_type)
+    current = read_for_write(caller, content_type, workspace_id, request.id).latest
+    found = {s.id: s for s in _schedules_of(workspace_id, request.id)}
     schedule = found.get(request.schedule_id)
     if schedule is None:
         raise NotFound(f"schedule {request.schedule_id[:64]!r} not found")
+    _check_role(caller, content_type, current, schedule.action)
     if schedule.status != "scheduled":
         raise Conflict(f"the schedule is {schedule.status}; only a pending one can be cancelled")
     now = (clock or SystemClock()).now()

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from content_service.clock import Clock, SystemClock, iso_utc
+from content_service.content import role_guard
 from content_service.content.events import EventKind
 from content_service.content.items import (
     StoredEntry,
@@ -48,6 +49,7 @@ from content_service.content.write_transaction import (
     content_table,
     delete,
     encoded,
+    entry_target,
     indexed,
     not_found,
     read_for_write,
@@ -62,6 +64,7 @@ from content_service.content.write_transaction import (
 )
 from content_service.errors import Conflict
 from content_service.identity.principal import Caller
+from content_service.identity.roles import PUBLISH, RESTORE, TRASH, UNPUBLISH, UPDATE
 from content_service.storage import dynamo
 
 if TYPE_CHECKING:
@@ -84,24 +87,33 @@ Also = tuple[Sequence["TransactWriteItemTypeDef"], Refusal]
 refused condition on the first of them means."""
 
 
+def _check_role(
+    caller: Caller, action: str, content_type: ContentType, current: StoredEntry
+) -> None:
+    target = entry_target(content_type.name, current.id)
+    role_guard.check(caller, content_type.workspace_id, action, target, entry=current)
+
+
 def _transition(
     request: EntryAction,
     kind: EventKind,
     clock: Clock | None,
     change: _Change,
     *,
+    action: str,
     check_type: bool = False,
     also: Also | None = None,
 ) -> Entry:
-    """Reads the entry's versions, lets `change` check the state (raising 404/409) and say
-    what they become, and writes that in one transaction with the event. `check_type` adds a
-    ConditionCheck of the type's revision, for a transition that brings back an entry the list
-    index job cannot have seen (restore)."""
+    """Reads the entry's versions, checks the caller's role may do `action` to it, lets
+    `change` check the state (raising 404/409) and say what they become, and writes that in
+    one transaction with the event. `check_type` adds a ConditionCheck of the type's revision,
+    for a transition that brings back an entry the list index job cannot have seen (restore)."""
     caller, workspace_id = request.caller, request.workspace_id
 
     def build(_: dict[str, str]) -> tuple[Transaction, Entry]:
         content_type = type_for_write(caller, workspace_id, request.content_type)
         versions = read_for_write(caller, content_type, workspace_id, request.id)
+        _check_role(caller, action, content_type, versions.latest)
         now = (clock or SystemClock()).now()
         outcome = change(content_type, versions, iso_utc(now), caller)
         new = outcome.new
@@ -160,7 +172,7 @@ def publish_entry(
         published = latest.with_changes(list_keys=(), list_counts=(), published_hash=None)
         return _Outcome(Versions(latest, published), published, True, snapshot=True)
 
-    return _transition(request, "entry.published", clock, change, also=also)
+    return _transition(request, "entry.published", clock, change, action=PUBLISH, also=also)
 
 
 def unpublish_entry(
@@ -184,7 +196,7 @@ def unpublish_entry(
         )
         return _Outcome(Versions(latest, None), versions.published, True)
 
-    return _transition(request, "entry.unpublished", clock, change, also=also)
+    return _transition(request, "entry.unpublished", clock, change, action=UNPUBLISH, also=also)
 
 
 def discard_changes(request: EntryAction, clock: Clock | None = None) -> Entry:
@@ -208,7 +220,7 @@ def discard_changes(request: EntryAction, clock: Clock | None = None) -> Entry:
         )
         return _Outcome(Versions(latest, published), published)
 
-    return _transition(request, "entry.updated", clock, change)
+    return _transition(request, "entry.updated", clock, change, action=UPDATE)
 
 
 _NAMED_LINKERS = 20
@@ -252,7 +264,7 @@ def delete_entry(request: EntryAction, clock: Clock | None = None) -> None:
         latest = current.with_changes(deleted=True)
         return _Outcome(Versions(latest, published), latest, published is not None)
 
-    _transition(request, "entry.deleted", clock, change)
+    _transition(request, "entry.deleted", clock, change, action=TRASH)
 
 
 def restore_entry(request: EntryAction, clock: Clock | None = None) -> Entry:
@@ -267,7 +279,7 @@ def restore_entry(request: EntryAction, clock: Clock | None = None) -> Entry:
         latest = current.with_changes(deleted=False)
         return _Outcome(Versions(latest, published), latest, published is not None)
 
-    return _transition(request, "entry.restored", clock, change, check_type=True)
+    return _transition(request, "entry.restored", clock, change, action=RESTORE, check_type=True)
 
 
 def _purged_items(
@@ -312,6 +324,7 @@ def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
         content_type = type_for_write(caller, workspace_id, request.content_type)
         versions = read_for_write(caller, content_type, workspace_id, request.id)
         current = versions.latest
+        _check_role(caller, TRASH, content_type, current)
         if not current.deleted:
             raise Conflict("only an entry in the trash can be purged; delete it first")
         now = (clock or SystemClock()).now()

@@ -14,7 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from content_service.audit.entry_changes import entry_changes
 from content_service.clock import Clock, SystemClock, iso_utc
+from content_service.content import role_guard
 from content_service.content.items import (
     Status,
     StoredEntry,
@@ -55,6 +57,7 @@ from content_service.content.write_transaction import (
     Versions,
     add_refs,
     audit,
+    entry_target,
     exists,
     indexed,
     not_found,
@@ -71,6 +74,7 @@ from content_service.content.write_transaction import (
 )
 from content_service.errors import NotFound, VersionConflict
 from content_service.identity.principal import Caller
+from content_service.identity.roles import CREATE, MANAGE_VERSIONS, UPDATE
 from content_service.storage import dynamo
 
 
@@ -119,6 +123,14 @@ def _validate_create(request: WriteRequest, entry_id: str, clock: Clock | None) 
     if request.expected_version is not None:
         problems.add("version", "a new entry has no version to compare with")
     locale = _new_locale(content_type, request.locale, problems)
+    role_guard.check(
+        caller,
+        workspace_id,
+        CREATE,
+        entry_target(content_type.name, entry_id),
+        locale=locale,
+        changed_fields=_named(request),
+    )
     group_id, group_member = _join_group(request, content_type, locale, problems)
     audiences = check_audiences(caller, content_type, request.audiences or (), problems)
     values = apply_values(content_type, {}, request.values, problems)
@@ -147,8 +159,16 @@ def _validate_create(request: WriteRequest, entry_id: str, clock: Clock | None) 
         values=values,
         links=plan.links,
         updated_by=written_by(caller),
+        created_by=role_guard.creator(caller),
     )
     return _NewEntry(content_type, entry, plan, checks, group_member, now)
+
+
+def _named(request: WriteRequest) -> set[str]:
+    """The fields a create sets (a role limited to some fields may set only those)."""
+    named = {name for name, value in request.values.items() if value is not None}
+    named |= {name for name, change in request.relations.items() if change.link}
+    return named | ({"audiences"} if request.audiences else set())
 
 
 def _create_transaction(
@@ -251,10 +271,37 @@ def _check_placement(request: WriteRequest, current: StoredEntry, problems: Prob
 _Change = Callable[[ContentType, Versions, Problems], _DraftChange]
 
 
-def _write_draft(request: WriteRequest, clock: Clock | None, change: _Change) -> Entry:
+def _check_draft(
+    caller: Caller,
+    action: str,
+    content_type: ContentType,
+    current: StoredEntry,
+    wanted: _DraftChange,
+) -> None:
+    """The role check of a draft write, with the names of the fields whose values change."""
+    after = current.with_changes(
+        values=wanted.values,
+        links=wanted.plan.links,
+        audiences=current.audiences if wanted.audiences is None else wanted.audiences,
+    )
+    changed = entry_changes(content_type, current, after)
+    role_guard.check(
+        caller,
+        content_type.workspace_id,
+        action,
+        entry_target(content_type.name, current.id),
+        entry=current,
+        changed_fields=changed["fields"] if changed else (),
+    )
+
+
+def _write_draft(
+    request: WriteRequest, clock: Clock | None, change: _Change, action: str = UPDATE
+) -> Entry:
     """The shared path of an update and a version restore: read the entry, let `change(type,
-    versions, problems)` say what the draft becomes, validate, and write the draft (the
-    published version, its items and its index untouched). Emits `entry.updated`."""
+    versions, problems)` say what the draft becomes, check the caller's role (`action`, the
+    fields that change), validate, and write the draft (the published version, its items and
+    its index untouched). Emits `entry.updated`."""
     caller, workspace_id = request.caller, request.workspace_id
     entry_id = request.id or ""
 
@@ -266,6 +313,7 @@ def _write_draft(request: WriteRequest, clock: Clock | None, change: _Change) ->
         problems = Problems()
         _check_placement(request, current, problems)
         wanted = change(content_type, versions, problems)
+        _check_draft(caller, action, content_type, current, wanted)
         check_required(content_type, wanted.values, wanted.plan.links, problems)
         problems.raise_if_any()
         checks = check_targets(
@@ -323,7 +371,10 @@ def _unchanged(request: WriteRequest) -> Entry:
     version and no event (the same checks as a write: type, visibility, trash, version)."""
     content_type = type_for_write(request.caller, request.workspace_id, request.content_type)
     versions = read_for_write(request.caller, content_type, request.workspace_id, request.id or "")
-    return written(request.caller, entry_view(content_type, _editable(request, versions)))
+    current = _editable(request, versions)
+    target = entry_target(content_type.name, current.id)
+    role_guard.check(request.caller, request.workspace_id, UPDATE, target, entry=current)
+    return written(request.caller, entry_view(content_type, current))
 
 
 def update_entry(request: WriteRequest, clock: Clock | None = None) -> Entry:
@@ -405,7 +456,7 @@ def restore_version(request: VersionRequest, clock: Clock | None = None) -> Entr
         audiences = snapshot.audiences if content_type.audience_gated else None
         return _DraftChange(values, plan, audiences)
 
-    return _write_draft(write, clock, change)
+    return _write_draft(write, clock, change, MANAGE_VERSIONS)
 
 
 def _link_change(current: tuple[str, ...], wanted: tuple[str, ...]) -> RelationChange:
