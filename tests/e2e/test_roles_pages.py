@@ -128,6 +128,15 @@ def test_a_translator_made_on_the_users_page_edits_german_only(
     expect(refusals.filter(has_text=english["id"])).to_have_count(1)
     shot("audit")
 
+    # The user's creation, with the grant, is in the service's log.
+    page.get_by_label("Log", exact=True).select_option("service")
+    page.get_by_label("Actor").fill("")
+    page.get_by_label("Action").fill("user.created")
+    page.get_by_role("button", name="Apply filters").click()
+    made = page.locator(".audit-record").filter(has_text=email)
+    expect(made.locator(".audit-who")).to_have_text(credentials["admin"]["email"])
+    expect(made.locator(".audit-changes")).to_contain_text("translator")
+
 
 def test_a_custom_role_is_made_with_the_rules_editor_and_deleted(
     page: Page, credentials: dict[str, Any], output_dir: Path
