@@ -85,13 +85,17 @@ def _print(data: object) -> None:
 
 
 def _token_create(args: argparse.Namespace, settings: Settings) -> None:
-    """The options are named after `TokenSpec`'s fields, the workspace by id or slug."""
+    """The options are named after `TokenSpec`'s fields, the workspace by id or slug;
+    `--role NAME [--locale de ...]` gives the token a role."""
     import dataclasses
 
+    from content_service.identity.roles import RoleGrant
     from content_service.identity.tokens import TokenSpec, issue_token
 
-    fields = dataclasses.fields(TokenSpec)
-    _print(issue_token(TokenSpec(**{f.name: getattr(args, f.name) for f in fields})))
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(TokenSpec)}
+    if args.role is not None:
+        values["role"] = RoleGrant(args.role, frozenset(args.locale) if args.locale else None)
+    _print(issue_token(TokenSpec(**values)))
 
 
 def _comma_list(text: str) -> tuple[str, ...]:
@@ -404,6 +408,12 @@ def _identity_commands(commands: Any) -> None:
         "--persisted-only",
         action="store_true",
         help="run only GraphQL documents a full token registered",
+    )
+    create.add_argument(
+        "--role", help="a role the token acts as within its grant (not administrator)"
+    )
+    create.add_argument(
+        "--locale", action="append", help="a locale the token's role is limited to (repeat)"
     )
     create.set_defaults(run=_token_create)
     revoke = token.add_parser("revoke", help="revoke a token by id")

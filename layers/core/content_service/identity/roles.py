@@ -258,7 +258,9 @@ class Permissions:
         covering = [rule for rule in self.rules if rule.covers(action, content_type, locale, own)]
         if not covering:
             where = f" in {locale!r}" if locale else ""
-            whose = "" if own else " (an entry someone else created)"
+            # Ownership is named only when it is what is missing: a rule covers own entries.
+            mine = not own and self.allows(action, content_type, locale=locale, own=True)
+            whose = " (an entry someone else created)" if mine else ""
             raise Forbidden(
                 f"your role does not allow {action!r} on {content_type!r}{where}{whose}",
                 details={"action": action, "contentType": content_type, "locale": locale},
