@@ -728,6 +728,9 @@ ROUTE_RECIPES: dict[str, RouteRecipe] = {
     "GET /content/{content_type}/{entry_id}": _path("/content/post/{post}?workspace={workspace}"),
     "GET /content-types": _path("/content-types?workspace={workspace}"),
     "GET /content-types/{name}": _path("/content-types/post?workspace={workspace}"),
+    "GET /audit": _path("/audit?workspace={workspace}"),
+    "GET /users": _path("/users"),
+    "GET /roles": _path("/roles"),
 }
 
 

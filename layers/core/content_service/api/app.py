@@ -14,9 +14,11 @@ from content_service.api.rate_limit import RateLimitHeadersMiddleware
 from content_service.api.request_context import CorrelationIdMiddleware
 from content_service.api.request_limits import RequestLimitsMiddleware
 from content_service.api.routes import (
+    access_pages,
     admin,
     assets,
     audit,
+    audit_pages,
     content,
     content_pages,
     content_types,
@@ -66,6 +68,8 @@ ROUTERS = (
     content_pages.router,
     media_pages.router,
     model_pages.router,
+    audit_pages.router,
+    access_pages.router,
     login.router,
     home.router,
 )

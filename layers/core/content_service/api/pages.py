@@ -44,20 +44,22 @@ def sign_in_redirect(request: Request) -> Response:
     return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
 
 
-def gate(request: Request, caller: Caller | None, *, admin: bool = False) -> UserCaller | Response:
+MODEL_REASON = "Only administrators change the content model."
+
+
+def gate(
+    request: Request, caller: Caller | None, *, admin: bool = False, why: str = MODEL_REASON
+) -> UserCaller | Response:
     """The signed-in user when they may open the page; otherwise the answer to give: the
     sign-in redirect (303), or a 403 page for an API token or, on an administrators' page, an
-    editor."""
+    editor (told `why` the page is the administrators')."""
     if caller is None:
         return sign_in_redirect(request)
     if isinstance(caller, UserCaller) and (caller.role == "admin" or not admin):
         return caller
     if isinstance(caller, UserCaller):
         heading = "You need the admin role"
-        reason = (
-            f"You are signed in as {caller.email} with the {caller.role} role. "
-            "Only administrators change the content model."
-        )
+        reason = f"You are signed in as {caller.email} with the {caller.role} role. {why}"
     else:
         heading = "Sign in to use the admin pages"
         reason = (
@@ -129,13 +131,15 @@ class Section:
     home: str
     back_label: str
     admin: bool = False
+    why_admin: str = MODEL_REASON
+    """What the 403 page tells a user who is not an administrator."""
 
     def open(
         self, request: Request, caller: Caller | None, reference: str | None
     ) -> tuple[UserCaller, PageWorkspace] | Response:
         """The signed-in caller and the workspace a page is about, or the answer instead: the
         sign-in redirect, a 403 page, or a 404 page for an unknown workspace."""
-        user = gate(request, caller, admin=self.admin)
+        user = gate(request, caller, admin=self.admin, why=self.why_admin)
         if isinstance(user, Response):
             return user
         ws = page_workspace(reference)

@@ -9,6 +9,7 @@
 import { ApiError, busy, confirmWith, describe, installDialogs, ready, setMessage } from "../admin/common.js";
 import { AudiencesField, ValueField } from "./fields.js";
 import { History } from "./history.js";
+import { loadAllowed } from "./permissions.js";
 import { Preview } from "./preview.js";
 import { RelationField } from "./relation_picker.js";
 import { call, problemField, sentence, when } from "./request.js";
@@ -48,6 +49,7 @@ const state = {
   leaving: false,
   baseline: new Map(),
   linkers: null,
+  allowed: null,
 };
 
 function announce(text) {
@@ -191,12 +193,50 @@ function render() {
   for (const editor of Object.values(rich)) editor.enable(!state.trashed);
   for (const field of fields) if (field.enable) field.enable(!state.trashed);
   if (entry) for (const panel of panels) panel.update(entry, state.trashed);
+  if (state.allowed) applyPermissions(state.allowed);
   const focused = document.activeElement;
   if (focused && focused.closest("#entry-actions") && focused.hidden) {
     const next = Object.values(buttons).find((b) => !b.hidden);
     if (next) next.focus();
   }
   updateDirty();
+}
+
+// -- what the user's roles allow (permissions.js): the rest is hidden or locked ------------------
+
+const ACTION_OF = { publish: "publish", unpublish: "unpublish", discard: "update", schedule: "schedule", trash: "trash", restore: "restore" };
+
+function lockField(name) {
+  const wrap = form.querySelector(`[data-field="${name}"]`);
+  if (rich[name]) rich[name].enable(false);
+  for (const control of wrap.querySelectorAll("input, select, textarea, button")) control.disabled = true;
+  wrap.dataset.locked = "true";
+  if (!wrap.querySelector(".locked-note")) {
+    const note = document.createElement("p");
+    note.className = "help locked-note";
+    note.textContent = "Read only: your role does not let you change this field.";
+    wrap.append(note);
+  }
+}
+
+function applyPermissions(allowed) {
+  const entry = state.entry;
+  const locale = entry ? entry.locale : data.new.locale;
+  const where = { locale, own: allowed.owns(entry) };
+  const writing = entry ? "update" : "create";
+  for (const [name, action] of Object.entries(ACTION_OF)) {
+    if (!allowed.allows(action, typeName, where)) buttons[name].hidden = true;
+  }
+  const versionRestore = $("version-restore");
+  if (versionRestore) versionRestore.hidden = !allowed.allows("manage versions", typeName, where);
+  const canWrite = allowed.allows(writing, typeName, where);
+  const locked = fields.filter((f) => !canWrite || !allowed.letsChange(writing, typeName, f.name, where));
+  for (const field of locked) lockField(field.name);
+  if (!canWrite) buttons.save.hidden = true;
+  const note = $("entry-readonly");
+  if (!canWrite) note.textContent = `Read only: your role does not allow ${writing === "create" ? "creating" : "changing"} ${typeName} entries${locale ? ` in ${locale}` : ""}${!where.own && allowed.allows(writing, typeName, { locale }) ? " that someone else created" : ""}.`;
+  else if (locked.length) note.textContent = `Your role lets you change only some fields here; ${locked.map((f) => f.name).join(", ")} ${locked.length === 1 ? "is" : "are"} read-only.`;
+  note.hidden = canWrite && !locked.length;
 }
 
 // The heading, the breadcrumb and the window title follow the saved title.
@@ -507,4 +547,8 @@ if (done && DONE[done]) {
   history.replaceState(null, "", window.location.pathname + (rest ? `?${rest}` : ""));
 }
 render();
-ready();
+loadAllowed(data.workspaceId).then((allowed) => {
+  state.allowed = allowed;
+  ready();
+  render();
+});
