@@ -27,6 +27,7 @@ from content_service.content.model import FieldSpec, TypeDefinition
 from content_service.content.schema import get_type
 from content_service.content.schema_changes import create_type
 from content_service.identity.principal import UserCaller
+from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
 from content_service.identity.users import create_user
 from content_service.identity.workspaces import create_workspace
 from harness.seeding import bulk_put, stored_entry
@@ -49,7 +50,12 @@ def _seed(stack: LocalStack) -> tuple[str, str, str]:
     email = f"{slug}@example.com"
     create_user(runtime.settings(), email, "editor", PASSWORD)
     # The model is an administrator's to define; the pages are opened by the editor.
-    caller = UserCaller(id=str(uuid.uuid4()), email="model@example.com", role="admin")
+    caller = UserCaller(
+        id=str(uuid.uuid4()),
+        email="model@example.com",
+        role="admin",
+        role_grants={EVERY_WORKSPACE: (RoleGrant("administrator"),)},
+    )
     create_type(
         caller, workspace.id, TypeDefinition("author", fields=(FieldSpec("name", "string"),))
     )

@@ -67,6 +67,7 @@ from content_service import runtime
 from content_service.clock import parse_iso_utc
 from content_service.content.events import EVENT_KINDS, event_item
 from content_service.identity.principal import UserCaller
+from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
 from content_service.observability import logger as service_logger
 from content_service.storage import aws, dynamo
 from content_service.storage.json_values import plain
@@ -93,7 +94,12 @@ ENDPOINTS: tuple[tuple[str, Behaviour], ...] = (
 NEVER_DEAD = ("healthy", "slow")
 STATES = ("succeeded", "failed", "dead")  # what a row may end as
 CONTENT_TYPES = ("article", "note")
-ACTOR = UserCaller(id=str(uuid.uuid4()), email="soak@example.com", role="editor")
+ACTOR = UserCaller(
+    id=str(uuid.uuid4()),
+    email="soak@example.com",
+    role="editor",
+    role_grants={EVERY_WORKSPACE: (RoleGrant("editor"),)},
+)
 # moto refuses a second PurgeQueue within 60 s, as SQS does; the soak purges after every drain.
 _ENVIRONMENT = {
     "MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR": "false",

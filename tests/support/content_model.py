@@ -11,9 +11,15 @@ from content_service.content import values as value_rules
 from content_service.content.items import Status, StoredEntry, title_of
 from content_service.content.model import ContentType, FieldDef, FieldType, ListLayout
 from content_service.identity.principal import TokenCaller, UserCaller
+from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
 
 WORKSPACE = "ws-unit"
-EDITOR = UserCaller(id="u-1", email="editor@example.com", role="editor")
+EDITOR = UserCaller(
+    id="u-1",
+    email="editor@example.com",
+    role="editor",
+    role_grants={EVERY_WORKSPACE: (RoleGrant("editor"),)},
+)
 
 
 def token(*, access: str = "full", audiences: Sequence[str] = ()) -> TokenCaller:

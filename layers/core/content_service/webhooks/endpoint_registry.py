@@ -23,23 +23,30 @@ from content_service.audit.endpoint_changes import (
 from content_service.audit.records import COMMAND_LINE, Actor
 from content_service.clock import iso_utc
 from content_service.errors import BadRequest, Conflict, NotFound, ValidationFailed
-from content_service.identity.workspaces import resolve_workspace
 from content_service.settings import Settings
 from content_service.storage.dynamo import TransactionCancelled, transact
 
 from . import services, wiring
-from .catalogue import PING, SUBSCRIBABLE_KINDS, is_known_kind
-from .custom_headers import HeaderRuleError, validate_custom_headers
+from .catalogue import PING, is_known_kind
 from .delivery_log import LogSearch, Page
 from .delivery_rows import STATUSES, DeliveryRow
 from .delivery_worker import RETRY_SWEEP_GRACE_SECONDS
+from .endpoint_checks import (
+    check_content_types,
+    check_events,
+    check_headers,
+    check_listener_url,
+    check_rate_limit,
+    check_workspaces,
+    unique,
+    url_problem,
+)
 from .endpoint_health import HEALTH_WINDOW_SECONDS, STATS_WINDOWS, Health, StatsSeries
 from .endpoint_secrets import MAX_GRACE_SECONDS, SignatureScheme, mint_secret
 from .endpoint_store import Endpoint, EndpointSettings, EndpointType, Mode
 from .fanout import ENQUEUE_GRACE_SECONDS
 from .notices import DISABLED
 from .ping import PingResult, send_ping
-from .rate_limit import MAX_RATE_LIMIT
 from .recovery import (
     DEFAULT_STATUSES,
     RECOVERABLE_STATUSES,
@@ -48,10 +55,8 @@ from .recovery import (
     recovery_key,
 )
 from .times import parse_instant
-from .url_policy import UnresolvableHost, UrlPolicy, UrlRefused, check_url, check_url_syntax
+from .url_policy import UnresolvableHost, UrlRefused, check_url
 
-MAX_WORKSPACES = 100
-MAX_CONTENT_TYPES = 200
 DEFAULT_PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
 # A pull endpoint's listener renews this lease at every fetch; past it, the endpoint stops.
@@ -62,7 +67,6 @@ PULL_SETTLE_SECONDS = 2
 PULL_BATCH = 50
 MAX_PULL_WAIT_SECONDS = 20
 _PULL_CURSOR = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[0-9a-f-]{36}")
-_CONTENT_TYPE_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 ADMIN_DISABLED = "disabled by an administrator"
 
 
@@ -94,15 +98,6 @@ class EndpointPatch:
     event_bus_arn: str | None = None
 
 
-def _unique(values: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(values))
-
-
-def _url_problem(what: str, reason: str) -> ValidationFailed:
-    """The 422 of a refused `url`: what is wrong with it, and the policy's reason as a detail."""
-    return ValidationFailed(f"url {what}: {reason}", details={"field": "url", "reason": reason})
-
-
 def _valid_id(endpoint_id: str, what: str = "webhook endpoint") -> str:
     try:
         return str(uuid.UUID(endpoint_id))
@@ -132,81 +127,16 @@ class EndpointRegistry:
         self._endpoints = services.endpoint_store(settings)
         self._deliveries = services.delivery_store(settings)
 
-    # -- validation ----------------------------------------------------------------------
-
     def check_url(self, url: str) -> str:
         try:
             check_url(url, wiring.url_policy(self._options), self._deps.resolver)
         except UrlRefused as refused:
-            raise _url_problem("refused by the URL policy", refused.reason) from None
+            raise url_problem("refused by the URL policy", refused.reason) from None
         except UnresolvableHost as unresolvable:
-            raise _url_problem("host could not be resolved", unresolvable.reason) from None
+            raise url_problem("host could not be resolved", unresolvable.reason) from None
         return url
-
-    def _check_events(self, events: Iterable[str]) -> tuple[str, ...]:
-        checked = _unique(events)
-        unknown = [kind for kind in checked if kind not in SUBSCRIBABLE_KINDS]
-        if unknown:
-            raise ValidationFailed(
-                f"unknown or unsubscribable event kind(s): {', '.join(unknown[:10])}",
-                details={"field": "events", "allowed": sorted(SUBSCRIBABLE_KINDS)},
-            )
-        return checked
-
-    def _check_content_types(self, names: Iterable[str]) -> tuple[str, ...]:
-        checked = _unique(names)
-        if len(checked) > MAX_CONTENT_TYPES:
-            raise ValidationFailed(f"at most {MAX_CONTENT_TYPES} content types")
-        bad = [n for n in checked if not _CONTENT_TYPE_NAME.fullmatch(n)]
-        if bad:
-            raise ValidationFailed(
-                f"content type names must be snake_case: {', '.join(repr(n[:64]) for n in bad)}",
-                details={"field": "contentTypes"},
-            )
-        return checked
-
-    def _check_workspaces(self, references: Iterable[str]) -> tuple[str, ...]:
-        wanted = _unique(references)
-        if len(wanted) > MAX_WORKSPACES:
-            raise ValidationFailed(f"at most {MAX_WORKSPACES} workspaces")
-        ids = []
-        for reference in wanted:
-            try:
-                ids.append(resolve_workspace(reference).id)
-            except NotFound:
-                raise ValidationFailed(
-                    f"workspace {reference[:80]!r} does not exist",
-                    details={"field": "workspaces"},
-                ) from None
-        return _unique(ids)
-
-    @staticmethod
-    def _check_rate_limit(limit: int | None) -> int | None:
-        if limit is not None and not 1 <= limit <= MAX_RATE_LIMIT:
-            raise ValidationFailed(
-                f"rateLimit must be from 1 to {MAX_RATE_LIMIT} deliveries per second, or null "
-                f"for none (not {limit})",
-                details={"field": "rateLimit", "max": MAX_RATE_LIMIT},
-            )
-        return limit
-
-    @staticmethod
-    def _check_headers(headers: Mapping[str, object]) -> dict[str, str]:
-        try:
-            return validate_custom_headers(headers)
-        except HeaderRuleError as error:
-            raise ValidationFailed(str(error), details={"field": "headers"}) from None
 
     # -- endpoints -----------------------------------------------------------------------
-
-    def check_listener_url(self, url: str) -> str:
-        """A pull endpoint's URL is where its listener forwards (a label: never connected to
-        by the service), so only its form is checked."""
-        try:
-            check_url_syntax(url, UrlPolicy(allow_insecure_urls=True, allow_private_networks=True))
-        except UrlRefused as refused:
-            raise _url_problem("is not a URL a listener can forward to", refused.reason) from None
-        return url
 
     def check_event_bus(self, arn: str | None) -> str:
         """An EventBridge endpoint's bus must be on the allow-list (none: every bus refused)."""
@@ -249,7 +179,7 @@ class EndpointRegistry:
             )
         if spec.url is None:
             raise ValidationFailed("url is required", details={"field": "url"})
-        check = self.check_listener_url if spec.mode == "pull" else self.check_url
+        check = check_listener_url if spec.mode == "pull" else self.check_url
         return check(spec.url), None
 
     def create(self, spec: EndpointInput, by: Actor = COMMAND_LINE) -> Endpoint:
@@ -264,18 +194,18 @@ class EndpointRegistry:
             event_bus_arn=bus,
             secret=mint_secret(spec.signature_scheme),
             signature_scheme=spec.signature_scheme,
-            workspaces=self._check_workspaces(spec.workspaces),
+            workspaces=check_workspaces(spec.workspaces),
             all_workspaces=spec.all_workspaces,
-            events=self._check_events(spec.events),
-            content_types=self._check_content_types(spec.content_types),
-            headers=self._check_headers(spec.headers),
+            events=check_events(spec.events),
+            content_types=check_content_types(spec.content_types),
+            headers=check_headers(spec.headers),
             enabled=spec.enabled,
             disabled_reason=None if spec.enabled else "created disabled",
             created_at=iso_utc(now),
             updated_at=iso_utc(now),
             mode=spec.mode,
             lease_expires_at=iso_utc(now + LISTENER_LEASE_SECONDS) if pull else None,
-            rate_limit=self._check_rate_limit(spec.rate_limit),
+            rate_limit=check_rate_limit(spec.rate_limit),
         )
         put = self._endpoints.insert_request(endpoint)
         changes = created_changes(endpoint.to_values())
@@ -346,17 +276,17 @@ class EndpointRegistry:
         sets: dict[str, Any] = {"updatedAt": iso_utc(self._deps.clock.now())}
         sets.update(self._destination_changes(current, patch))
         if patch.workspaces is not None:
-            sets["workspaces"] = list(self._check_workspaces(patch.workspaces))
+            sets["workspaces"] = list(check_workspaces(patch.workspaces))
         if patch.all_workspaces is not None:
             sets["allWorkspaces"] = patch.all_workspaces
         if patch.events is not None:
-            sets["events"] = list(self._check_events(patch.events))
+            sets["events"] = list(check_events(patch.events))
         if patch.content_types is not None:
-            sets["contentTypes"] = list(self._check_content_types(patch.content_types))
+            sets["contentTypes"] = list(check_content_types(patch.content_types))
         if patch.headers is not None:
-            sets["headers"] = self._check_headers(patch.headers)
+            sets["headers"] = check_headers(patch.headers)
         if patch.rate_limit is not None:
-            sets["rateLimit"] = self._check_rate_limit(patch.rate_limit)
+            sets["rateLimit"] = check_rate_limit(patch.rate_limit)
         return sets, ("rateLimit",) if patch.clear_rate_limit else ()
 
     def _destination_changes(self, current: Endpoint, patch: EndpointPatch) -> dict[str, Any]:
@@ -380,7 +310,7 @@ class EndpointRegistry:
         if patch.event_bus_arn is not None:
             return {"eventBusArn": self.check_event_bus(patch.event_bus_arn)}
         if patch.url is not None:
-            check = self.check_listener_url if current.pull else self.check_url
+            check = check_listener_url if current.pull else self.check_url
             return {"url": check(patch.url)}
         return {}
 
@@ -574,7 +504,7 @@ class EndpointRegistry:
             raise ValidationFailed(
                 "since must be before until (and before now)", details={"field": "since"}
             )
-        chosen = _unique(statuses) if statuses is not None else DEFAULT_STATUSES
+        chosen = unique(statuses) if statuses is not None else DEFAULT_STATUSES
         bad = [s for s in chosen if s not in RECOVERABLE_STATUSES]
         if bad or not chosen:
             raise ValidationFailed(
