@@ -14,7 +14,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -54,34 +53,13 @@ from infra.local_stack import LocalStack
 from tests.conftest import sign_in
 from tests.support.content import WRITES, Storage
 from tests.support.graphql import post as graphql
+from tests.support.roles_table import GRANTED_LOCALE, OTHER_LOCALE, ROLE_COLUMNS, roles_table
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "authorization.md"
-ROLE_COLUMNS = ("administrator", "editor", "author", "translator", "viewer")
-CELLS = frozenset({"yes", "no", "own", "locales"})
 PASSWORD = "roles-password-1"
-GRANTED_LOCALE, OTHER_LOCALE = "de", "en"
 SCHEDULE_AT = iso_utc(time.time() + 30 * 24 * 3600)
 
 
-def _roles_table() -> dict[str, dict[str, str]]:
-    """The `## Roles and actions` table: action -> role -> yes | no | own | locales."""
-    text = DOC.read_text(encoding="utf-8")
-    body = text.split("\n## Roles and actions\n", 1)[1].split("\n## ", 1)[0]
-    lines = [line for line in body.splitlines() if line.startswith("|")]
-    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
-    assert tuple(header[1:]) == ROLE_COLUMNS, header
-    rows: dict[str, dict[str, str]] = {}
-    for line in lines[2:]:
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        action = cells[0].strip("`")
-        assert action not in rows, f"two rows for {action}"
-        assert set(cells[1:]) <= CELLS, line
-        rows[action] = dict(zip(ROLE_COLUMNS, cells[1:], strict=True))
-    assert tuple(rows) == ACTIONS, "one row per action, in the order of identity.roles.ACTIONS"
-    return rows
-
-
-TABLE = _roles_table()
+TABLE = roles_table()
 
 
 def _email(tag: str) -> str:

@@ -1,0 +1,117 @@
+"""The role x action table of docs/authorization.md ("Roles and actions") in the entry editor,
+in Debian's Chromium: a user of each built-in role opens entries of a workspace and is offered
+exactly the actions its row allows (the service refuses the others anyway: the REST and
+GraphQL matrix in tests/integration/test_roles.py proves that; this is the pages' column).
+
+Per role: a German draft someone else created (update, publish, schedule, trash, and the
+editor's fields locked where update is not allowed), the same in English (the Translator's
+locale limit), a published German entry (unpublish), and for roles whose update is "own", a
+draft of their own. The editor offers Restore only right after a trash in the same page, and
+every built-in role that may trash may restore, so restore's page cell follows trash's; the
+REST matrix covers restore itself."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from content_service import runtime
+from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
+from content_service.identity.users import create_user
+from tests.conftest import WorkspaceAccess
+from tests.support.admin_pages import signed_in
+from tests.support.content import create, define, publish
+from tests.support.content_pages import in_ws
+from tests.support.roles_table import (
+    GRANTED_LOCALE,
+    OTHER_LOCALE,
+    ROLE_COLUMNS,
+    allowed,
+    roles_table,
+)
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "matrix-pages-password-1"
+TABLE = roles_table()
+BUTTONS = {
+    "update": "Save draft",
+    "publish": "Publish",
+    "schedule": "Schedule…",
+    "trash": "Move to trash",
+}
+"""The editor's button for each action on a draft."""
+
+
+def _user(role: str, workspace_id: str) -> str:
+    email = f"{role}-{uuid.uuid4().hex[:8]}@pages-matrix.example"
+    if role == "administrator":
+        grants = {EVERY_WORKSPACE: (RoleGrant(role),)}
+    else:
+        locales = frozenset({GRANTED_LOCALE}) if role == "translator" else None
+        grants = {workspace_id: (RoleGrant(role, locales),)}
+    create_user(runtime.settings(), email, "editor", PASSWORD, grants=grants)
+    return email
+
+
+def _draft(ws: WorkspaceAccess, locale: str) -> str:
+    return str(create(ws.full, "post", {"title": f"draft {locale}"}, locale=locale)["id"])
+
+
+def _offered(page: Page, name: str, expected: bool, what: str) -> None:
+    button = page.get_by_role("button", name=name, exact=True)
+    if expected:
+        expect(button, what).to_be_visible()
+    else:
+        expect(button, what).to_have_count(0)
+
+
+def _check_draft(page: Page, ws: WorkspaceAccess, role: str, entry_id: str, locale: str) -> None:
+    page.goto(in_ws(ws, f"/content/post/{entry_id}"))
+    expect(page.locator("#entry-id")).to_have_text(entry_id)
+    for action, name in BUTTONS.items():
+        expected = allowed(TABLE[action][role], own=False, locale=locale)
+        _offered(page, name, expected, f"{role}: {name} on another's draft in {locale}")
+    title = page.get_by_label("title")
+    if allowed(TABLE["update"][role], own=False, locale=locale):
+        expect(title).to_be_enabled()
+    else:
+        expect(title).to_be_disabled()
+        expect(page.locator("#entry-readonly")).to_contain_text("Read only")
+
+
+@pytest.mark.parametrize("role", ROLE_COLUMNS)
+def test_the_entry_editor_offers_each_role_what_its_row_allows(
+    page: Page, base_url: str, new_workspace: Any, role: str
+) -> None:
+    ws: WorkspaceAccess = new_workspace()
+    define(
+        ws.full, "post", [{"name": "title", "type": "string"}], titleField="title", localized=True
+    )
+    german, english = _draft(ws, GRANTED_LOCALE), _draft(ws, OTHER_LOCALE)
+    published = _draft(ws, GRANTED_LOCALE)
+    publish(ws.full, "post", published)
+    email = _user(role, ws.id)
+
+    signed_in(page, email, PASSWORD, in_ws(ws, f"/content/post/{german}"))
+    _check_draft(page, ws, role, german, GRANTED_LOCALE)
+    _check_draft(page, ws, role, english, OTHER_LOCALE)
+
+    page.goto(in_ws(ws, f"/content/post/{published}"))
+    expect(page.locator("#entry-id")).to_have_text(published)
+    unpublish = allowed(TABLE["unpublish"][role], own=False, locale=GRANTED_LOCALE)
+    _offered(page, "Unpublish", unpublish, f"{role}: Unpublish")
+
+    if TABLE["update"][role] == "own":
+        mine = page.context.request.post(
+            "/api/v1/content/post",
+            headers={"X-Workspace-Id": ws.id, "Origin": base_url},
+            data={"values": {"title": "mine"}, "locale": GRANTED_LOCALE},
+        )
+        assert mine.status == 201, mine.text()
+        page.goto(in_ws(ws, f"/content/post/{mine.json()['id']}"))
+        expect(page.get_by_role("button", name="Save draft", exact=True)).to_be_visible()
+        expect(page.get_by_label("title")).to_be_enabled()
