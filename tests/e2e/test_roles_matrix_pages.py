@@ -6,7 +6,8 @@ GraphQL matrix in tests/integration/test_roles.py proves that; this is the pages
 Per role: a German draft someone else created (update, publish, schedule, trash, and the
 editor's fields locked where update is not allowed), the same in English (the Translator's
 locale limit), a published German entry (unpublish), and for roles whose update is "own", a
-draft of their own. The editor offers Restore only right after a trash in the same page, and
+draft of their own; and the lists' New entry (create) and the media page's upload (manage
+assets). The editor offers Restore only right after a trash in the same page, and
 every built-in role that may trash may restore, so restore's page cell follows trash's; the
 REST matrix covers restore itself."""
 
@@ -104,6 +105,22 @@ def test_the_entry_editor_offers_each_role_what_its_row_allows(
     expect(page.locator("#entry-id")).to_have_text(published)
     unpublish = allowed(TABLE["unpublish"][role], own=False, locale=GRANTED_LOCALE)
     _offered(page, "Unpublish", unpublish, f"{role}: Unpublish")
+
+    page.goto(in_ws(ws, f"/content/post?locale={GRANTED_LOCALE}"))
+    expect(page.get_by_role("heading", name="post")).to_be_visible()
+    create = allowed(TABLE["create"][role], own=True, locale=GRANTED_LOCALE)
+    new_entry = page.get_by_role("link", name="New entry", exact=True)
+    expect(new_entry, f"{role}: New entry").to_have_count(1 if create else 0)
+    page.goto(in_ws(ws, "/content"))
+    expect(page.locator("tr[data-type='post']")).to_be_visible()
+    of_post = page.locator("tr[data-type='post']").get_by_role("link", name="New entry of post")
+    expect(of_post, f"{role}: New entry of post").to_have_count(1 if create else 0)
+
+    page.goto(in_ws(ws, "/media"))
+    expect(page.get_by_role("heading", name="Media", exact=True)).to_be_visible()
+    assets = allowed(TABLE["manage assets"][role], own=True, locale=GRANTED_LOCALE)
+    upload = page.get_by_role("heading", name="Upload", exact=True)
+    expect(upload, f"{role}: Upload").to_have_count(1 if assets else 0)
 
     if TABLE["update"][role] == "own":
         mine = page.context.request.post(

@@ -37,7 +37,9 @@ from content_service.content.requests import (
 )
 from content_service.content.views import Entry
 from content_service.errors import BadRequest, NotFound
+from content_service.identity.permissions import permissions_for
 from content_service.identity.principal import UserCaller
+from content_service.identity.roles import CREATE
 from content_service.identity.workspaces import list_workspaces
 
 router = APIRouter(include_in_schema=False, dependencies=USER_TYPES_ONLY)
@@ -64,10 +66,14 @@ def content_page(
     gate, ws = page
     counts = service.count_by_state(gate, ws.id)
     workspaces = sorted(list_workspaces(), key=lambda w: (w.slug != "default", w.name.lower()))
+    permissions = permissions_for(gate, ws.id)
+    creatable = {
+        c.content_type.name for c in counts if permissions.allows(CREATE, c.content_type.name)
+    }
     return pages.render(
         request,
         "content/index.html",
-        {**_base(gate, ws), "counts": counts, "workspaces": workspaces},
+        {**_base(gate, ws), "counts": counts, "workspaces": workspaces, "creatable": creatable},
     )
 
 
@@ -176,7 +182,8 @@ def entries_page(
             "older_href": older,
             "newest_href": ws.link(request.url.path, **filters),
             "new_href": ws.link(f"/content/{definition.name}/new", locale=filters["locale"]),
-            "can_create": listing.can_create(page),
+            "can_create": listing.can_create(page)
+            and permissions_for(gate, ws.id).allows(CREATE, definition.name, locale=locale or None),
             "notice": notice,
             "error": error,
         },

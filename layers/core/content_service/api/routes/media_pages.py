@@ -17,8 +17,11 @@ from fastapi.responses import HTMLResponse, Response
 from content_service.api import pages
 from content_service.api.auth import OptionalCallerDep
 from content_service.assets import service
+from content_service.content.names import ASSET_TYPE
 from content_service.errors import NotFound
+from content_service.identity.permissions import permissions_for
 from content_service.identity.principal import UserCaller
+from content_service.identity.roles import MANAGE_ASSETS
 
 router = APIRouter(include_in_schema=False)
 
@@ -78,6 +81,7 @@ def media_page(
             "search": search,
             "kind": kind,
             "kinds": KINDS,
+            "can_upload": permissions_for(gate, ws.id).allows(MANAGE_ASSETS, ASSET_TYPE),
         },
     )
 

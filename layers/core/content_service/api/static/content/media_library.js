@@ -72,21 +72,26 @@ async function refreshGrid() {
   if (empty && !fresh.getElementById("media-empty")) empty.remove();
 }
 
-input.addEventListener("change", () => {
-  const files = [...input.files];
-  input.value = "";
-  uploadAll(files);
-});
-for (const name of ["dragenter", "dragover"]) {
-  zone.addEventListener(name, (event) => {
+// Without `manage assets` the page has no upload section (the service refuses uploads anyway).
+function wireUploads() {
+  input.addEventListener("change", () => {
+    const files = [...input.files];
+    input.value = "";
+    uploadAll(files);
+  });
+  for (const name of ["dragenter", "dragover"]) {
+    zone.addEventListener(name, (event) => {
+      event.preventDefault();
+      zone.classList.add("dragging");
+    });
+  }
+  zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
+  zone.addEventListener("drop", (event) => {
     event.preventDefault();
-    zone.classList.add("dragging");
+    zone.classList.remove("dragging");
+    uploadAll([...event.dataTransfer.files]);
   });
 }
-zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
-zone.addEventListener("drop", (event) => {
-  event.preventDefault();
-  zone.classList.remove("dragging");
-  uploadAll([...event.dataTransfer.files]);
-});
+
+if (input && zone) wireUploads();
 ready();
