@@ -5,11 +5,10 @@ GraphQL matrix in tests/integration/test_roles.py proves that; this is the pages
 
 Per role: a German draft someone else created (update, publish, schedule, trash, and the
 editor's fields locked where update is not allowed), the same in English (the Translator's
-locale limit), a published German entry (unpublish), and for roles whose update is "own", a
-draft of their own; and the lists' New entry (create) and the media page's upload (manage
-assets). The editor offers Restore only right after a trash in the same page, and
-every built-in role that may trash may restore, so restore's page cell follows trash's; the
-REST matrix covers restore itself."""
+locale limit), a published German entry (unpublish, and its version 1's restore: manage
+versions), the lists' New entry (create), the media page's upload (manage assets), Restore
+right after a trash in the page (the editor offers it only then, so only for roles that may
+trash), and for roles whose update is "own", a draft of their own."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ import uuid
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from content_service import runtime
 from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
@@ -62,7 +61,7 @@ def _draft(ws: WorkspaceAccess, locale: str) -> str:
     return str(create(ws.full, "post", {"title": f"draft {locale}"}, locale=locale)["id"])
 
 
-def _offered(page: Page, name: str, expected: bool, what: str) -> None:
+def _offered(page: Page | Locator, name: str, expected: bool, what: str) -> None:
     button = page.get_by_role("button", name=name, exact=True)
     if expected:
         expect(button, what).to_be_visible()
@@ -105,6 +104,12 @@ def test_the_entry_editor_offers_each_role_what_its_row_allows(
     expect(page.locator("#entry-id")).to_have_text(published)
     unpublish = allowed(TABLE["unpublish"][role], own=False, locale=GRANTED_LOCALE)
     _offered(page, "Unpublish", unpublish, f"{role}: Unpublish")
+    page.get_by_role("button", name="Open version 1").click()
+    version = page.get_by_role("dialog", name="Version 1")
+    expect(version).to_be_visible()
+    restores = allowed(TABLE["manage versions"][role], own=False, locale=GRANTED_LOCALE)
+    _offered(version, "Restore into the draft…", restores, f"{role}: a version's restore")
+    page.keyboard.press("Escape")
 
     page.goto(in_ws(ws, f"/content/post?locale={GRANTED_LOCALE}"))
     expect(page.get_by_role("heading", name="post")).to_be_visible()
@@ -121,6 +126,15 @@ def test_the_entry_editor_offers_each_role_what_its_row_allows(
     assets = allowed(TABLE["manage assets"][role], own=True, locale=GRANTED_LOCALE)
     upload = page.get_by_role("heading", name="Upload", exact=True)
     expect(upload, f"{role}: Upload").to_have_count(1 if assets else 0)
+
+    if allowed(TABLE["trash"][role], own=False, locale=GRANTED_LOCALE):
+        page.goto(in_ws(ws, f"/content/post/{german}"))
+        page.get_by_role("button", name="Move to trash", exact=True).click()
+        confirm = page.get_by_role("dialog", name="Move this entry to the trash?")
+        confirm.get_by_role("button", name="Move to trash").click()
+        expect(page.locator("#entry-state")).to_have_text("In the trash")
+        restore = allowed(TABLE["restore"][role], own=False, locale=GRANTED_LOCALE)
+        _offered(page, "Restore", restore, f"{role}: Restore after a trash")
 
     if TABLE["update"][role] == "own":
         mine = page.context.request.post(
