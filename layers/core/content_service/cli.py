@@ -152,11 +152,11 @@ def _user_grant(args: argparse.Namespace, settings: Settings) -> None:
     with the locales given now)."""
     from content_service.audit.records import COMMAND_LINE
     from content_service.errors import NotFound
-    from content_service.identity.users import list_users, normalise_email, set_grants
+    from content_service.identity.users import normalise_email, set_grants, user_by_email
 
     key, grant = _role_grant(args)
     email = normalise_email(args.email)
-    user = next((u for u in list_users() if u.email == email), None)
+    user = user_by_email(email)
     if user is None:
         raise NotFound(f"no user with the e-mail {email!r}")
     kept = tuple(g for g in user.grants.get(key, ()) if g.role != grant.role)

@@ -277,19 +277,33 @@ def list_users() -> list[User]:
     return [_from_record(r) for r in UserRecord.by_kind.query("USERS")]
 
 
-def authenticate_user(email: str, password: str, cost: int = PASSWORD_COST) -> User | None:
-    """The same work whether the e-mail or the password is wrong: never says which. `cost` is
-    today's (`Settings.password_cost`): an older hash is stored again at it."""
-    from pynamodb.exceptions import DoesNotExist, UpdateError
+def _record_by_email(email: str) -> UserRecord | None:
+    """The user whose e-mail this is, through the e-mail's claim (two reads, whatever the
+    number of users)."""
+    from pynamodb.exceptions import DoesNotExist
 
     from content_service.identity.models import UniqueRecord, UserRecord
 
-    record: UserRecord | None = None
     try:
         claim = UniqueRecord.get(f"USER_EMAIL#{normalise_email(email)}", "UNIQUE")
-        record = UserRecord.get(f"USER#{claim.ownerId}", "USER")
+        return UserRecord.get(f"USER#{claim.ownerId}", "USER")
     except DoesNotExist:
-        record = None
+        return None
+
+
+def user_by_email(email: str) -> User | None:
+    record = _record_by_email(email)
+    return _from_record(record) if record is not None else None
+
+
+def authenticate_user(email: str, password: str, cost: int = PASSWORD_COST) -> User | None:
+    """The same work whether the e-mail or the password is wrong: never says which. `cost` is
+    today's (`Settings.password_cost`): an older hash is stored again at it."""
+    from pynamodb.exceptions import UpdateError
+
+    from content_service.identity.models import UserRecord
+
+    record = _record_by_email(email)
     stored = record.passwordHash if record is not None else dummy_hash(cost)
     matches = verify_password(password, stored)
     if record is None or not matches or record.active is False:

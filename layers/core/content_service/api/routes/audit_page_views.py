@@ -19,7 +19,7 @@ from content_service.audit.log import AuditQuery
 from content_service.audit.records import SERVICE_LOG
 from content_service.clock import iso_utc
 from content_service.errors import BadRequest
-from content_service.identity.users import list_users, normalise_email
+from content_service.identity.users import normalise_email, user_by_email
 
 SCOPES = (("workspace", "This workspace"), ("service", "Service: users, roles, sign-ins"))
 _CHANGE_KEYS = ("fields", "values")
@@ -75,10 +75,10 @@ def _actor(text: str) -> str:
     if ":" in text or "@" not in text:
         return text
     email = normalise_email(text)
-    for user in list_users():
-        if user.email == email:
-            return f"user:{user.id}"
-    raise BadRequest(f"no user has the e-mail {email}")
+    user = user_by_email(email)
+    if user is None:
+        raise BadRequest(f"no user has the e-mail {email}")
+    return f"user:{user.id}"
 
 
 def _instant(label: str, text: str) -> str:
