@@ -76,7 +76,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1059,6 +1059,28 @@ def _heard(receiver: Receiver, kind: str) -> int:
     )
 
 
+def announcer(name: str) -> Callable[[str], None]:
+    """A harness's progress lines on stderr, `[name HH:MM:SS] message`."""
+
+    def say(message: str) -> None:
+        print(f"[{name} {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+    return say
+
+
+def print_report(report: dict[str, Any]) -> int:
+    """Prints a harness's report (its figures as JSON, then each failed check) and answers the
+    exit code: 0 when every check passed."""
+    problems = report.pop("problems")
+    print(json.dumps(report, indent=2))
+    for problem in problems[:50]:
+        print(f"FAILED: {problem}")
+    if len(problems) > 50:
+        print(f"... and {len(problems) - 50} more")
+    print("all checks passed" if not problems else f"{len(problems)} check(s) failed")
+    return 0 if not problems else 1
+
+
 def main(argv: Sequence[str]) -> int:
     defaults = CrashConfig()
     parser = argparse.ArgumentParser(
@@ -1081,21 +1103,10 @@ def main(argv: Sequence[str]) -> int:
         seed=args.seed,
         journal=not args.no_journal,
     )
-
-    def say(message: str) -> None:
-        print(f"[crash {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
     started = time.monotonic()
-    report = run_crash(config, say)
+    report = run_crash(config, announcer("crash"))
     report["seconds"] = round(time.monotonic() - started, 1)
-    problems = report.pop("problems")
-    print(json.dumps(report, indent=2))
-    for problem in problems[:50]:
-        print(f"FAILED: {problem}")
-    if len(problems) > 50:
-        print(f"... and {len(problems) - 50} more")
-    print("all checks passed" if not problems else f"{len(problems)} check(s) failed")
-    return 0 if not problems else 1
+    return print_report(report)
 
 
 if __name__ == "__main__":

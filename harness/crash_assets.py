@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import random
 import shutil
@@ -55,7 +54,16 @@ from typing import Any
 
 import httpx
 
-from harness.crash import CrashConfig, StackProcess, Storage, _reader, _signed_in, _verify
+from harness.crash import (
+    CrashConfig,
+    StackProcess,
+    Storage,
+    _reader,
+    _signed_in,
+    _verify,
+    announcer,
+    print_report,
+)
 from harness.crash_asset_clients import AssetClient, AssetLedger, Upload
 from harness.crash_objects import stack_s3
 from harness.journal_trigger import POINTS, JournalTrigger
@@ -352,21 +360,10 @@ def main(argv: Sequence[str]) -> int:
     config = AssetCrashConfig(
         kills=args.kills, clients=args.clients, seed=args.seed, journal=not args.no_journal
     )
-
-    def say(message: str) -> None:
-        print(f"[crash-assets {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
     started = time.monotonic()
-    report = run_assets_crash(config, say)
+    report = run_assets_crash(config, announcer("crash-assets"))
     report["seconds"] = round(time.monotonic() - started, 1)
-    problems = report.pop("problems")
-    print(json.dumps(report, indent=2))
-    for problem in problems[:50]:
-        print(f"FAILED: {problem}")
-    if len(problems) > 50:
-        print(f"... and {len(problems) - 50} more")
-    print("all checks passed" if not problems else f"{len(problems)} check(s) failed")
-    return 0 if not problems else 1
+    return print_report(report)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import random
 import shutil
 import sys
@@ -32,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from harness.crash import CrashConfig, StackProcess, Storage, _signed_in
+from harness.crash import CrashConfig, StackProcess, Storage, _signed_in, announcer, print_report
 
 NOTE = "note"
 LISTENER_URL = "http://127.0.0.1:9/listener"
@@ -321,17 +320,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--seed", type=int, default=defaults.seed)
     args = parser.parse_args(argv)
     config = AuditCrashConfig(kills=args.kills, writers=args.writers, seed=args.seed)
-
-    def say(message: str) -> None:
-        print(f"[crash-audit {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-    report = run_audit_crash(config, say)
-    problems = report.pop("problems")
-    print(json.dumps(report, indent=2))
-    for problem in problems[:50]:
-        print(f"FAILED: {problem}")
-    print("all checks passed" if not problems else f"{len(problems)} check(s) failed")
-    return 0 if not problems else 1
+    return print_report(run_audit_crash(config, announcer("crash-audit")))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ transaction could leave; a stale one, which these small writes always have room 
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import shutil
 import sys
@@ -29,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from harness.crash import CrashConfig, StackProcess, Storage, _signed_in
+from harness.crash import CrashConfig, StackProcess, Storage, _signed_in, announcer, print_report
 
 Ref = tuple[str, str, str]  # (target id, source id, field key)
 
@@ -206,17 +205,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--seed", type=int, default=defaults.seed)
     args = parser.parse_args(argv)
     config = LinkCrashConfig(kills=args.kills, writers=args.writers, seed=args.seed)
-
-    def say(message: str) -> None:
-        print(f"[crash-links {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-    report = run_links_crash(config, say)
-    problems = report.pop("problems")
-    print(json.dumps(report, indent=2))
-    for problem in problems[:50]:
-        print(f"FAILED: {problem}")
-    print("all checks passed" if not problems else f"{len(problems)} check(s) failed")
-    return 0 if not problems else 1
+    return print_report(run_links_crash(config, announcer("crash-links")))
 
 
 if __name__ == "__main__":
