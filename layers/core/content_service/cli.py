@@ -89,12 +89,11 @@ def _token_create(args: argparse.Namespace, settings: Settings) -> None:
     `--role NAME [--locale de ...]` gives the token a role."""
     import dataclasses
 
-    from content_service.identity.roles import RoleGrant
     from content_service.identity.tokens import TokenSpec, issue_token
 
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(TokenSpec)}
     if args.role is not None:
-        values["role"] = RoleGrant(args.role, frozenset(args.locale) if args.locale else None)
+        values["role"] = _grant_of(args)
     _print(issue_token(TokenSpec(**values)))
 
 
@@ -138,13 +137,20 @@ _LEGACY_ROLES = {"admin": "administrator", "editor": "editor"}
 def _role_grant(args: argparse.Namespace) -> tuple[str, RoleGrant]:
     """`--role NAME [--locale de ...] [--workspace W]` as (workspace key, grant); the
     workspace's slug is resolved, so grants are keyed by id whichever was typed."""
-    from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
+    from content_service.identity.roles import EVERY_WORKSPACE
     from content_service.identity.workspaces import resolve_workspace
 
     key = args.workspace
     if key != EVERY_WORKSPACE:
         key = resolve_workspace(key).id
-    return key, RoleGrant(args.role, frozenset(args.locale) if args.locale else None)
+    return key, _grant_of(args)
+
+
+def _grant_of(args: argparse.Namespace) -> RoleGrant:
+    """`--role NAME [--locale de ...]` as a grant."""
+    from content_service.identity.roles import RoleGrant
+
+    return RoleGrant(args.role, frozenset(args.locale) if args.locale else None)
 
 
 def _user_grant(args: argparse.Namespace, settings: Settings) -> None:

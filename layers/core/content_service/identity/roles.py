@@ -209,6 +209,12 @@ class RoleGrant:
             "locales": None if self.locales is None else sorted(self.locales),
         }
 
+    @classmethod
+    def from_json(cls, stored: Mapping[str, Any]) -> RoleGrant:
+        """A grant as `to_json` wrote it (on a user record or a token record)."""
+        locales = stored.get("locales")
+        return cls(stored["role"], None if locales is None else frozenset(locales))
+
 
 @dataclass(frozen=True)
 class Permissions:

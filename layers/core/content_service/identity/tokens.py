@@ -142,9 +142,7 @@ def _role_json(grant: RoleGrant | None) -> str | None:
 def _role_of(stored: str | None) -> RoleGrant | None:
     if stored is None:
         return None
-    held = json.loads(stored)
-    locales = held.get("locales")
-    return RoleGrant(held["role"], None if locales is None else frozenset(locales))
+    return RoleGrant.from_json(json.loads(stored))
 
 
 def check_rate_limit(rate_limit: int | None) -> None:

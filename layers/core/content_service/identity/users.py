@@ -75,18 +75,17 @@ def derived_role(grants: Grants) -> Role:
     return "admin" if any(grant.role == ADMINISTRATOR for grant in held) else "editor"
 
 
+def _legacy_grants(role: str) -> Grants:
+    """What a role of before roles means now: "admin" the administrator of every workspace,
+    "editor" an editor of every workspace."""
+    return {EVERY_WORKSPACE: (RoleGrant(ADMINISTRATOR if role == "admin" else EDITOR),)}
+
+
 def _grants_of(record: UserRecord) -> Grants:
     if record.grants is None:
-        legacy = ADMINISTRATOR if record.role == "admin" else EDITOR
-        return {EVERY_WORKSPACE: (RoleGrant(legacy),)}
+        return _legacy_grants(record.role)
     stored: dict[str, list[dict[str, Any]]] = json.loads(record.grants)
-    return {
-        key: tuple(
-            RoleGrant(g["role"], None if g.get("locales") is None else frozenset(g["locales"]))
-            for g in held
-        )
-        for key, held in stored.items()
-    }
+    return {key: tuple(RoleGrant.from_json(g) for g in held) for key, held in stored.items()}
 
 
 def _from_record(record: UserRecord) -> User:
@@ -149,7 +148,7 @@ def create_user(
     if grants is None:
         if role not in ROLES:
             raise ValidationFailed(f"role must be one of {', '.join(ROLES)}")
-        grants = {EVERY_WORKSPACE: (RoleGrant(ADMINISTRATOR if role == "admin" else EDITOR),)}
+        grants = _legacy_grants(role)
     grants = {key: checked_grants(key, held) for key, held in grants.items()}
     if len(password) < MIN_PASSWORD_LENGTH:
         raise ValidationFailed(f"password must be at least {MIN_PASSWORD_LENGTH} characters")
