@@ -69,9 +69,17 @@ def _offered(page: Page | Locator, name: str, expected: bool, what: str) -> None
         expect(button, what).to_have_count(0)
 
 
+def _editor_ready(page: Page, entry_id: str) -> None:
+    """Waits for the editor's script to have applied the roles: until then every field is
+    disabled and every action shown, so no check before it would mean anything. Its actions
+    are enabled in the same step (`ready()` then `render()`), hidden ones included."""
+    expect(page.locator("#entry-id")).to_have_text(entry_id)
+    expect(page.locator("#action-save")).to_be_enabled(timeout=20_000)
+
+
 def _check_draft(page: Page, ws: WorkspaceAccess, role: str, entry_id: str, locale: str) -> None:
     page.goto(in_ws(ws, f"/content/post/{entry_id}"))
-    expect(page.locator("#entry-id")).to_have_text(entry_id)
+    _editor_ready(page, entry_id)
     for action, name in BUTTONS.items():
         expected = allowed(TABLE[action][role], own=False, locale=locale)
         _offered(page, name, expected, f"{role}: {name} on another's draft in {locale}")
@@ -101,7 +109,7 @@ def test_the_entry_editor_offers_each_role_what_its_row_allows(
     _check_draft(page, ws, role, english, OTHER_LOCALE)
 
     page.goto(in_ws(ws, f"/content/post/{published}"))
-    expect(page.locator("#entry-id")).to_have_text(published)
+    _editor_ready(page, published)
     unpublish = allowed(TABLE["unpublish"][role], own=False, locale=GRANTED_LOCALE)
     _offered(page, "Unpublish", unpublish, f"{role}: Unpublish")
     page.get_by_role("button", name="Open version 1").click()
@@ -129,6 +137,7 @@ def test_the_entry_editor_offers_each_role_what_its_row_allows(
 
     if allowed(TABLE["trash"][role], own=False, locale=GRANTED_LOCALE):
         page.goto(in_ws(ws, f"/content/post/{german}"))
+        _editor_ready(page, german)
         page.get_by_role("button", name="Move to trash", exact=True).click()
         confirm = page.get_by_role("dialog", name="Move this entry to the trash?")
         confirm.get_by_role("button", name="Move to trash").click()
@@ -144,5 +153,6 @@ def test_the_entry_editor_offers_each_role_what_its_row_allows(
         )
         assert mine.status == 201, mine.text()
         page.goto(in_ws(ws, f"/content/post/{mine.json()['id']}"))
+        _editor_ready(page, mine.json()["id"])
         expect(page.get_by_role("button", name="Save draft", exact=True)).to_be_visible()
         expect(page.get_by_label("title")).to_be_enabled()

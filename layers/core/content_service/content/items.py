@@ -72,8 +72,9 @@ MAX_ITEM_BYTES = 380 * 1024
 
 # Attributes every read of an entry fetches (everything but values, links and summary).
 SYSTEM_ATTRIBUTES: tuple[str, ...] = (*ENTRY_SYSTEM_FIELDS, "deleted", "version", "title")
-# What an answer shows of the workflow, read with the system attributes.
-VERSION_ATTRIBUTES: tuple[str, ...] = ("updatedBy", "publishedVersion")
+# What an answer shows of the workflow, read with the system attributes (and who created the
+# entry, for the editor page's own-entries rules).
+VERSION_ATTRIBUTES: tuple[str, ...] = ("updatedBy", "publishedVersion", "createdBy")
 
 
 def entry_pk(workspace_id: str, entry_id: str) -> str:

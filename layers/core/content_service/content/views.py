@@ -39,6 +39,9 @@ class Entry(EntrySystemFields):
     updated_by: Mapping[str, str] | None = None
     """`{id, email}` of the user who wrote this version last (None for a token, and always in
     the delivery view: a site's read token never learns an editor's address)."""
+    created_by: Mapping[str, str] | None = None
+    """`{kind, id}` of the user or token that created it (latest view only; never in its JSON:
+    the editor page turns it into "the caller's own" for the roles' own-entries rules)."""
     view: View = "latest"
     """The view it was read in; its relations are read in the same one."""
     values_shown: bool = True
@@ -112,6 +115,7 @@ def entry_view(
         version=stored.version,
         published_version=stored.published_version,
         updated_by=stored.updated_by if view == "latest" else None,
+        created_by=stored.created_by if view == "latest" else None,
         view=view,
     )
 

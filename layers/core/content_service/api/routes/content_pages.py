@@ -35,6 +35,7 @@ from content_service.content.requests import (
     is_entry_id,
     is_locale,
 )
+from content_service.content.role_guard import is_own
 from content_service.content.views import Entry
 from content_service.errors import BadRequest, NotFound
 from content_service.identity.permissions import permissions_for
@@ -338,6 +339,6 @@ def entry_page(
     linked = service.linked_from(
         LinkedFromRequest.parse(gate, ws.id, definition.name, entry.id, page_size=_LINKERS_SHOWN)
     )
-    return _editor(
-        request, gate, ws, definition, entry.to_json(), _relations(entry), linked_from=linked
-    )
+    # Whether the signed-in user created it, for rules limited to their own entries.
+    entry_json = {**entry.to_json(), "own": is_own(gate, entry.created_by)}
+    return _editor(request, gate, ws, definition, entry_json, _relations(entry), linked_from=linked)

@@ -222,7 +222,8 @@ function lockField(name) {
 function applyPermissions(allowed) {
   const entry = state.entry;
   const locale = entry ? entry.locale : data.new.locale;
-  const where = { locale, own: allowed.owns(entry) };
+  // A new entry is the user's own once saved; an existing one says so in the page's data.
+  const where = { locale, own: !data.entry || Boolean(data.entry.own) };
   const writing = entry ? "update" : "create";
   for (const [name, action] of Object.entries(ACTION_OF)) {
     if (!allowed.allows(action, typeName, where)) buttons[name].hidden = true;

@@ -16,15 +16,7 @@ function covers(rule, action, typeName, locale, own) {
 
 export class Allowed {
   constructor(me) {
-    this.me = me;
     this.rules = me.permissions ? me.permissions.rules : null;
-  }
-
-  // Whether `entry` (null: a new one) was created by the signed-in user.
-  owns(entry) {
-    if (!entry) return true;
-    const by = entry.createdBy;
-    return Boolean(by && by.kind === this.me.kind && by.id === this.me.id);
   }
 
   allows(action, typeName, { locale = null, own = true } = {}) {
