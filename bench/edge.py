@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import multiprocessing
+import os
 import random
 import tempfile
 import threading
@@ -26,19 +28,19 @@ from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import httpx
 
+from bench.post_workspace import GRAPHQL_POSTS, post_workspace
 from bench.report import Row
 from content_service import runtime
-from content_service.content.model import FieldSpec, TypeDefinition
-from content_service.content.schema_changes import create_type
-from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
-from content_service.identity.workspaces import create_workspace
-from harness.seeding import seed_published
+from content_service.settings import Settings
+from harness.ports import free_port
 from harness.varnish_edge import VarnishEdge
-from infra.local_stack import LocalStack
+from infra.child_process import die_with_parent
+from infra.local_stack import LocalStack, LocalStackOptions
 
 BENCHMARK = "edge"
 DAY = 86400
@@ -48,6 +50,8 @@ ROUNDS = 3
 PUBLISHES = 20
 INTERVAL = 2.0
 FRESH_DEADLINE = 30.0
+API_WORKERS = 2
+ORIGIN_START_S = 120.0
 FRESH_TARGET = 2.0
 """Seconds from a publish's answer to the edge's first fresh answer (p95) the issue asks for:
 the purge function's one-second batching window plus its purge and one origin fetch."""
@@ -63,55 +67,82 @@ class World:
 
 
 def _world() -> World:
-    slug = f"bench-purge-{uuid.uuid4().hex[:8]}"
-    workspace = create_workspace(runtime.settings(), slug, slug)
-    writer, _ = create_token(TokenSpec(name="writer", workspace_id=workspace.id, access="full"))
-    create_type(
-        authenticate_token(writer),
-        workspace.id,
-        TypeDefinition("post", fields=(FieldSpec("title", "string"), FieldSpec("body", "text"))),
-    )
-    ids = seed_published(
-        workspace.id, "post", [({"title": f"Post {i}", "body": "x" * 500}, {}) for i in range(30)]
-    )
-    readers = [
-        create_token(TokenSpec(name=f"reader {i}", workspace_id=workspace.id, access="read"))[0]
-        for i in range(TOKENS)
-    ]
-    graphql = "/api/v1/graphql?query=" + "%7B+posts+%7B+total+items+%7B+title+%7D+%7D+%7D"
+    made = post_workspace("bench-purge", TOKENS)
     lists = [
         "/api/v1/content/post",
         "/api/v1/content/post?sort=-updatedAt&fields=title",
         "/api/v1/content/post?sort=title",
         "/api/v1/content/post?pageSize=50&fields=title",
-        graphql,
+        GRAPHQL_POSTS,
     ]
-    hot = [*lists, *(f"/api/v1/content/post/{entry_id}" for entry_id in ids[:5])]
+    hot = [*lists, *(f"/api/v1/content/post/{entry_id}" for entry_id in made.ids[:5])]
     assert len(hot) == HOT_URLS
-    return World(writer, hot, lists, ids[5 : 5 + PUBLISHES], readers)
+    return World(made.writer, hot, lists, made.ids[5 : 5 + PUBLISHES], made.readers)
+
+
+def _serve_origin(options: LocalStackOptions, parent_pid: int, conn: Connection) -> None:
+    """The suite's stack in a process of its own, pollers and all, until told to stop; sends
+    the environment it resolved (the emulator's address, the tables) first."""
+    die_with_parent(parent_pid)
+    with LocalStack(options) as stack:
+        conn.send(stack.environment)
+        conn.recv()
 
 
 @contextmanager
-def _purged_edge(stack: LocalStack, directory: Path) -> Iterator[VarnishEdge]:
-    """Varnish named by the purge setting, a day's s-maxage, the purge poller running."""
-    assert stack.pollers is not None
-    assert stack.base_url is not None
-    (poller,) = [p for p in stack.pollers.streams if p.runtime.logical_id == "PurgeFunction"]
-    before = runtime.settings()
-    with VarnishEdge(directory, stack.base_url, honour_vary=False) as edge:
-        runtime.configure(
-            dataclasses.replace(
-                before,
-                edge_purge_url=edge.purge_url,
-                delivery=dataclasses.replace(before.delivery, cache_seconds=DAY),
-            )
+def _origin(options: LocalStackOptions) -> Iterator[dict[str, str]]:
+    """`_serve_origin` started, until the block ends; its resolved environment."""
+    context = multiprocessing.get_context("spawn")
+    conn, child_conn = context.Pipe()
+    process = context.Process(
+        target=_serve_origin, args=(options, os.getpid(), child_conn), name="edge-origin"
+    )
+    process.start()
+    child_conn.close()
+    try:
+        if not conn.poll(ORIGIN_START_S):
+            raise RuntimeError(f"the edge suite's stack did not start in {ORIGIN_START_S:g} s")
+        environment: dict[str, str] = conn.recv()
+        yield environment
+        conn.send("stop")
+        process.join(60)
+    finally:
+        if process.is_alive():
+            process.kill()
+            process.join(10)
+
+
+@contextmanager
+def _purged_edge(bench_stack: LocalStack, directory: Path) -> Iterator[tuple[VarnishEdge, str]]:
+    """Varnish in front of a stack of the suite's own, in a process of its own and in
+    `make run`'s layout (the emulator and `API_WORKERS` API workers each in a process, the
+    pollers in the stack's), its purge setting naming Varnish, a day's s-maxage; this
+    process's service bound to that stack. The reading threads of this process then share its
+    interpreter with neither the origin nor the purge function, as on AWS."""
+    port = free_port()
+    with VarnishEdge(directory, f"http://127.0.0.1:{port}", honour_vary=False) as edge:
+        user_env = {
+            **(bench_stack.options.user_env or {}),
+            "CONTENT_CACHE_SECONDS": str(DAY),
+            "EDGE_PURGE_URL": edge.purge_url,
+        }
+        options = LocalStackOptions(
+            local_dir=directory / "stack",
+            port=port,
+            moto_port=0,
+            api_workers=API_WORKERS,
+            durable=False,
+            bootstrap=False,
+            time_scale=bench_stack.options.time_scale,
+            user_env=user_env,
         )
-        poller.start()
-        try:
-            yield edge
-        finally:
-            poller.stop()
-            runtime.configure(before)
+        before = runtime.settings()
+        with _origin(options) as environment:
+            runtime.configure(Settings.from_env({**user_env, **environment}))
+            try:
+                yield edge, f"http://127.0.0.1:{port}"
+            finally:
+                runtime.configure(before)
 
 
 def _client(base_url: str, token: str) -> httpx.Client:
@@ -241,12 +272,11 @@ def _p50(values: list[float]) -> float:
 
 
 def run(stack: LocalStack) -> list[Row]:
-    assert stack.base_url is not None
-    world = _world()
     with (
         tempfile.TemporaryDirectory(prefix="bench-varnish-") as directory,
-        _purged_edge(stack, Path(directory)) as edge,
+        _purged_edge(stack, Path(directory)) as (edge, origin),
     ):
+        world = _world()
         rows = _read_rounds(edge, world)
-        rows += _publishes(edge, stack.base_url, world)
+        rows += _publishes(edge, origin, world)
     return rows

@@ -28,14 +28,10 @@ from pathlib import Path
 
 import httpx
 
+from bench.post_workspace import GRAPHQL_POSTS, post_workspace
 from bench.report import Row
-from content_service import runtime
-from content_service.content.model import FieldSpec, TypeDefinition
-from content_service.content.schema_changes import create_type
-from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
-from content_service.identity.workspaces import create_workspace
+from content_service.identity.tokens import TokenSpec, create_token
 from harness.edge_cache import SERVED_FROM_CACHE, EdgeCache
-from harness.seeding import seed_published
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall
 
@@ -49,32 +45,17 @@ TARGET_PER_1000 = 100.0
 
 
 def _world() -> tuple[str, list[str], list[str]]:
-    slug = f"bench-edge-{uuid.uuid4().hex[:8]}"
-    workspace = create_workspace(runtime.settings(), slug, slug)
-    writer, _ = create_token(TokenSpec(name="writer", workspace_id=workspace.id, access="full"))
-    create_type(
-        authenticate_token(writer),
-        workspace.id,
-        TypeDefinition("post", fields=(FieldSpec("title", "string"), FieldSpec("body", "text"))),
-    )
-    ids = seed_published(
-        workspace.id, "post", [({"title": f"Post {i}", "body": "x" * 500}, {}) for i in range(30)]
-    )
-    readers = [
-        create_token(TokenSpec(name=f"reader {i}", workspace_id=workspace.id, access="read"))[0]
-        for i in range(CLIENTS)
-    ]
-    graphql = "/api/v1/graphql?query=" + "%7B+posts+%7B+total+items+%7B+title+%7D+%7D+%7D"
+    world = post_workspace("bench-edge", CLIENTS)
     urls = [
         "/api/v1/content/post",
         "/api/v1/content/post?pageSize=10",
         "/api/v1/content/post?sort=title",
         "/api/v1/content/post?fields=title",
-        *(f"/api/v1/content/post/{entry_id}" for entry_id in ids[:5]),
-        graphql,
+        *(f"/api/v1/content/post/{entry_id}" for entry_id in world.ids[:5]),
+        GRAPHQL_POSTS,
     ]
     assert len(urls) == HOT_URLS
-    return workspace.id, urls, readers
+    return world.workspace_id, urls, world.readers
 
 
 def _token_reads(calls: list[RecordedCall], table: str) -> int:
