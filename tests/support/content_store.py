@@ -8,14 +8,23 @@ DynamoDB's rules the content code relies on: strongly consistent, sort keys in b
 projections keep only the named paths, a Query page that stops at its limit says more may
 follow. `calls` records each read (operation, and table where it names one), so a test can tell
 how a list was read and how many rounds an expansion took.
+
+Writes take DynamoDB's request shapes, the tables named by their role (`table_name("content")`
+is "content"; the audit records' table keeps its configured name) and keyed as on AWS (`pk`,
+`sk`; events by `id`). A transaction checks every condition first and writes all or nothing,
+refused as DynamoDB refuses it (`storage.dynamo.TransactionCancelled`, one reason per item); it
+refuses, as DynamoDB does, more than 100 items or two on one item. Conditions and updates are
+evaluated by `tests.support.dynamo_expressions`, which raises on anything it does not know.
+Raw Queries and Scans (the background jobs, schedules, version history) are not served.
 """
 
 from __future__ import annotations
 
 import copy
+from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from content_service.content.items import (
     StoredEntry,
@@ -27,8 +36,15 @@ from content_service.content.list_index import index_state, with_state
 from content_service.content.list_keys import COUNT_SK
 from content_service.content.model import ContentType
 from content_service.content.schema import TYPE_SK_PREFIX, workspace_pk
-from content_service.content.store import Item, Key, Paths, Table
+from content_service.content.store import Item, Key, Named, Paths, Raw, Request, Table
 from content_service.storage import dynamo
+from tests.support.dynamo_expressions import Unsupported, apply_update, holds
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
+
+RowKey = tuple[str, ...]
+_KEY_ATTRIBUTES: dict[str, tuple[str, ...]] = {"events": ("id",)}
 
 
 def _stored(item: Mapping[str, Any]) -> Item:
@@ -86,13 +102,42 @@ def type_item(content_type: ContentType) -> dict[str, Any]:
     return item
 
 
+def _row_key(table: str, key: Mapping[str, Any]) -> RowKey:
+    """The key of an item (decoded) or of a request's `Key` (DynamoDB-typed)."""
+    found = []
+    for name in _KEY_ATTRIBUTES.get(table, ("pk", "sk")):
+        value = key[name]
+        found.append(str(value["S"] if isinstance(value, Mapping) else value))
+    return tuple(found)
+
+
+def _parts(item: TransactWriteItemTypeDef) -> list[tuple[str, Request]]:
+    """A transaction element's one operation (`Put`, `Update`, `Delete`, `ConditionCheck`)."""
+    parts: Mapping[str, Any] = item
+    return [(str(kind), request) for kind, request in parts.items()]
+
+
+@dataclass(frozen=True)
+class _Write:
+    """One write (or condition check) of a request: its kind, table, item key and request."""
+
+    kind: str
+    table: str
+    key: RowKey
+    request: Request
+
+    @classmethod
+    def of(cls, kind: str, request: Request) -> _Write:
+        table = str(request["TableName"])
+        item = dynamo.decode(request["Item"]) if kind == "Put" else request["Key"]
+        return cls(kind, table, _row_key(table, item), request)
+
+
 @dataclass
 class InMemoryContentStore:
-    """Both tables as dictionaries of items by (pk, sk)."""
+    """Every table as a dictionary of items by key ((pk, sk); (id,) for events)."""
 
-    tables: dict[Table, dict[tuple[str, str], Item]] = field(
-        default_factory=lambda: {"content": {}, "schema": {}}
-    )
+    tables: dict[str, dict[RowKey, Item]] = field(default_factory=lambda: defaultdict(dict))
     calls: list[str] = field(default_factory=list)
 
     # -- filling ---------------------------------------------------------------------------
@@ -101,7 +146,12 @@ class InMemoryContentStore:
         self.tables[table][(str(item["pk"]), str(item["sk"]))] = _stored(item)
 
     def add_type(self, content_type: ContentType) -> None:
-        self.put("schema", type_item(content_type))
+        """The type's item, its locales a string set as DynamoDB keeps them (`ADD locales`)."""
+        item = type_item(content_type)
+        self.put("schema", item)
+        stored = self.tables["schema"][(item["pk"], item["sk"])]
+        if "locales" in stored:
+            stored["locales"] = set(stored["locales"])
 
     def add_entry(
         self, content_type: ContentType, entry: StoredEntry, published: StoredEntry | None = None
@@ -174,3 +224,75 @@ class InMemoryContentStore:
         self.calls.append("index_count")
         counted = len(self._keys(pk, lower, upper))
         return None if counted > budget else counted
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def table_name(self, table: Named) -> str:
+        return table
+
+    def query(self, request: Request) -> Iterator[list[Raw]]:
+        raise Unsupported(f"the in-memory store runs no raw Query ({request.get('TableName')})")
+
+    def query_page(self, request: Request) -> tuple[list[Raw], Raw | None]:
+        raise Unsupported(f"the in-memory store runs no raw Query ({request.get('TableName')})")
+
+    def scan(self, request: Request) -> Iterator[list[Raw]]:
+        raise Unsupported(f"the in-memory store runs no Scan ({request.get('TableName')})")
+
+    def _holds(self, write: _Write) -> bool:
+        request = write.request
+        return holds(
+            request.get("ConditionExpression"),
+            self.tables[write.table].get(write.key, {}),
+            request.get("ExpressionAttributeNames", {}),
+            dynamo.decode(request.get("ExpressionAttributeValues", {})),
+        )
+
+    def _apply(self, write: _Write) -> None:
+        rows, request = self.tables[write.table], write.request
+        if write.kind == "Put":
+            rows[write.key] = dynamo.decode(request["Item"])
+        elif write.kind == "Delete":
+            rows.pop(write.key, None)
+        elif write.kind == "Update":
+            item = rows.get(write.key) or dynamo.decode(request["Key"])
+            names = request.get("ExpressionAttributeNames", {})
+            values = dynamo.decode(request.get("ExpressionAttributeValues", {}))
+            apply_update(request["UpdateExpression"], item, names, values)
+            rows[write.key] = item
+
+    def transact(self, items: Sequence[TransactWriteItemTypeDef]) -> None:
+        if not items:
+            return
+        if len(items) > dynamo.TRANSACT_LIMIT:
+            raise ValueError(f"DynamoDB refuses a transaction of {len(items)} items")
+        writes = [_Write.of(kind, request) for item in items for kind, request in _parts(item)]
+        touched = [(write.table, write.key) for write in writes]
+        if len(set(touched)) != len(touched):
+            raise ValueError("DynamoDB refuses a transaction with two operations on one item")
+        reasons = ["None" if self._holds(w) else "ConditionalCheckFailed" for w in writes]
+        self.calls.append("transact")
+        if "ConditionalCheckFailed" in reasons:
+            raise dynamo.TransactionCancelled(reasons)
+        for write in writes:
+            self._apply(write)
+
+    def _single(self, kind: str, request: Request) -> bool:
+        write = _Write.of(kind, request)
+        self.calls.append(f"{kind.lower()} {write.table}")
+        if not self._holds(write):
+            return False
+        self._apply(write)
+        return True
+
+    def update(self, request: Request) -> bool:
+        return self._single("Update", request)
+
+    def delete(self, request: Request) -> bool:
+        return self._single("Delete", request)
+
+    def delete_many(self, table: Table, keys: Sequence[Key]) -> int:
+        self.calls.append(f"delete_many {table}")
+        for key in keys:
+            self.tables[table].pop(_row_key(table, key), None)
+        return len(keys)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from content_service.clock import iso_utc
+from content_service.content.store import store
 from content_service.storage import dynamo
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def change_put(
         "published": published,
         "expiresAt": int(now) + RETENTION_SECONDS,
     }
-    return {"Put": {"TableName": dynamo.tables().content, "Item": dynamo.encode(item)}}
+    return {"Put": {"TableName": store().table_name("content"), "Item": dynamo.encode(item)}}
 
 
 def _change(item: dict[str, Any]) -> Change:
@@ -85,7 +86,7 @@ def read_changes(
     time `before`, oldest first, at most `limit`; and whether more follow. One strongly
     consistent Query (BETWEEN is inclusive: a change at exactly `after` is dropped here)."""
     request = {
-        "TableName": dynamo.tables().content,
+        "TableName": store().table_name("content"),
         "KeyConditionExpression": "pk = :pk AND sk BETWEEN :after AND :before",
         "ExpressionAttributeValues": dynamo.encode(
             {":pk": log_pk(workspace_id), ":after": after, ":before": before}
@@ -93,6 +94,6 @@ def read_changes(
         "ConsistentRead": True,
         "Limit": limit,
     }
-    items, more = dynamo.query_page(request)
+    items, more = store().query_page(request)
     changes = [_change(dynamo.decode(item)) for item in items]
     return [c for c in changes if c.sk != after], more is not None

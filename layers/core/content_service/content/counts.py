@@ -18,6 +18,7 @@ from content_service.content.list_keys import COUNT_SK, Visibility, count_pks
 from content_service.content.model import ContentType
 from content_service.content.requests import DEFAULT_LOCALE
 from content_service.content.schema import list_types
+from content_service.content.store import store
 from content_service.identity.principal import Caller
 from content_service.storage import dynamo
 
@@ -70,9 +71,7 @@ def count_by_state(
                 for pk in count_pks(workspace_id, content_type.name, locale, view, eq):
                     owner[pk] = (content_type.name, state)
     found: list[dict[str, Any]] = (
-        dynamo.batch_get(dynamo.tables().schema, [dynamo.key(pk, COUNT_SK) for pk in owner])
-        if owner
-        else []
+        store().get_many("schema", [dynamo.key(pk, COUNT_SK) for pk in owner]) if owner else []
     )
     sums: dict[tuple[str, str], int] = {}
     for item in found:

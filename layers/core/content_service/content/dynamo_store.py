@@ -1,5 +1,7 @@
 """The content store on DynamoDB (`content.store` is the interface): the process's client,
-strongly consistent reads, and the list index's Queries of sort keys alone."""
+strongly consistent reads, the list index's Queries of sort keys alone, and the writes as
+their requests say (a refused single write answers False, a refused transaction raises
+`storage.dynamo.TransactionCancelled`)."""
 
 from __future__ import annotations
 
@@ -9,12 +11,14 @@ from typing import TYPE_CHECKING, Any
 from content_service.storage import dynamo
 
 if TYPE_CHECKING:
-    from content_service.content.store import Item, Key, Paths, Table
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
+
+    from content_service.content.store import Item, Key, Named, Paths, Raw, Request, Table
 
 
-def _table(table: Table) -> str:
+def _table(table: Named) -> str:
     tables = dynamo.tables()
-    return tables.content if table == "content" else tables.schema
+    return {"content": tables.content, "schema": tables.schema, "events": tables.events}[table]
 
 
 def _projection(paths: Paths | None) -> dynamo.Projection | None:
@@ -61,7 +65,8 @@ def index_query(
 
 
 class DynamoContentStore:
-    """Reads through the process's client (`storage.dynamo.client()`), asked on every call."""
+    """Reads and writes through the process's client (`storage.dynamo.client()`), asked on
+    every call."""
 
     def get(self, table: Table, key: Key, paths: Paths | None = None) -> Item | None:
         return dynamo.get_item(_table(table), key, _projection(paths))
@@ -113,3 +118,29 @@ class DynamoContentStore:
     ) -> int | None:
         request = index_query(pk, lower, upper, forward=True, limit=limit, count=True)
         return dynamo.query_count(request, budget)
+
+    def table_name(self, table: Named) -> str:
+        return _table(table)
+
+    def query(self, request: Request) -> Iterator[list[Raw]]:
+        return dynamo.query_pages(request)
+
+    def query_page(self, request: Request) -> tuple[list[Raw], Raw | None]:
+        items, last = dynamo.query_page(request)
+        return [dict(item) for item in items], last
+
+    def scan(self, request: Request) -> Iterator[list[Raw]]:
+        for page in dynamo.pages("scan", request, None):
+            yield [dict(item) for item in page.get("Items", [])]
+
+    def transact(self, items: Sequence[TransactWriteItemTypeDef]) -> None:
+        dynamo.transact(items)
+
+    def update(self, request: Request) -> bool:
+        return dynamo.conditional(dynamo.client().update_item, **request) is not None
+
+    def delete(self, request: Request) -> bool:
+        return dynamo.conditional(dynamo.client().delete_item, **request) is not None
+
+    def delete_many(self, table: Table, keys: Sequence[Key]) -> int:
+        return dynamo.delete_many(_table(table), keys)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from content_service.content.store import store
 from content_service.identity.principal import Caller, UserCaller
 from content_service.storage import dynamo
 from content_service.storage.outbox_event import new_event_item
@@ -54,7 +55,7 @@ def event_put(kind: EventKind, **fields: Any) -> TransactWriteItemTypeDef:
     """The TransactWriteItems element that writes one event."""
     return {
         "Put": {
-            "TableName": dynamo.tables().events,
+            "TableName": store().table_name("events"),
             "Item": dynamo.encode(event_item(kind, **fields)),
             "ConditionExpression": "attribute_not_exists(id)",
         }

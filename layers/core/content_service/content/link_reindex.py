@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from content_service.content.items import PUBLISHED_SK, entry_key, from_item, published_key
 from content_service.content.link_refs import REF_PK_PREFIX, Source, held
+from content_service.content.store import store
 from content_service.storage import dynamo
 
 if TYPE_CHECKING:
@@ -49,14 +50,14 @@ _NAMES = {"#pk": "pk", "#sk": "sk", "#ws": "workspaceId", "#id": "id"}
 def _scan(condition: str, values: dict[str, Any], projection: str) -> Iterator[dict[str, Any]]:
     used = f"{condition} {projection}"
     request = {
-        "TableName": dynamo.tables().content,
+        "TableName": store().table_name("content"),
         "FilterExpression": condition,
         "ProjectionExpression": projection,
         "ExpressionAttributeNames": {k: v for k, v in _NAMES.items() if k in used},
         "ExpressionAttributeValues": values,
     }
-    for page in dynamo.pages("scan", request, None):
-        for raw in page.get("Items", []):
+    for page in store().scan(request):
+        for raw in page:
             yield dynamo.decode(raw)
 
 
@@ -90,9 +91,9 @@ def _wanted(
 ) -> tuple[dict[RefKey, dict[str, Any]], TransactWriteItemTypeDef]:
     """The reverse items the source's versions want (by key), and the fence on its entry item
     as read now."""
-    table = dynamo.tables().content
-    items = dynamo.batch_get(
-        table, [entry_key(workspace_id, source_id), published_key(workspace_id, source_id)]
+    table = store().table_name("content")
+    items = store().get_many(
+        "content", [entry_key(workspace_id, source_id), published_key(workspace_id, source_id)]
     )
     by_sk = {str(item.get("sk")): item for item in items}
     key = entry_key(workspace_id, source_id)
@@ -122,7 +123,7 @@ def _fix_source(
     workspace_id: str, source_id: str, stored: set[RefKey], report: LinkReindexReport
 ) -> None:
     """Takes one source's reverse items from `stored` to what its versions want."""
-    table = dynamo.tables().content
+    table = store().table_name("content")
     for _ in range(_ATTEMPTS):
         wanted, fence = _wanted(workspace_id, source_id)
         puts: list[TransactWriteItemTypeDef] = [
@@ -138,7 +139,7 @@ def _fix_source(
         step = dynamo.TRANSACT_LIMIT - 1
         try:
             for start in range(0, len(writes), step):
-                dynamo.transact([fence, *writes[start : start + step]])
+                store().transact([fence, *writes[start : start + step]])
         except dynamo.TransactionCancelled:
             continue  # written meanwhile: read it again (a Put or Delete repeated is harmless)
         report.written += len(puts)

@@ -45,6 +45,7 @@ from content_service.content.list_keys import (
     token,
 )
 from content_service.content.model import ContentType, ListLayout
+from content_service.content.store import store
 from content_service.storage import dynamo
 
 if TYPE_CHECKING:
@@ -166,7 +167,7 @@ def index_state(
 def _count_update(pk: str, delta: int) -> TransactWriteItemTypeDef:
     return {
         "Update": {
-            "TableName": dynamo.tables().schema,
+            "TableName": store().table_name("schema"),
             "Key": dynamo.key(pk, COUNT_SK),
             "UpdateExpression": "ADD #n :delta",
             "ExpressionAttributeNames": {"#n": "n"},
@@ -187,7 +188,7 @@ def index_changes(
     `rewrite` (its summary changed); items `old` has and `state` does not are deleted; counts
     are moved by one.
     """
-    table = dynamo.tables().content
+    table = store().table_name("content")
     had = set(old.list_keys) if old is not None else set()
     counted = set(old.list_counts) if old is not None else set()
     changes: list[TransactWriteItemTypeDef] = [

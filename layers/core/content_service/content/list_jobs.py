@@ -40,6 +40,7 @@ from content_service.content.items import (
 from content_service.content.list_keys import TERM, partition
 from content_service.content.model import ContentType
 from content_service.content.schema import LIST_JOBS_PK, get_type, list_job_key, type_key
+from content_service.content.store import store
 from content_service.content.versions import snapshot_items
 from content_service.content.write_transaction import Versions, indexed, put_version
 from content_service.storage import dynamo
@@ -88,7 +89,7 @@ def _fenced_update(
     assignments = ", ".join(f"#a{i} = :a{i}" for i in range(len(sets)))
     return {
         "Update": {
-            "TableName": dynamo.tables().content,
+            "TableName": store().table_name("content"),
             "Key": entry_key(stored.workspace_id, stored.id),
             "UpdateExpression": f"SET {assignments}, #version = #version + :one",
             "ConditionExpression": "#version = :version",
@@ -103,8 +104,8 @@ def _fenced_update(
 
 
 def _read_versions(content_type: ContentType, workspace_id: str, entry_id: str) -> Versions | None:
-    items = dynamo.batch_get(
-        dynamo.tables().content,
+    items = store().get_many(
+        "content",
         [entry_key(workspace_id, entry_id), published_key(workspace_id, entry_id)],
     )
     by_sk = {str(item.get("sk")): item for item in items}
@@ -145,7 +146,7 @@ def reindex_entry(content_type: ContentType, workspace_id: str, entry_id: str) -
         try:
             # At most two layouts of at most 45 items each are wanted; the items one of them
             # already has are not written again.
-            dynamo.transact([_fenced_update(stored, new, summary), *upgrade, *changes])
+            store().transact([_fenced_update(stored, new, summary), *upgrade, *changes])
             return True
         except dynamo.TransactionCancelled:
             continue  # written meanwhile: read it again
@@ -166,7 +167,7 @@ def _entry_ids(
                 workspace_id, content_type.name, locales[locale_index], "A", shard, shards, "@c"
             )
             request: dict[str, Any] = {
-                "TableName": dynamo.tables().content,
+                "TableName": store().table_name("content"),
                 "KeyConditionExpression": "#pk = :pk",
                 "ExpressionAttributeNames": {"#pk": "pk", "#sk": "sk"},
                 "ExpressionAttributeValues": {":pk": {"S": pk}},
@@ -176,7 +177,7 @@ def _entry_ids(
             }
             if last:
                 request["ExclusiveStartKey"] = {"pk": {"S": pk}, "sk": {"S": last}}
-            for page in dynamo.query_pages(request):
+            for page in store().query(request):
                 for raw in page:
                     sk = raw["sk"]["S"]
                     yield (
@@ -191,50 +192,54 @@ def _entry_ids(
 
 
 def _checkpoint(key: dict[str, Any], owner: str, gen: int, cursor: dict[str, Any]) -> None:
-    written = dynamo.conditional(
-        dynamo.client().update_item,
-        TableName=dynamo.tables().schema,
-        Key=key,
-        UpdateExpression="SET #cursor = :cursor",
-        ConditionExpression="#owner = :owner AND #gen = :gen",
-        ExpressionAttributeNames={"#cursor": "cursor", "#owner": "owner", "#gen": "gen"},
-        ExpressionAttributeValues={
-            ":cursor": dynamo.encode_value(cursor),
-            ":owner": {"S": owner},
-            ":gen": {"N": str(gen)},
-        },
+    written = store().update(
+        {
+            "TableName": store().table_name("schema"),
+            "Key": key,
+            "UpdateExpression": "SET #cursor = :cursor",
+            "ConditionExpression": "#owner = :owner AND #gen = :gen",
+            "ExpressionAttributeNames": {"#cursor": "cursor", "#owner": "owner", "#gen": "gen"},
+            "ExpressionAttributeValues": {
+                ":cursor": dynamo.encode_value(cursor),
+                ":owner": {"S": owner},
+                ":gen": {"N": str(gen)},
+            },
+        }
     )
-    if written is None:
+    if not written:
         raise _LostLease()
 
 
 def _lease(key: dict[str, Any], gen: int, now: float) -> str | None:
     owner = str(uuid.uuid4())
-    written = dynamo.conditional(
-        dynamo.client().update_item,
-        TableName=dynamo.tables().schema,
-        Key=key,
-        UpdateExpression="SET #owner = :owner, #until = :until",
-        ConditionExpression="#gen = :gen AND (attribute_not_exists(#until) OR #until < :now)",
-        ExpressionAttributeNames={"#owner": "owner", "#until": "leaseUntil", "#gen": "gen"},
-        ExpressionAttributeValues={
-            ":owner": {"S": owner},
-            ":until": {"N": str(int(now) + LEASE_SECONDS)},
-            ":now": {"N": str(int(now))},
-            ":gen": {"N": str(gen)},
-        },
+    written = store().update(
+        {
+            "TableName": store().table_name("schema"),
+            "Key": key,
+            "UpdateExpression": "SET #owner = :owner, #until = :until",
+            "ConditionExpression": (
+                "#gen = :gen AND (attribute_not_exists(#until) OR #until < :now)"
+            ),
+            "ExpressionAttributeNames": {"#owner": "owner", "#until": "leaseUntil", "#gen": "gen"},
+            "ExpressionAttributeValues": {
+                ":owner": {"S": owner},
+                ":until": {"N": str(int(now) + LEASE_SECONDS)},
+                ":now": {"N": str(int(now))},
+                ":gen": {"N": str(gen)},
+            },
+        }
     )
-    return None if written is None else owner
+    return owner if written else None
 
 
 def _switch(content_type: ContentType, workspace_id: str, gen: int) -> None:
     """Lists read the new layout from now on; the job turns to cleaning (both for `gen` only)."""
     assert content_type.list_next is not None
-    dynamo.transact(
+    store().transact(
         [
             {
                 "Update": {
-                    "TableName": dynamo.tables().schema,
+                    "TableName": store().table_name("schema"),
                     "Key": type_key(workspace_id, content_type.name),
                     "UpdateExpression": "SET #layout = :layout REMOVE #next",
                     "ConditionExpression": "#gen = :gen",
@@ -251,7 +256,7 @@ def _switch(content_type: ContentType, workspace_id: str, gen: int) -> None:
             },
             {
                 "Update": {
-                    "TableName": dynamo.tables().schema,
+                    "TableName": store().table_name("schema"),
                     "Key": list_job_key(workspace_id, content_type.name),
                     "UpdateExpression": "SET #phase = :clean REMOVE #cursor",
                     "ConditionExpression": "#gen = :gen",
@@ -272,13 +277,14 @@ def _switch(content_type: ContentType, workspace_id: str, gen: int) -> None:
 
 def _drop(key: dict[str, Any], gen: int) -> None:
     """A job whose type is gone or was changed again without it."""
-    dynamo.conditional(
-        dynamo.client().delete_item,
-        TableName=dynamo.tables().schema,
-        Key=key,
-        ConditionExpression="#gen = :gen",
-        ExpressionAttributeNames={"#gen": "gen"},
-        ExpressionAttributeValues={":gen": {"N": str(gen)}},
+    store().delete(
+        {
+            "TableName": store().table_name("schema"),
+            "Key": key,
+            "ConditionExpression": "#gen = :gen",
+            "ExpressionAttributeNames": {"#gen": "gen"},
+            "ExpressionAttributeValues": {":gen": {"N": str(gen)}},
+        }
     )
 
 
@@ -358,7 +364,7 @@ def reindex_stored(workspace_id: str | None = None, *, legacy_only: bool = False
     if workspace_id:
         values[":ws"] = {"S": workspace_id}
     request: dict[str, Any] = {
-        "TableName": dynamo.tables().content,
+        "TableName": store().table_name("content"),
         "FilterExpression": condition,
         "ProjectionExpression": "#ws, #type, #id, #locale",
         "ExpressionAttributeNames": names,
@@ -366,8 +372,8 @@ def reindex_stored(workspace_id: str | None = None, *, legacy_only: bool = False
     }
     types: dict[tuple[str, str], ContentType | None] = {}
     indexed = 0
-    for page in dynamo.pages("scan", request, None):
-        for raw in page.get("Items", []):
+    for page in store().scan(request):
+        for raw in page:
             item = dynamo.decode(raw)
             ws, name = str(item["workspaceId"]), str(item["contentType"])
             if (ws, name) not in types:
@@ -377,11 +383,13 @@ def reindex_stored(workspace_id: str | None = None, *, legacy_only: bool = False
                 continue
             locale = str(item.get("locale", "en"))
             if locale not in content_type.locales:
-                dynamo.client().update_item(
-                    TableName=dynamo.tables().schema,
-                    Key=type_key(ws, name),
-                    UpdateExpression="ADD locales :locale",
-                    ExpressionAttributeValues={":locale": {"SS": [locale]}},
+                store().update(
+                    {
+                        "TableName": store().table_name("schema"),
+                        "Key": type_key(ws, name),
+                        "UpdateExpression": "ADD locales :locale",
+                        "ExpressionAttributeValues": {":locale": {"SS": [locale]}},
+                    }
                 )
                 types[(ws, name)] = content_type = get_type(ws, name)
             if content_type is not None and reindex_entry(content_type, ws, str(item["id"])):
@@ -392,9 +400,9 @@ def reindex_stored(workspace_id: str | None = None, *, legacy_only: bool = False
 def run_jobs(out_of_time: Callable[[], bool], now: Callable[[], float] = time.time) -> JobReport:
     """Works on every pending list index job until done or out of time."""
     report = JobReport()
-    for page in dynamo.query_pages(
+    for page in store().query(
         {
-            "TableName": dynamo.tables().schema,
+            "TableName": store().table_name("schema"),
             "KeyConditionExpression": "pk = :pk",
             "ExpressionAttributeValues": {":pk": {"S": LIST_JOBS_PK}},
             "ConsistentRead": True,

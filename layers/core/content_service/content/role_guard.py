@@ -16,11 +16,11 @@ from content_service.audit.records import Actor, Target, record_put
 from content_service.clock import SystemClock
 from content_service.content.items import StoredEntry
 from content_service.content.names import ASSET_TYPE
+from content_service.content.store import store
 from content_service.errors import Forbidden
 from content_service.identity.permissions import permissions_for
 from content_service.identity.principal import Caller, UserCaller
 from content_service.identity.roles import MANAGE_ASSETS
-from content_service.storage import dynamo
 
 
 def creator(caller: Caller) -> dict[str, str]:
@@ -65,5 +65,5 @@ def check(
         now = SystemClock().now()
         changes = {"missing": refused.message}
         record = record_put(workspace_id, f"{what}.refused", Actor.of(caller), target, now, changes)
-        dynamo.transact([record])
+        store().transact([record])
         raise

@@ -30,6 +30,7 @@ from content_service.content.items import StoredEntry, entry_key, entry_pk
 from content_service.content.model import ContentType
 from content_service.content.requests import EntryAction, ScheduleAction, ScheduleRequest
 from content_service.content.schema import require_read
+from content_service.content.store import store
 from content_service.content.transitions import publish_entry, unpublish_entry
 from content_service.content.values import InvalidValue, normalise_datetime
 from content_service.content.write_transaction import (
@@ -150,7 +151,7 @@ def _pending(workspace_id: str, entry_id: str) -> list[Schedule]:
 
 def _schedules_of(workspace_id: str, entry_id: str) -> list[Schedule]:
     found: list[Schedule] = []
-    for page in dynamo.query_pages(
+    for page in store().query(
         {
             "TableName": content_table(),
             "KeyConditionExpression": "#pk = :pk AND begins_with(#sk, :prefix)",
@@ -241,7 +242,7 @@ def create_schedule(request: ScheduleRequest, clock: Clock | None = None) -> Sch
         created_by=_creator(caller),
     )
     try:
-        dynamo.transact(
+        store().transact(
             [*_schedule_items(schedule), _schedule_record(caller, schedule, "created", now)]
         )
     except dynamo.TransactionCancelled:
@@ -335,7 +336,7 @@ def cancel_schedule(request: ScheduleAction, clock: Clock | None = None) -> None
     now = (clock or SystemClock()).now()
     record = _schedule_record(request.caller, schedule, "cancelled", now)
     try:
-        dynamo.transact([*_settle(schedule, "cancelled", now), record])
+        store().transact([*_settle(schedule, "cancelled", now), record])
     except dynamo.TransactionCancelled:
         raise Conflict("the schedule ran or was cancelled meanwhile") from None
 
@@ -384,7 +385,7 @@ def _run_one(schedule: Schedule, now: float, clock: Clock) -> bool:
     except ServiceError as refused:
         reason = f"{schedule.action} could not run: {refused.message}"
         try:
-            dynamo.transact(_settle(schedule, "failed", now, reason))
+            store().transact(_settle(schedule, "failed", now, reason))
         except dynamo.TransactionCancelled:
             return True  # another runner settled it first
         return False
@@ -401,7 +402,7 @@ class _Settled(Refusal):
 
 def _due(now: float) -> list[Schedule]:
     """The schedules due by `now`, from the due partition (at most 100 per run)."""
-    items, _ = dynamo.query_page(
+    items, _ = store().query_page(
         {
             "TableName": content_table(),
             "KeyConditionExpression": "#pk = :pk AND #sk <= :now",
@@ -417,13 +418,13 @@ def _due(now: float) -> list[Schedule]:
     keys = [dynamo.decode(raw) for raw in items]
     schedules: list[Schedule] = []
     for due in keys:
-        item = dynamo.get_item(
-            content_table(),
+        item = store().get(
+            "content",
             _schedule_key(str(due["workspaceId"]), str(due["entryId"]), str(due["scheduleId"])),
         )
         if item is None:
-            dynamo.client().delete_item(
-                TableName=content_table(), Key=dynamo.key(DUE_PK, str(due["sk"]))
+            store().delete(
+                {"TableName": content_table(), "Key": dynamo.key(DUE_PK, str(due["sk"]))}
             )
             continue
         schedules.append(_from_item(item))
@@ -440,8 +441,8 @@ def run_due(out_of_time: Callable[[], bool], clock: Clock | None = None) -> Sche
             report.stopped_early = True
             break
         if schedule.status != "scheduled":
-            dynamo.client().delete_item(
-                TableName=content_table(), Key=dynamo.key(DUE_PK, schedule.due_sk)
+            store().delete(
+                {"TableName": content_table(), "Key": dynamo.key(DUE_PK, schedule.due_sk)}
             )
             continue
         if _run_one(schedule, now, clock):

@@ -30,6 +30,7 @@ from content_service.content.schema import (
     workspace_pk,
 )
 from content_service.content.schema_validation import validated_fields
+from content_service.content.store import store
 from content_service.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from content_service.identity.principal import Caller
 from content_service.storage import dynamo
@@ -45,7 +46,7 @@ _ATTEMPTS = 5
 def _version_update(workspace_id: str, read_version: int) -> TransactWriteItemTypeDef:
     return {
         "Update": {
-            "TableName": dynamo.tables().schema,
+            "TableName": store().table_name("schema"),
             "Key": dynamo.key(workspace_pk(workspace_id), SCHEMA_SK),
             "UpdateExpression": "SET version = if_not_exists(version, :zero) + :one",
             "ConditionExpression": "attribute_not_exists(pk) OR version = :read",
@@ -143,12 +144,12 @@ def create_type(
             "updatedAt": now,
         }
         created = type_from_item(workspace_id, item)
-        dynamo.transact(
+        store().transact(
             [
                 _version_update(workspace_id, schema.version),
                 {
                     "Put": {
-                        "TableName": dynamo.tables().schema,
+                        "TableName": store().table_name("schema"),
                         "Item": dynamo.encode(item),
                         "ConditionExpression": "attribute_not_exists(pk)",
                     }
@@ -190,7 +191,7 @@ def _layout_change(
     if existing.entry_count == 0:
         drop_job: TransactWriteItemTypeDef = {
             "Delete": {
-                "TableName": dynamo.tables().schema,
+                "TableName": store().table_name("schema"),
                 "Key": list_job_key(workspace_id, existing.name),
             }
         }
@@ -213,7 +214,7 @@ def _layout_change(
         {"listNext": requested.to_storage(), "listGen": gen},
         (),
         "",
-        {"Put": {"TableName": dynamo.tables().schema, "Item": job}},
+        {"Put": {"TableName": store().table_name("schema"), "Item": job}},
         existing.list_layout,
         requested,
         gen,
@@ -247,7 +248,7 @@ def _type_update(
         values[":zero"] = {"N": "0"}
     return {
         "Update": {
-            "TableName": dynamo.tables().schema,
+            "TableName": store().table_name("schema"),
             "Key": type_key(workspace_id, existing.name),
             "UpdateExpression": expression,
             "ConditionExpression": condition,
@@ -348,7 +349,7 @@ def replace_type(
         ]
         if change.job is not None:
             items.append(change.job)
-        dynamo.transact(items)
+        store().transact(items)
         return replaced
 
     result: ContentType = _retrying(attempt)
@@ -382,14 +383,14 @@ def delete_type(caller: Caller, workspace_id: str, name: str, clock: Clock | Non
                 "(trashed included); delete and purge them first"
             )
         moment = (clock or SystemClock()).now()
-        dynamo.transact(
+        store().transact(
             [
                 _version_update(workspace_id, schema.version),
                 type_changed_put(workspace_id, name, moment),
                 _type_record(caller, "deleted", existing, None, moment),
                 {
                     "Delete": {
-                        "TableName": dynamo.tables().schema,
+                        "TableName": store().table_name("schema"),
                         "Key": type_key(workspace_id, name),
                         "ConditionExpression": "revision = :revision AND entryCount = :zero",
                         "ExpressionAttributeValues": {
@@ -400,7 +401,7 @@ def delete_type(caller: Caller, workspace_id: str, name: str, clock: Clock | Non
                 },
                 {
                     "Delete": {
-                        "TableName": dynamo.tables().schema,
+                        "TableName": store().table_name("schema"),
                         "Key": list_job_key(workspace_id, name),
                     }
                 },

@@ -1,36 +1,45 @@
-"""The reads content makes of its two tables, as one interface, and the one place to get it.
+"""Every DynamoDB request content makes, as one interface, and the one place to get it.
 
-Like the webhook stores (`webhooks.endpoint_store`, `webhooks.outbox_store`), the content reads
-go through an object rather than the global client, so the pieces that decide what to read
-(the list plan and its index streams, the relation planner's expansions, write validation)
-can run against an in-memory store in unit tests. Production always uses `DynamoContentStore`
-(`content.dynamo_store`); `using(store)` swaps it for the code it encloses, every thread.
+Like the webhook stores (`webhooks.endpoint_store`, `webhooks.outbox_store`), content reaches
+its tables through an object rather than the global client, so the pieces that decide what to
+read and write (the list plan and its index streams, the relation planner's expansions, write
+validation, the write rules and their transactions) can run against an in-memory store in unit
+tests. Production always uses `DynamoContentStore` (`content.dynamo_store`); `using(store)`
+swaps it for the code it encloses, every thread.
 
-Items come back decoded (`storage.dynamo.decode`: numbers as Decimal); keys are
-`storage.dynamo.key(pk, sk)`. The list index's partitions are read by sort key only, the
-keys themselves holding the sort value and the entry id (`content.list_keys`).
-
-Writes (every TransactWriteItems) and the background jobs still call `storage.dynamo`
-directly: docs/decisions.md, D105, says what this interface covers.
+The typed reads give items back decoded (`storage.dynamo.decode`: numbers as Decimal); keys
+are `storage.dynamo.key(pk, sk)`. The list index's partitions are read by sort key only, the
+keys themselves holding the sort value and the entry id (`content.list_keys`). The writes and
+the other Queries take DynamoDB's own request shapes, naming tables by `table_name`: the write
+rules build them, the store sends them. A refused condition is `storage.dynamo`'s
+`TransactionCancelled` for a transaction and False for a single write, in every store
+(docs/decisions.md, D105 and D145).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from content_service.content.dynamo_store import DynamoContentStore
 from content_service.swappable import Swappable
 
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
+
 Table = Literal["content", "schema"]
+Named = Literal["content", "schema", "events"]
 Key = Mapping[str, Any]
 Paths = Sequence[Sequence[str]]
 Item = dict[str, Any]
+Request = Mapping[str, Any]
+Raw = dict[str, Any]
 
 
 class ContentStore(Protocol):
-    """Strongly consistent reads of the content and schema tables."""
+    """Strongly consistent reads of the content and schema tables, and every write content
+    makes (to them and to the events and audit tables, inside its transactions)."""
 
     def get(self, table: Table, key: Key, paths: Paths | None = None) -> Item | None:
         """One item (projected to `paths`), or None."""
@@ -69,15 +78,49 @@ class ContentStore(Protocol):
         once more than `budget` keys were examined."""
         ...
 
+    def table_name(self, table: Named) -> str:
+        """The name a request gives `table` (its `TableName`)."""
+        ...
+
+    def query(self, request: Request) -> Iterator[list[Raw]]:
+        """Every page of a Query, its items still DynamoDB-typed."""
+        ...
+
+    def query_page(self, request: Request) -> tuple[list[Raw], Raw | None]:
+        """One page of a Query and its LastEvaluatedKey (None at the end)."""
+        ...
+
+    def scan(self, request: Request) -> Iterator[list[Raw]]:
+        """Every page of a Scan, its items still DynamoDB-typed."""
+        ...
+
+    def transact(self, items: Sequence[TransactWriteItemTypeDef]) -> None:
+        """One TransactWriteItems: all of it or, refused, nothing (`TransactionCancelled`,
+        one reason per item)."""
+        ...
+
+    def update(self, request: Request) -> bool:
+        """One UpdateItem; False when its ConditionExpression refused it."""
+        ...
+
+    def delete(self, request: Request) -> bool:
+        """One DeleteItem; False when its ConditionExpression refused it."""
+        ...
+
+    def delete_many(self, table: Table, keys: Sequence[Key]) -> int:
+        """Deletes the items at `keys` (BatchWriteItem); how many were asked."""
+        ...
+
 
 _current: Swappable[ContentStore] = Swappable(DynamoContentStore())
 
 
 def store() -> ContentStore:
-    """The content store the process reads through."""
+    """The content store the process reads and writes through."""
     return _current.get()
 
 
 def using(replacement: ContentStore) -> AbstractContextManager[ContentStore]:
-    """Reads through `replacement` for the enclosed code (every thread), then restores."""
+    """Reads and writes through `replacement` for the enclosed code (every thread), then
+    restores."""
     return _current.using(replacement)

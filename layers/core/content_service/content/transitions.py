@@ -39,6 +39,7 @@ from content_service.content.linked_from import published_linkers
 from content_service.content.model import ContentType
 from content_service.content.names import ASSET_TYPE
 from content_service.content.requests import EntryAction
+from content_service.content.store import store
 from content_service.content.versions import MAX_VERSIONS, snapshot_items
 from content_service.content.views import Entry, entry_view, written
 from content_service.content.write_transaction import (
@@ -65,7 +66,6 @@ from content_service.content.write_transaction import (
 from content_service.errors import Conflict
 from content_service.identity.principal import Caller
 from content_service.identity.roles import PUBLISH, RESTORE, TRASH, UNPUBLISH, UPDATE
-from content_service.storage import dynamo
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
@@ -360,4 +360,4 @@ def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
 
     run(workspace_id, request.id, build)
     if leftovers:
-        dynamo.delete_many(content_table(), leftovers)
+        store().delete_many("content", leftovers)

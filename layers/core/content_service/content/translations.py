@@ -14,8 +14,8 @@ from content_service.content.items import group_claim_key
 from content_service.content.reads import load_entries_by_ids
 from content_service.content.requests import DEFAULT_LOCALE, is_entry_id, parse_view
 from content_service.content.schema import require_type
+from content_service.content.store import store
 from content_service.identity.principal import Caller
-from content_service.storage import dynamo
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,8 @@ def locale_group(
     if not is_entry_id(group_id):
         return []
     locales = sorted(definition.locales | {DEFAULT_LOCALE})
-    claims = dynamo.batch_get(
-        dynamo.tables().content,
+    claims = store().get_many(
+        "content",
         [group_claim_key(workspace_id, group_id, locale) for locale in locales],
     )
     ids = {

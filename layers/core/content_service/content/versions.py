@@ -25,6 +25,7 @@ from content_service.content.model import ContentType
 from content_service.content.query import select
 from content_service.content.requests import VersionRequest, VersionsRequest, is_entry_id
 from content_service.content.schema import require_type
+from content_service.content.store import store
 from content_service.content.views import Entry, entry_view
 from content_service.content.visibility import audiences_allow
 from content_service.content.write_transaction import delete, put_version
@@ -54,7 +55,7 @@ def snapshot_items(published: StoredEntry) -> list[TransactWriteItemTypeDef]:
 def read_snapshot(workspace_id: str, entry_id: str, number: int) -> StoredEntry | None:
     if not is_entry_id(entry_id) or number < 1:
         return None
-    item = dynamo.get_item(dynamo.tables().content, version_key(workspace_id, entry_id, number))
+    item = store().get("content", version_key(workspace_id, entry_id, number))
     return from_item(workspace_id, item) if item else None
 
 
@@ -115,9 +116,7 @@ def _entry_for_history(
         raise Forbidden("version history needs a full token or a sign-in")
     content_type = require_type(caller, workspace_id, type_name)
     item = (
-        dynamo.get_item(dynamo.tables().content, entry_key(workspace_id, entry_id))
-        if is_entry_id(entry_id)
-        else None
+        store().get("content", entry_key(workspace_id, entry_id)) if is_entry_id(entry_id) else None
     )
     stored = from_item(workspace_id, item) if item else None
     if (
@@ -146,9 +145,9 @@ def list_versions(request: VersionsRequest) -> VersionPage:
         [["publishedVersion"], ["publishedAt"], ["updatedBy"], ["title"]]
     )
     found: list[VersionSummary] = []
-    for page in dynamo.query_pages(
+    for page in store().query(
         {
-            "TableName": dynamo.tables().content,
+            "TableName": store().table_name("content"),
             "KeyConditionExpression": "#pk = :pk AND #sk BETWEEN :low AND :high",
             "ExpressionAttributeNames": {**names, **projection.names},
             "ExpressionAttributeValues": {

@@ -66,7 +66,7 @@ T = TypeVar("T")
 
 
 def content_table() -> str:
-    return dynamo.tables().content
+    return store().table_name("content")
 
 
 def encoded(values: Mapping[str, Any]) -> dict[str, AttributeValueTypeDef]:
@@ -130,8 +130,8 @@ def _claim_is_stale(workspace_id: str, claim: LinkClaim, me: str) -> str | None:
     links back). A purged source or a link removed from both leaves a stale claim, which the
     next writer takes over.
     """
-    found = dynamo.get_item(
-        content_table(),
+    found = store().get(
+        "content",
         link_claim_key(workspace_id, claim.content_type, claim.relation.key, claim.target_id),
     )
     if found is None:
@@ -141,11 +141,10 @@ def _claim_is_stale(workspace_id: str, claim: LinkClaim, me: str) -> str | None:
         return None
     if not is_entry_id(source_id):
         return source_id
-    projection = dynamo.Projection.of([["links", claim.relation.key]])
-    versions = dynamo.batch_get(
-        content_table(),
+    versions = store().get_many(
+        "content",
         [entry_key(workspace_id, source_id), published_key(workspace_id, source_id)],
-        projection,
+        [["links", claim.relation.key]],
     )
     for item in versions:
         if claim.target_id in (item.get("links") or {}).get(claim.relation.key, ()):
@@ -217,7 +216,7 @@ def run(workspace_id: str, me: str, build: Callable[[dict[str, str]], tuple[Tran
         transaction, result = build(takeovers)
         _fits(transaction)
         try:
-            dynamo.transact(transaction.committed_items())
+            store().transact(transaction.committed_items())
             return result
         except dynamo.TransactionCancelled as cancelled:
             if cancelled.conflicted:
@@ -288,7 +287,7 @@ def written_by(caller: Caller) -> dict[str, str] | None:
 def type_check(content_type: ContentType) -> TransactWriteItemTypeDef:
     return {
         "ConditionCheck": {
-            "TableName": dynamo.tables().schema,
+            "TableName": store().table_name("schema"),
             "Key": type_key(content_type.workspace_id, content_type.name),
             "ConditionExpression": "revision = :revision",
             "ExpressionAttributeValues": encoded({":revision": content_type.revision}),
@@ -311,7 +310,7 @@ def type_count(
         values[":locale"] = {"SS": [locale]}
     return {
         "Update": {
-            "TableName": dynamo.tables().schema,
+            "TableName": store().table_name("schema"),
             "Key": type_key(content_type.workspace_id, content_type.name),
             "UpdateExpression": expression,
             "ConditionExpression": condition,

@@ -3,8 +3,8 @@
 Both use the client rather than PynamoDB models: entries have dynamic attributes
 (`values.f3`, `links.f7`) read with nested ProjectionExpressions, every entry write is one
 TransactWriteItems over several tables, and the delivery claim needs
-`ReturnValuesOnConditionCheckFailure`. Content calls the process's client (`client()`); the
-webhook stores pass the client they were built with.
+`ReturnValuesOnConditionCheckFailure`. Content's store (`content.dynamo_store`) calls the
+process's client (`client()`); the webhook stores pass the client they were built with.
 
 - `encode`/`decode`: one TypeSerializer/TypeDeserializer pair; ints and floats are stored as
   exact Decimals, numbers read back stay Decimal (the caller knows its types).
