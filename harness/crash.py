@@ -870,7 +870,7 @@ def _receivers(exits: contextlib.ExitStack, seed: int) -> Receivers:
     healthy = exits.enter_context(Receiver())
     flaky = FlakyReceiver(seed)
     flaky.start()
-    exits.callback(flaky.close)
+    exits.callback(flaky.stop)
     gone = exits.enter_context(Receiver())
     gone.always(Answer(410, b"gone"))
     return Receivers(healthy, flaky, gone, exits.enter_context(Receiver()))
