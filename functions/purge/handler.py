@@ -18,17 +18,14 @@ from aws_lambda_powertools.utilities.batch import (
     EventType,
     process_partial_response,
 )
-from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
-    DynamoDBRecord,
-    DynamoDBRecordEventName,
-)
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from content_service import runtime
 from content_service.edge import purgers
 from content_service.edge.changes import EdgeChange, PurgeFailed, edge_change, tags_of
 from content_service.observability import logger, metrics
-from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
+from content_service.storage.outbox_stream import inserted_event
 from content_service.tracing import tracer
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
@@ -43,17 +40,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
 
     def record_handler(record: DynamoDBRecord) -> None:
         metrics.add_metric(name="PurgeRecords", unit=MetricUnit.Count, value=1)
-        if edge is None or record.event_name != DynamoDBRecordEventName.INSERT:
+        if edge is None:
             return
-        stream = record.dynamodb
-        try:
-            outbox = OutboxEvent.from_item(stream.new_image if stream else {})
-        except MalformedEvent as error:
-            logger.error("skipping a record that is not an outbox event", extra={"why": str(error)})
-            return
-        change = edge_change(outbox)
-        if change is not None and stream is not None:
-            pending.append((stream.sequence_number or "", change))
+        outbox = inserted_event(record)
+        change = edge_change(outbox) if outbox is not None else None
+        if change is not None and record.dynamodb is not None:
+            pending.append((record.dynamodb.sequence_number or "", change))
 
     response = process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context

@@ -1,0 +1,30 @@
+"""The outbox event a record of the events-table stream inserts, as the stream's consumers
+(the fan-out, the edge purge) read it."""
+
+from __future__ import annotations
+
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
+    DynamoDBRecord,
+    DynamoDBRecordEventName,
+)
+
+from content_service.observability import logger, metrics
+from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
+
+
+def inserted_event(
+    record: DynamoDBRecord, *, malformed_metric: str | None = None
+) -> OutboxEvent | None:
+    """The event `record` inserts; None for a modify or a remove, and for an insert that is not
+    an outbox event: that one is logged (and counted as `malformed_metric`, if given) and
+    skipped, since retrying it could never succeed."""
+    if record.event_name != DynamoDBRecordEventName.INSERT:
+        return None
+    try:
+        return OutboxEvent.from_item(record.dynamodb.new_image if record.dynamodb else {})
+    except MalformedEvent as error:
+        logger.error("skipping a record that is not an outbox event", extra={"why": str(error)})
+        if malformed_metric is not None:
+            metrics.add_metric(name=malformed_metric, unit=MetricUnit.Count, value=1)
+        return None
