@@ -193,6 +193,34 @@ export function installDialogs() {
   }
 }
 
+// A page's alert (a failure, focused) and status line (what was done): showing one clears the
+// other.
+export function messageBoxes(alertBox, statusBox) {
+  return {
+    fail(error) {
+      setMessage(statusBox, "");
+      setMessage(alertBox, describe(error));
+      alertBox.focus();
+    },
+    done(text) {
+      setMessage(alertBox, "");
+      setMessage(statusBox, text);
+    },
+  };
+}
+
+// A page's first load (`load`), then its controls enabled (`ready`); a failed load is shown
+// with `fail` and leaves them disabled.
+export async function startPage(load, fail) {
+  try {
+    await load();
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  ready();
+}
+
 // Controls that only work with this script start disabled; the page script enables them once
 // its handlers are in place, so an early click cannot fall through to nothing.
 export function ready() {

@@ -1,7 +1,7 @@
 // The roles page (/roles): the roles from `GET /api/v1/roles` with their rules, a custom role
 // made with the rules editor (`POST /api/v1/roles`) and deleted (`DELETE /api/v1/roles/{id}`).
 
-import { api, busy, confirmWith, describe, installDialogs, ready, rowButton, setMessage } from "./common.js";
+import { api, busy, confirmWith, installDialogs, messageBoxes, rowButton, startPage } from "./common.js";
 import { element, list, loadRoles, ruleText } from "./access.js";
 
 const alertBox = document.getElementById("roles-alert");
@@ -9,12 +9,7 @@ const statusBox = document.getElementById("roles-status");
 const roleList = document.getElementById("role-list");
 const ruleRows = document.getElementById("rule-rows");
 let ruleCount = 0;
-
-function fail(error) {
-  setMessage(statusBox, "");
-  setMessage(alertBox, describe(error));
-  alertBox.focus();
-}
+const { fail, done } = messageBoxes(alertBox, statusBox);
 
 function badges(role) {
   const shown = [];
@@ -63,8 +58,7 @@ async function deleteRole(role, button) {
     return;
   }
   await refresh();
-  setMessage(alertBox, "");
-  setMessage(statusBox, `Role ${role.name} deleted.`);
+  done(`Role ${role.name} deleted.`);
 }
 
 // Legends follow the rules' order; ids stay unique with a counter that only grows.
@@ -132,22 +126,11 @@ function installCreate() {
       ruleRows.replaceChildren();
       addRule();
       await refresh();
-      setMessage(alertBox, "");
-      setMessage(statusBox, `Role ${name} created.`);
+      done(`Role ${name} created.`);
     });
   });
 }
 
-async function start() {
-  installDialogs();
-  installCreate();
-  try {
-    await refresh();
-  } catch (error) {
-    fail(error);
-    return;
-  }
-  ready();
-}
-
-start();
+installDialogs();
+installCreate();
+startPage(refresh, fail);
