@@ -13,11 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.batch import (
-    BatchProcessor,
-    EventType,
-    process_partial_response,
-)
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -25,10 +20,8 @@ from content_service import runtime
 from content_service.edge import purgers
 from content_service.edge.changes import EdgeChange, PurgeFailed, edge_change, tags_of
 from content_service.observability import logger, metrics
-from content_service.storage.outbox_stream import inserted_event
+from content_service.storage.outbox_stream import inserted_event, process_batch
 from content_service.tracing import tracer
-
-processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -47,9 +40,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
         if change is not None and record.dynamodb is not None:
             pending.append((record.dynamodb.sequence_number or "", change))
 
-    response = process_partial_response(
-        event=event, record_handler=record_handler, processor=processor, context=context
-    )
+    response = process_batch(event, context, record_handler)
     if edge is None or not pending:
         return response
     changes = [change for _, change in pending]
