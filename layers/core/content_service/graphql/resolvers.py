@@ -391,7 +391,7 @@ async def _to_many(
 ) -> list[Entry]:
     """A to-many relation's page off the executor's direct path."""
     if request.page > 1:
-        # Spec 4.1: beyond the first page, the relations route's own call, one per row.
+        # Beyond the first page, the relations route's own call, one per row (docs/graphql.md).
         related = await asyncio.to_thread(service.list_related, request)
         found = related.items
     else:
