@@ -1114,9 +1114,16 @@ def timed(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
 
 
 class WritersConfig(Protocol):
-    kills: int
-    writers: int
-    seed: int
+    """What a harness that kills the stack under writers is given on its command line."""
+
+    @property
+    def kills(self) -> int: ...
+
+    @property
+    def writers(self) -> int: ...
+
+    @property
+    def seed(self) -> int: ...
 
 
 Config = TypeVar("Config", bound=WritersConfig)
