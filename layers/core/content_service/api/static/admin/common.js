@@ -209,6 +209,28 @@ export function messageBoxes(alertBox, statusBox) {
   };
 }
 
+// A create form: on submit (its button busy meanwhile) POSTs `body()` to `path`; a failure is
+// shown, a success empties the form (`form.reset()`, then `clear()`), reloads the page's list
+// (`refresh()`) and says what was created (`created(body)`).
+export function installCreateForm(form, button, { path, body, created, clear, refresh }, { fail, done }) {
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    busy(button, "Creating…", async () => {
+      const sent = body();
+      try {
+        await api("POST", path, sent);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      form.reset();
+      clear();
+      await refresh();
+      done(created(sent));
+    });
+  });
+}
+
 // A page's first load (`load`), then its controls enabled (`ready`); a failed load is shown
 // with `fail` and leaves them disabled.
 export async function startPage(load, fail) {

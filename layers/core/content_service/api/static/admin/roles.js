@@ -1,7 +1,7 @@
 // The roles page (/roles): the roles from `GET /api/v1/roles` with their rules, a custom role
 // made with the rules editor (`POST /api/v1/roles`) and deleted (`DELETE /api/v1/roles/{id}`).
 
-import { api, busy, confirmWith, installDialogs, messageBoxes, rowButton, startPage } from "./common.js";
+import { api, confirmWith, installCreateForm, installDialogs, messageBoxes, rowButton, startPage } from "./common.js";
 import { element, list, loadRoles, ruleText } from "./access.js";
 
 const alertBox = document.getElementById("roles-alert");
@@ -106,29 +106,21 @@ function installCreate() {
   const form = document.getElementById("role-form");
   document.getElementById("add-rule").addEventListener("click", () => addRule().querySelector("input").focus());
   addRule();
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    busy(document.getElementById("create-role"), "Creating…", async () => {
-      const name = document.getElementById("role-name").value.trim();
-      const body = {
-        name,
-        description: document.getElementById("role-description").value.trim(),
-        takesLocales: document.getElementById("role-takes-locales").checked,
-        rules: [...ruleRows.querySelectorAll(".rule")].map(ruleJson),
-      };
-      try {
-        await api("POST", "/api/v1/roles", body);
-      } catch (error) {
-        fail(error);
-        return;
-      }
-      form.reset();
+  installCreateForm(form, document.getElementById("create-role"), {
+    path: "/api/v1/roles",
+    body: () => ({
+      name: document.getElementById("role-name").value.trim(),
+      description: document.getElementById("role-description").value.trim(),
+      takesLocales: document.getElementById("role-takes-locales").checked,
+      rules: [...ruleRows.querySelectorAll(".rule")].map(ruleJson),
+    }),
+    created: (role) => `Role ${role.name} created.`,
+    clear: () => {
       ruleRows.replaceChildren();
       addRule();
-      await refresh();
-      done(`Role ${name} created.`);
-    });
-  });
+    },
+    refresh,
+  }, { fail, done });
 }
 
 installDialogs();

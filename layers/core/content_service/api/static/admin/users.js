@@ -3,7 +3,7 @@
 // (`PUT /api/v1/users/{id}/grants/{workspace}`) and deactivation
 // (`POST /api/v1/users/{id}/deactivate`).
 
-import { api, busy, confirmWith, describe, installDialogs, messageBoxes, rowButton, setMessage, startPage } from "./common.js";
+import { api, busy, confirmWith, describe, installCreateForm, installDialogs, messageBoxes, rowButton, setMessage, startPage } from "./common.js";
 import { EVERY_WORKSPACE, chosenGrants, data, element, fillWorkspaces, grantText, loadRoles, renderRoleChoices, workspaceName } from "./access.js";
 
 const alertBox = document.getElementById("users-alert");
@@ -116,27 +116,17 @@ function installCreate() {
   const fill = () => renderRoleChoices(choices, roles, "user", select.value);
   select.addEventListener("change", fill);
   fill();
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    busy(document.getElementById("create-user"), "Creating…", async () => {
-      const email = document.getElementById("user-email").value.trim();
-      const body = {
-        email,
-        password: document.getElementById("user-password").value,
-        grants: { [select.value]: chosenGrants(choices) },
-      };
-      try {
-        await api("POST", "/api/v1/users", body);
-      } catch (error) {
-        fail(error);
-        return;
-      }
-      form.reset();
-      fill();
-      await refresh();
-      done(`User ${email} created.`);
-    });
-  });
+  installCreateForm(form, document.getElementById("create-user"), {
+    path: "/api/v1/users",
+    body: () => ({
+      email: document.getElementById("user-email").value.trim(),
+      password: document.getElementById("user-password").value,
+      grants: { [select.value]: chosenGrants(choices) },
+    }),
+    created: (user) => `User ${user.email} created.`,
+    clear: fill,
+    refresh,
+  }, { fail, done });
 }
 
 installDialogs();
