@@ -38,11 +38,12 @@ from bench import content_lists
 from bench.content_lists import (
     RICH_TEXT,
     SEED_CHUNK,
+    StorageCalls,
     _client,
     _dynamodb,
-    _spread,
     _workspace,
     list_sizes,
+    spread_rows,
 )
 from bench.report import Row
 from content_service.assets.builtin_type import asset_type
@@ -58,7 +59,7 @@ from content_service.content.write_transaction import Versions
 from content_service.content.writes import create_entry
 from content_service.identity.principal import TokenCaller
 from content_service.identity.tokens import TokenSpec, create_token
-from harness.seeding import bulk_put, stored_entry
+from harness.seeding import bulk_put, bulk_put_chunks, stored_entry
 from infra.emulator import Emulator
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall, RequestRecorder
@@ -167,42 +168,32 @@ def _seed(
     span: tuple[int, int],
     emulator: Emulator,
 ) -> None:
-    (authors, assets), (start, stop) = links, span
-    rng = random.Random(stop)
+    authors, assets = links
+    rng = random.Random(span[1])
     keys = {f.name: f.key for f in post.fields}
     base = 1_700_000_000.0
-    for offset in range(start, stop, SEED_CHUNK):
-        entries: list[StoredEntry | Versions] = [
-            stored_entry(
-                workspace_id,
-                post,
-                {keys["title"]: f"Post {i:07d}", keys["body"]: RICH_TEXT},
-                entry_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-                stamp=iso_utc(base + i),
-                published=rng.random() < 0.8,
-                links_by_key={
-                    keys["author"]: [_author_of(i, rng, authors)],
-                    keys["hero"]: [assets[i % len(assets)]],
-                },
-            )
-            for i in range(offset, min(stop, offset + SEED_CHUNK))
-        ]
-        bulk_put(workspace_id, post, entries, emulator=emulator)
+
+    def entry(i: int) -> StoredEntry:
+        return stored_entry(
+            workspace_id,
+            post,
+            {keys["title"]: f"Post {i:07d}", keys["body"]: RICH_TEXT},
+            entry_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+            stamp=iso_utc(base + i),
+            published=rng.random() < 0.8,
+            links_by_key={
+                keys["author"]: [_author_of(i, rng, authors)],
+                keys["hero"]: [assets[i % len(assets)]],
+            },
+        )
+
+    bulk_put_chunks(workspace_id, post, span, entry, chunk=SEED_CHUNK, emulator=emulator)
 
 
 @dataclasses.dataclass
-class _Seen:
-    calls: list[RecordedCall]
+class _Seen(StorageCalls):
     total: int
     samples: list[float] = dataclasses.field(default_factory=list)
-
-    @property
-    def requests(self) -> int:
-        return len(_dynamodb(self.calls))
-
-    @property
-    def bytes_read(self) -> int:
-        return sum(c.response_bytes for c in _dynamodb(self.calls))
 
 
 def _list(client: httpx.Client, recorder: RequestRecorder, params: dict[str, Any]) -> _Seen:
@@ -264,25 +255,7 @@ def _author_rows(case: str, seen: dict[int, _Seen], bounded: bool) -> list[Row]:
         )
     if bounded and len(seen) > 1:
         sizes = ", ".join(f"{s:,}" for s in seen)
-        spreads = {
-            "requests": _spread([float(s.requests) for s in seen.values()]),
-            "bytes read": _spread([float(s.bytes_read) for s in seen.values()]),
-            "service time (median, storage replayed)": _spread(
-                [statistics.median(s.samples) for s in seen.values()]
-            ),
-        }
-        rows.extend(
-            Row(
-                BENCHMARK,
-                f"{case}, across {sizes} posts",
-                f"{metric}: largest / smallest",
-                spread,
-                "ratio",
-                target="<= 1.10",
-                meets_target=spread <= 1.10,
-            )
-            for metric, spread in spreads.items()
-        )
+        rows.extend(spread_rows(BENCHMARK, f"{case}, across {sizes} posts", list(seen.values())))
     return rows
 
 

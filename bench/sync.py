@@ -24,7 +24,14 @@ from typing import Any
 
 import httpx
 
-from bench.content_lists import RICH_TEXT, SEED_CHUNK, _client, _dynamodb, _spread, _workspace
+from bench.content_lists import (
+    RICH_TEXT,
+    SEED_CHUNK,
+    StorageCalls,
+    _client,
+    _spread,
+    _workspace,
+)
 from bench.report import Row
 from content_service import runtime
 from content_service.clock import iso_utc
@@ -32,12 +39,11 @@ from content_service.content.items import StoredEntry
 from content_service.content.model import ContentType, FieldSpec, TypeDefinition
 from content_service.content.schema import get_type
 from content_service.content.schema_changes import create_type
-from content_service.content.write_transaction import Versions
 from content_service.identity.tokens import TokenSpec, create_token
-from harness.seeding import bulk_put, stored_entry
+from harness.seeding import bulk_put_chunks, stored_entry
 from infra.emulator import Emulator
 from infra.local_stack import LocalStack
-from infra.request_recorder import RecordedCall, RequestRecorder
+from infra.request_recorder import RequestRecorder
 
 BENCHMARK = "sync"
 SIZES = (1_000, 10_000)
@@ -61,38 +67,27 @@ def _seed(
     workspace_id: str, article: ContentType, span: tuple[int, int], emulator: Emulator
 ) -> None:
     keys = {f.name: f.key for f in article.fields}
-    start, stop = span
-    for offset in range(start, stop, SEED_CHUNK):
-        entries: list[StoredEntry | Versions] = [
-            stored_entry(
-                workspace_id,
-                article,
-                {keys["title"]: f"Article {i:07d}", keys["body"]: RICH_TEXT},
-                entry_id=str(uuid.UUID(int=i + 1, version=4)),
-                stamp=iso_utc(1_700_000_000.0 + i),
-            )
-            for i in range(offset, min(stop, offset + SEED_CHUNK))
-        ]
-        bulk_put(workspace_id, article, entries, emulator=emulator)
+
+    def entry(i: int) -> StoredEntry:
+        return stored_entry(
+            workspace_id,
+            article,
+            {keys["title"]: f"Article {i:07d}", keys["body"]: RICH_TEXT},
+            entry_id=str(uuid.UUID(int=i + 1, version=4)),
+            stamp=iso_utc(1_700_000_000.0 + i),
+        )
+
+    bulk_put_chunks(workspace_id, article, span, entry, chunk=SEED_CHUNK, emulator=emulator)
 
 
 @dataclasses.dataclass
-class _Synced:
+class _Synced(StorageCalls):
     """A sync followed to its `nextSyncUrl`: every storage call, page and entry."""
 
-    calls: list[RecordedCall]
     pages: int
     entries: list[dict[str, Any]]
     next_sync: str
     seconds: float
-
-    @property
-    def requests(self) -> int:
-        return len(_dynamodb(self.calls))
-
-    @property
-    def bytes_read(self) -> int:
-        return sum(c.response_bytes for c in _dynamodb(self.calls))
 
 
 def _sync(client: httpx.Client, recorder: RequestRecorder, url: str) -> _Synced:

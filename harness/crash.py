@@ -80,7 +80,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import boto3
 import httpx
@@ -421,11 +421,17 @@ class Writer(threading.Thread):
         if response.status_code >= 300:
             self.ledger.problem(f"{method} {path} answered {response.status_code}")
             return True
-        _apply(entry, kind, title)
-        entry.acked[EVENT_OF[kind]] += 1
+        made(entry, kind, title)
         with self.ledger.lock:
             self.ledger.acknowledged += 1
         return True
+
+
+def made(entry: Entry, kind: str, title: str | None) -> None:
+    """An operation the stack made (acknowledged, or found applied after a kill): applied to the
+    entry, and its event owed."""
+    _apply(entry, kind, title)
+    entry.acked[EVENT_OF[kind]] += 1
 
 
 def _apply(entry: Entry, kind: str, title: str | None) -> None:
@@ -503,8 +509,7 @@ def _verify(entry: Entry, seen: tuple[str, str, str | None] | str, ledger: Ledge
     after = Entry(entry.id, entry.title, entry.status, entry.live, entry.deleted)
     _apply(after, kind, title)
     if seen == after.state():
-        _apply(entry, kind, title)
-        entry.acked[EVENT_OF[kind]] += 1  # applied: its event must exist too
+        made(entry, kind, title)
     elif seen != expected:
         ledger.problem(f"entry {entry.id}: neither before nor after {kind}: {seen}")
     entry.uncertain = None
@@ -870,7 +875,7 @@ def _receivers(exits: contextlib.ExitStack, seed: int) -> Receivers:
     healthy = exits.enter_context(Receiver())
     flaky = FlakyReceiver(seed)
     flaky.start()
-    exits.callback(flaky.close)
+    exits.callback(flaky.stop)
     gone = exits.enter_context(Receiver())
     gone.always(Answer(410, b"gone"))
     return Receivers(healthy, flaky, gone, exits.enter_context(Receiver()))
@@ -939,10 +944,7 @@ def run_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
         repeats = count_repeats(received, cycles)
         if repeats["afterGracefulStop"] or repeats["withinOneRun"]:
             problems.append(f"repeated (delivery, attempt) sends: {repeats}")
-    if problems:
-        say(f"kept the stack's folder and log for a look: {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
+    keep_when_failed(tmp, problems, say)
     return {
         "kills": config.kills,
         "gracefulStops": config.graceful,
@@ -1028,10 +1030,7 @@ def run_notice_crash(config: CrashConfig, say: Any = print) -> dict[str, Any]:
         notice_problems, notices = check_notices(final, watcher.requests, subject)
         problems += notice_problems
         heard_after = _heard(watcher, "endpoint.disabled")
-    if problems:
-        say(f"kept the stack's folder and log for a look: {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
+    keep_when_failed(tmp, problems, say)
     return {
         "killedBeforeTheNotice": not heard_before,
         "notices": notices,
@@ -1066,6 +1065,86 @@ def announcer(name: str) -> Callable[[str], None]:
         print(f"[{name} {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
     return say
+
+
+def keep_when_failed(tmp: str, problems: Sequence[str], say: Callable[[str], None]) -> None:
+    """Keeps a run's folder (the stack's files and log) for a look when a check failed;
+    removes it otherwise."""
+    if problems:
+        say(f"kept the stack's folder and log for a look: {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class CrashWriter(Protocol):
+    """A thread writing through the API until `stopping` is set or the stack dies."""
+
+    stopping: threading.Event
+    calls: int
+
+    def start(self) -> None: ...
+
+    def join(self, timeout: float | None = None) -> None: ...
+
+
+def kill_under_writers(
+    stack: StackProcess,
+    writers: Sequence[CrashWriter],
+    rng: random.Random,
+    run_s: tuple[float, float],
+) -> int:
+    """Starts `writers`, kills the stack (SIGKILL) after a random time within `run_s`, stops
+    them; answers the calls they made."""
+    for writer in writers:
+        writer.start()
+    time.sleep(rng.uniform(*run_s))
+    stack.stop("SIGKILL")
+    for writer in writers:
+        writer.stopping.set()
+        writer.join(15)
+    return sum(w.calls for w in writers)
+
+
+def timed(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """`run`'s report with the seconds it took."""
+    started = time.monotonic()
+    report = run()
+    report["seconds"] = round(time.monotonic() - started, 1)
+    return report
+
+
+class WritersConfig(Protocol):
+    """What a harness that kills the stack under writers is given on its command line."""
+
+    @property
+    def kills(self) -> int: ...
+
+    @property
+    def writers(self) -> int: ...
+
+    @property
+    def seed(self) -> int: ...
+
+
+Config = TypeVar("Config", bound=WritersConfig)
+
+
+def writers_main(
+    argv: Sequence[str],
+    module: str,
+    description: str | None,
+    config_type: Callable[..., Config],
+    run: Callable[[Config, Callable[[str], None]], dict[str, Any]],
+) -> int:
+    """The command line of a harness that kills the stack under writers (`python -m
+    harness.MODULE --kills N --writers N --seed N`): runs it and prints its report."""
+    defaults = config_type()
+    parser = argparse.ArgumentParser(prog=f"python -m harness.{module}", description=description)
+    for option in ("kills", "writers", "seed"):
+        parser.add_argument(f"--{option}", type=int, default=getattr(defaults, option))
+    args = parser.parse_args(argv)
+    config = config_type(kills=args.kills, writers=args.writers, seed=args.seed)
+    return print_report(run(config, announcer(module.replace("_", "-"))))
 
 
 def print_report(report: dict[str, Any]) -> int:
@@ -1103,10 +1182,7 @@ def main(argv: Sequence[str]) -> int:
         seed=args.seed,
         journal=not args.no_journal,
     )
-    started = time.monotonic()
-    report = run_crash(config, announcer("crash"))
-    report["seconds"] = round(time.monotonic() - started, 1)
-    return print_report(report)
+    return print_report(timed(lambda: run_crash(config, announcer("crash"))))
 
 
 if __name__ == "__main__":

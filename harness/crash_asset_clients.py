@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 from PIL import Image
 
-from harness.crash import EVENT_OF, Entry, Ledger, _apply
+from harness.crash import EVENT_OF, Entry, Ledger, made
 
 CREATED = EVENT_OF["created"]
 
@@ -155,8 +155,7 @@ class AssetClient:
         if answer.status_code != 200:
             self.ledger.problem(f"{method} {path} answered {answer.status_code}: {answer.text}")
             return True
-        _apply(entry, kind, title)
-        entry.acked[EVENT_OF[kind]] += 1
+        made(entry, kind, title)
         with self.ledger.lock:
             self.ledger.edits_acknowledged += 1
         return True

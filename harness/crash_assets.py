@@ -39,7 +39,6 @@ import argparse
 import hashlib
 import os
 import random
-import shutil
 import signal
 import sys
 import tempfile
@@ -62,7 +61,9 @@ from harness.crash import (
     _signed_in,
     _verify,
     announcer,
+    keep_when_failed,
     print_report,
+    timed,
 )
 from harness.crash_asset_clients import AssetClient, AssetLedger, Upload
 from harness.crash_objects import stack_s3
@@ -326,10 +327,7 @@ def run_assets_crash(config: AssetCrashConfig, say: Any = print) -> dict[str, An
         )
     event_problems, events = check_events(stack.storage(), ledger)
     problems = [*ledger.problems, *event_problems, *stack.stop("SIGTERM")]
-    if problems:
-        say(f"kept the stack's folder and log for a look: {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
+    keep_when_failed(tmp, problems, say)
     return {
         "kills": config.kills,
         "journal": config.journal,
@@ -360,10 +358,7 @@ def main(argv: Sequence[str]) -> int:
     config = AssetCrashConfig(
         kills=args.kills, clients=args.clients, seed=args.seed, journal=not args.no_journal
     )
-    started = time.monotonic()
-    report = run_assets_crash(config, announcer("crash-assets"))
-    report["seconds"] = round(time.monotonic() - started, 1)
-    return print_report(report)
+    return print_report(timed(lambda: run_assets_crash(config, announcer("crash-assets"))))
 
 
 if __name__ == "__main__":

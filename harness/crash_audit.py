@@ -15,14 +15,11 @@ its change, is what writing the record outside the change's transaction would le
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import random
-import shutil
 import sys
 import tempfile
 import threading
-import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -31,7 +28,15 @@ from typing import Any
 
 import httpx
 
-from harness.crash import CrashConfig, StackProcess, Storage, _signed_in, announcer, print_report
+from harness.crash import (
+    CrashConfig,
+    StackProcess,
+    Storage,
+    _signed_in,
+    keep_when_failed,
+    kill_under_writers,
+    writers_main,
+)
 
 NOTE = "note"
 LISTENER_URL = "http://127.0.0.1:9/listener"
@@ -289,14 +294,7 @@ def run_audit_crash(config: AuditCrashConfig, say: Any = print) -> dict[str, Any
             AuditWriter(access, f"w{n}_{number}", stamps, random.Random(rng.random()))
             for n in range(config.writers)
         ]
-        for writer in writers:
-            writer.start()
-        time.sleep(rng.uniform(config.min_run_s, config.max_run_s))
-        stack.stop("SIGKILL")
-        for writer in writers:
-            writer.stopping.set()
-            writer.join(15)
-        calls += sum(w.calls for w in writers)
+        calls += kill_under_writers(stack, writers, rng, (config.min_run_s, config.max_run_s))
         say(f"kill {number + 1}/{config.kills}: {calls} calls made so far")
     stack.start()
     assert access is not None
@@ -305,22 +303,12 @@ def run_audit_crash(config: AuditCrashConfig, say: Any = print) -> dict[str, Any
     finally:
         problems_at_stop = stack.stop("SIGTERM")
     problems += problems_at_stop
-    if problems:
-        say(f"kept the stack's folder and log for a look: {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
+    keep_when_failed(tmp, problems, say)
     return {"kills": config.kills, "calls": calls, **counts, "problems": problems}
 
 
 def main(argv: Sequence[str]) -> int:
-    defaults = AuditCrashConfig()
-    parser = argparse.ArgumentParser(prog="python -m harness.crash_audit", description=__doc__)
-    parser.add_argument("--kills", type=int, default=defaults.kills)
-    parser.add_argument("--writers", type=int, default=defaults.writers)
-    parser.add_argument("--seed", type=int, default=defaults.seed)
-    args = parser.parse_args(argv)
-    config = AuditCrashConfig(kills=args.kills, writers=args.writers, seed=args.seed)
-    return print_report(run_audit_crash(config, announcer("crash-audit")))
+    return writers_main(argv, "crash_audit", __doc__, AuditCrashConfig, run_audit_crash)
 
 
 if __name__ == "__main__":

@@ -14,13 +14,10 @@ transaction could leave; a stale one, which these small writes always have room 
 
 from __future__ import annotations
 
-import argparse
 import random
-import shutil
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +25,15 @@ from typing import Any
 
 import httpx
 
-from harness.crash import CrashConfig, StackProcess, Storage, _signed_in, announcer, print_report
+from harness.crash import (
+    CrashConfig,
+    StackProcess,
+    Storage,
+    _signed_in,
+    keep_when_failed,
+    kill_under_writers,
+    writers_main,
+)
 
 Ref = tuple[str, str, str]  # (target id, source id, field key)
 
@@ -172,22 +177,12 @@ def run_links_crash(config: LinkCrashConfig, say: Any = print) -> dict[str, Any]
             LinkWriter(stack.base_url, token, targets, random.Random(rng.random()))
             for _ in range(config.writers)
         ]
-        for writer in writers:
-            writer.start()
-        time.sleep(rng.uniform(config.min_run_s, config.max_run_s))
-        stack.stop("SIGKILL")
-        for writer in writers:
-            writer.stopping.set()
-            writer.join(15)
-        calls += sum(w.calls for w in writers)
+        calls += kill_under_writers(stack, writers, rng, (config.min_run_s, config.max_run_s))
         say(f"kill {number + 1}/{config.kills}: {calls} calls made so far")
     stack.start()
     problems, links, refs = index_problems(stack.storage())
     problems += stack.stop("SIGTERM")
-    if problems:
-        say(f"kept the stack's folder and log for a look: {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
+    keep_when_failed(tmp, problems, say)
     return {
         "kills": config.kills,
         "calls": calls,
@@ -198,14 +193,7 @@ def run_links_crash(config: LinkCrashConfig, say: Any = print) -> dict[str, Any]
 
 
 def main(argv: Sequence[str]) -> int:
-    defaults = LinkCrashConfig()
-    parser = argparse.ArgumentParser(prog="python -m harness.crash_links", description=__doc__)
-    parser.add_argument("--kills", type=int, default=defaults.kills)
-    parser.add_argument("--writers", type=int, default=defaults.writers)
-    parser.add_argument("--seed", type=int, default=defaults.seed)
-    args = parser.parse_args(argv)
-    config = LinkCrashConfig(kills=args.kills, writers=args.writers, seed=args.seed)
-    return print_report(run_links_crash(config, announcer("crash-links")))
+    return writers_main(argv, "crash_links", __doc__, LinkCrashConfig, run_links_crash)
 
 
 if __name__ == "__main__":

@@ -22,16 +22,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from harness.ports import free_port
+from harness.ports import free_port, terminate, wait_for_port
+from infra.running import Running
 from infra.template_model import Template
 
 SERVED_FROM_CACHE = frozenset({"HIT", "STALE", "UPDATING"})
@@ -147,7 +144,7 @@ def nginx_binary() -> str:
     return found
 
 
-class EdgeCache:
+class EdgeCache(Running):
     """nginx in front of `origin` (the local stack's base URL), until stopped."""
 
     def __init__(self, directory: Path, origin: str, *, honour_vary: bool = True) -> None:
@@ -156,18 +153,6 @@ class EdgeCache:
         self.honour_vary = honour_vary
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
-
-    def __enter__(self) -> EdgeCache:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def start(self) -> None:
         binary = nginx_binary()
@@ -187,7 +172,7 @@ class EdgeCache:
                     stdout=subprocess.DEVNULL,
                     stderr=log,
                 )
-            if self._listening(port):
+            if wait_for_port(self.process, port, seconds=10, pause=0.02):
                 self.url = f"http://127.0.0.1:{port}"
                 return
             self.process.wait(10)
@@ -195,28 +180,8 @@ class EdgeCache:
             if attempt == 2 or "Address already in use" not in errors:
                 raise RuntimeError(f"nginx did not start: {errors[-2000:]}")
 
-    def _listening(self, port: int) -> bool:
-        process = self.process
-        assert process is not None
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                return False
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    return True
-            except OSError:
-                time.sleep(0.02)
-        process.kill()
-        return False
-
     def stop(self) -> None:
         process, self.process = self.process, None
         if process is None:
             return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
+        terminate(process, 10)

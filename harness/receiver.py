@@ -9,7 +9,6 @@ connection reuse is visible in `connections`.
 
 from __future__ import annotations
 
-import socket
 import sys
 import threading
 import time
@@ -17,8 +16,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
+
+from harness.ports import free_port
+from infra.running import Running
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 @dataclass
-class Receiver:
+class Receiver(Running):
     """`on_request`, when set, is called with each request before it is answered (while the
     sender waits); `max_in_flight` is the most requests ever being handled at once."""
 
@@ -85,18 +86,6 @@ class Receiver:
     _stop: threading.Event = field(default_factory=threading.Event)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
-
-    def __enter__(self) -> Receiver:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     @property
     def port(self) -> int:
@@ -197,7 +186,7 @@ class Receiver:
         )
         self._thread.start()
 
-    def close(self) -> None:
+    def stop(self) -> None:
         self._stop.set()
         if self._server is not None:
             self._server.shutdown()
@@ -207,7 +196,4 @@ class Receiver:
 
 def refused_port() -> int:
     """A port on 127.0.0.1 that nothing listens on (bound, then released)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
+    return free_port()

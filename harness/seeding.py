@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from content_service.clock import iso_utc
@@ -186,6 +186,23 @@ def bulk_put(
             ":locales": {"SS": locales or ["en"]},
         },
     )
+
+
+def bulk_put_chunks(
+    workspace_id: str,
+    content_type: ContentType,
+    span: tuple[int, int],
+    entry: Callable[[int], StoredEntry | Versions],
+    *,
+    chunk: int,
+    emulator: Emulator,
+) -> None:
+    """Entries `entry(i)` for i in `span` (start, stop), made in order and written `chunk` at
+    a time (`bulk_put`), so a large seed is never held whole in memory."""
+    start, stop = span
+    for offset in range(start, stop, chunk):
+        entries = [entry(i) for i in range(offset, min(stop, offset + chunk))]
+        bulk_put(workspace_id, content_type, entries, emulator=emulator)
 
 
 def seed_published(

@@ -22,16 +22,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import signal
-import socket
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 from harness.edge_cache import Keying, edge_keying
-from harness.ports import free_port
+from harness.ports import free_port, terminate, wait_for_port
+from infra.running import Running
 
 PURGE_HEADER = "xkey-purge"
 
@@ -139,7 +136,7 @@ def varnish_binary() -> str:
     return found
 
 
-class VarnishEdge:
+class VarnishEdge(Running):
     """Varnish in front of `origin` (the local stack's base URL), until stopped; on `port`, or
     on a free one when 0; ignoring `Vary`, as CloudFront does, when `honour_vary` is False."""
 
@@ -158,18 +155,6 @@ class VarnishEdge:
     def purge_url(self) -> str:
         return self.url + "/"
 
-    def __enter__(self) -> VarnishEdge:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
-
     def start(self) -> None:
         binary = varnish_binary()
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -184,7 +169,7 @@ class VarnishEdge:
                     stdout=log,
                     stderr=subprocess.STDOUT,
                 )
-            if self._listening(port):
+            if wait_for_port(self.process, port, seconds=30, pause=0.05):
                 self.url = f"http://127.0.0.1:{port}"
                 return
             self.process.wait(10)
@@ -202,21 +187,6 @@ class VarnishEdge:
             *("-p", "default_ttl=0", "-p", "default_grace=0", "-p", "default_keep=0"),
             *("-p", "http_gzip_support=off", "-p", "thread_stats_rate=1"),
         ]
-
-    def _listening(self, port: int) -> bool:
-        process = self.process
-        assert process is not None
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                return False
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    return True
-            except OSError:
-                time.sleep(0.05)
-        process.kill()
-        return False
 
     def counters(self) -> dict[str, int]:
         """Varnish's counters now (varnishstat), by name (`MAIN.backend_req`...)."""
@@ -255,9 +225,4 @@ class VarnishEdge:
         process, self.process = self.process, None
         if process is None:
             return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
+        terminate(process, 20)

@@ -11,11 +11,12 @@ import logging
 import socket
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import boto3
 from botocore.config import Config
+
+from infra.running import Running
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -46,7 +47,7 @@ class EmulatorError(RuntimeError):
     """The emulator could not start (typically: its port is taken)."""
 
 
-class Emulator:
+class Emulator(Running):
     """A moto server on 127.0.0.1 plus boto3 clients wired to it with fake credentials."""
 
     def __init__(
@@ -154,18 +155,6 @@ class Emulator:
     def running(self) -> bool:
         """False once the emulator is gone (a process of its own can die on its own)."""
         return self._server is not None
-
-    def __enter__(self) -> Emulator:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     @property
     def port(self) -> int:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from content_service.settings import Settings, SettingsError
@@ -34,6 +34,7 @@ from infra.lambda_runtime import Handler, load_runtimes
 from infra.pollers import PollerOptions, Pollers, build_pollers
 from infra.provisioning import Provisioned, provision
 from infra.request_recorder import RequestRecorder
+from infra.running import Running
 from infra.template_model import Template, TemplateError
 
 if TYPE_CHECKING:
@@ -144,7 +145,7 @@ class LocalStackOptions:
     progress: Callable[[str], None] | None = None
 
 
-class LocalStack:
+class LocalStack(Running):
     """Starts and stops everything `make run` needs; also a context manager for fixtures."""
 
     def __init__(self, options: LocalStackOptions | None = None) -> None:
@@ -197,18 +198,6 @@ class LocalStack:
         if self._owns_emulator and self._started and not self.emulator.running:
             return "the AWS emulator has stopped"
         return self._server.problem() if self._server is not None else None
-
-    def __enter__(self) -> LocalStack:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def start(self) -> None:
         """Starts everything, in an order that matters.

@@ -39,6 +39,7 @@ from infra.emulator import Emulator
 from infra.event_filters import compile_filter_criteria
 from infra.lambda_runtime import FunctionRuntime
 from infra.provisioning import Provisioned
+from infra.snapshot import encode_value
 from infra.template_model import EventSource, TemplateError, scalar_str
 
 if TYPE_CHECKING:
@@ -169,25 +170,9 @@ def _failed_identifiers(result: Any, valid: Sequence[str]) -> list[str] | None:
     return identifiers
 
 
-def _lambda_attribute_value(value: Mapping[str, Any]) -> dict[str, Any]:
-    """boto3 decodes binary attributes to bytes; Lambda's JSON carries them as base64."""
-    converted: dict[str, Any] = {}
-    for kind, inner in value.items():
-        if kind == "B":
-            converted[kind] = base64.b64encode(inner).decode()
-        elif kind == "BS":
-            converted[kind] = [base64.b64encode(b).decode() for b in inner]
-        elif kind == "M":
-            converted[kind] = {k: _lambda_attribute_value(v) for k, v in inner.items()}
-        elif kind == "L":
-            converted[kind] = [_lambda_attribute_value(v) for v in inner]
-        else:
-            converted[kind] = inner
-    return converted
-
-
 def _lambda_image(image: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: _lambda_attribute_value(value) for name, value in image.items()}
+    """boto3 decodes binary attributes to bytes; Lambda's JSON carries them as base64."""
+    return {name: encode_value(value) for name, value in image.items()}
 
 
 @dataclass

@@ -16,7 +16,7 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,34 +32,28 @@ log = logging.getLogger(__name__)
 
 
 def encode_value(value: Mapping[str, Any]) -> dict[str, Any]:
-    """boto3's attribute value to JSON-safe DynamoDB JSON (binary as base64, like the CLI)."""
-    result: dict[str, Any] = {}
-    for kind, inner in value.items():
-        if kind == "B":
-            result[kind] = base64.b64encode(inner).decode()
-        elif kind == "BS":
-            result[kind] = [base64.b64encode(b).decode() for b in inner]
-        elif kind == "M":
-            result[kind] = {k: encode_value(v) for k, v in inner.items()}
-        elif kind == "L":
-            result[kind] = [encode_value(v) for v in inner]
-        else:
-            result[kind] = inner
-    return result
+    """boto3's attribute value to JSON-safe DynamoDB JSON (binary as base64, like the CLI and
+    like Lambda's stream events)."""
+    return _binary_converted(value, lambda raw: base64.b64encode(raw).decode())
 
 
 def decode_value(value: Mapping[str, Any]) -> dict[str, Any]:
     """The inverse of `encode_value`: DynamoDB JSON to what boto3 sends."""
+    return _binary_converted(value, base64.b64decode)
+
+
+def _binary_converted(value: Mapping[str, Any], convert: Callable[[Any], Any]) -> dict[str, Any]:
+    """`value` with each binary (`B`, `BS`), also inside maps and lists, passed to `convert`."""
     result: dict[str, Any] = {}
     for kind, inner in value.items():
         if kind == "B":
-            result[kind] = base64.b64decode(inner)
+            result[kind] = convert(inner)
         elif kind == "BS":
-            result[kind] = [base64.b64decode(b) for b in inner]
+            result[kind] = [convert(b) for b in inner]
         elif kind == "M":
-            result[kind] = {k: decode_value(v) for k, v in inner.items()}
+            result[kind] = {k: _binary_converted(v, convert) for k, v in inner.items()}
         elif kind == "L":
-            result[kind] = [decode_value(v) for v in inner]
+            result[kind] = [_binary_converted(v, convert) for v in inner]
         else:
             result[kind] = inner
     return result

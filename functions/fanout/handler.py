@@ -11,25 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.batch import (
-    BatchProcessor,
-    EventType,
-    process_partial_response,
-)
-from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
-    DynamoDBRecord,
-    DynamoDBRecordEventName,
-)
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from content_service import runtime
 from content_service.observability import logger, metrics
-from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
+from content_service.storage.outbox_stream import inserted_event, process_batch
 from content_service.tracing import tracer
 from content_service.webhooks import services, wiring
 from content_service.webhooks.endpoint_store import Endpoint
-
-processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -49,13 +39,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
 
     def record_handler(record: DynamoDBRecord) -> None:
         metrics.add_metric(name="OutboxRecords", unit=MetricUnit.Count, value=1)
-        if record.event_name != DynamoDBRecordEventName.INSERT:
-            return
-        try:
-            outbox = OutboxEvent.from_item(record.dynamodb.new_image if record.dynamodb else {})
-        except MalformedEvent as error:
-            logger.error("skipping a record that is not an outbox event", extra={"why": str(error)})
-            metrics.add_metric(name="OutboxRecordsMalformed", unit=MetricUnit.Count, value=1)
+        outbox = inserted_event(record, malformed_metric="OutboxRecordsMalformed")
+        if outbox is None:
             return
         logger.set_correlation_id(outbox.id)
         result = fanout.fan_out(outbox, endpoints())
@@ -71,6 +56,4 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
         )
         metrics.add_metric(name="RowsFannedOut", unit=MetricUnit.Count, value=len(result.inserted))
 
-    return process_partial_response(
-        event=event, record_handler=record_handler, processor=processor, context=context
-    )
+    return process_batch(event, context, record_handler)

@@ -13,25 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.batch import (
-    BatchProcessor,
-    EventType,
-    process_partial_response,
-)
-from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
-    DynamoDBRecord,
-    DynamoDBRecordEventName,
-)
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from content_service import runtime
 from content_service.edge import purgers
 from content_service.edge.changes import EdgeChange, PurgeFailed, edge_change, tags_of
 from content_service.observability import logger, metrics
-from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
+from content_service.storage.outbox_stream import inserted_event, process_batch
 from content_service.tracing import tracer
-
-processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -43,21 +33,14 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
 
     def record_handler(record: DynamoDBRecord) -> None:
         metrics.add_metric(name="PurgeRecords", unit=MetricUnit.Count, value=1)
-        if edge is None or record.event_name != DynamoDBRecordEventName.INSERT:
+        if edge is None:
             return
-        stream = record.dynamodb
-        try:
-            outbox = OutboxEvent.from_item(stream.new_image if stream else {})
-        except MalformedEvent as error:
-            logger.error("skipping a record that is not an outbox event", extra={"why": str(error)})
-            return
-        change = edge_change(outbox)
-        if change is not None and stream is not None:
-            pending.append((stream.sequence_number or "", change))
+        outbox = inserted_event(record)
+        change = edge_change(outbox) if outbox is not None else None
+        if change is not None and record.dynamodb is not None:
+            pending.append((record.dynamodb.sequence_number or "", change))
 
-    response = process_partial_response(
-        event=event, record_handler=record_handler, processor=processor, context=context
-    )
+    response = process_batch(event, context, record_handler)
     if edge is None or not pending:
         return response
     changes = [change for _, change in pending]

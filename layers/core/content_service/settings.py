@@ -1,8 +1,8 @@
 """One settings object, read from the environment once and validated at construction.
 
-An invalid combination (spec 7.2: `batchSize` 0, `claimTimeoutMs` at or below `timeoutMs`, any
-negative option) refuses to construct, so a misconfigured function fails at cold start with a
-clear message instead of misbehaving later.
+An invalid combination (D2; docs/webhooks.md, "Options and environment variables": `batchSize` 0,
+`claimTimeoutMs` at or below `timeoutMs`, any negative option) refuses to construct, so a
+misconfigured function fails at cold start with a clear message instead of misbehaving later.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _parse_int(name: str, raw: str) -> int:
 
 @dataclass(frozen=True)
 class WebhookOptions:
-    """The webhook options of spec 8.2, with their defaults and bounds."""
+    """The webhook options (docs/webhooks.md), with their defaults and bounds."""
 
     delivery_interval_ms: int = 2000
     batch_size: int = 20
@@ -89,7 +89,7 @@ class WebhookOptions:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> WebhookOptions:
-        """Reads the five `WEBHOOKS_*` variables of spec 8.2; the other options keep defaults."""
+        """Reads the five `WEBHOOKS_*` variables (docs/development.md); the others keep defaults."""
         kwargs: dict[str, int | bool] = {}
         ints = {
             "WEBHOOKS_DELIVERY_INTERVAL": "delivery_interval_ms",
@@ -116,7 +116,7 @@ class WebhookOptions:
 
 @dataclass(frozen=True)
 class GraphQLLimits:
-    """The GraphQL cost limits of spec 8.1."""
+    """The GraphQL cost limits (docs/graphql.md, "Cost limits")."""
 
     max_query_length: int = 16384
     max_depth: int = 8

@@ -7,9 +7,10 @@ authenticated by the session cookie that carries neither header is refused too: 
 sends one, so its absence means a client we cannot vouch for. Bearer-token clients (no cookie)
 may omit both.
 
-It runs as ASGI middleware rather than a per-route dependency so a new write route cannot forget
-it. Its refusal has the shape of the route asked: on `POST /api/v1/graphql`, HTTP 200 with the
-403 in `errors[].extensions.status` (spec 7.1), elsewhere the API's error body (docs/api.md).
+It runs as ASGI middleware rather than a per-route dependency so a new write route cannot forget it.
+Its refusal has the shape of the route asked: on `POST /api/v1/graphql`, HTTP 200 with the 403 in
+`errors[].extensions.status` (docs/graphql.md, "Errors"), elsewhere the API's error body
+(docs/api.md).
 """
 
 from __future__ import annotations

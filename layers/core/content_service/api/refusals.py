@@ -1,10 +1,10 @@
 """Refusals made in front of the routes (request limits, the origin guard, the HTTP server
 itself), in the shape of the route that was asked.
 
-A REST route answers the API's `{"error": {"status", "code", "message", "details?"}}` with
-that status. `POST /api/v1/graphql` answers HTTP 200 with `{"errors": [...]}`, the status in
-`extensions.status` (spec 7.1), whatever refused it: GraphQL clients (Apollo, `gql`, GraphiQL)
-read `errors[]` only from a 200.
+A REST route answers the API's `{"error": {"status", "code", "message", "details?"}}` with that
+status. `POST /api/v1/graphql` answers HTTP 200 with `{"errors": [...]}`, the status in
+`extensions.status` (docs/graphql.md, "Errors"), whatever refused it: GraphQL clients (Apollo,
+`gql`, GraphiQL) read `errors[]` only from a 200.
 """
 
 from __future__ import annotations

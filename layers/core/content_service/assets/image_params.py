@@ -8,28 +8,27 @@ the stable key for ETags and caches.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from content_service.errors import BadRequest
 
 MAX_DIMENSION = 4000
-FITS = frozenset({"pad", "fill", "scale", "crop", "thumb"})
-FOCUS = frozenset(
-    {
-        "center",
-        "top",
-        "right",
-        "left",
-        "bottom",
-        "top_right",
-        "top_left",
-        "bottom_right",
-        "bottom_left",
-    }
+# In the order the GraphQL enums (AssetFit, AssetFocus, AssetFormat) list them.
+FITS = ("pad", "fill", "scale", "crop", "thumb")
+FOCUS = (
+    "center",
+    "top",
+    "right",
+    "left",
+    "bottom",
+    "top_right",
+    "top_left",
+    "bottom_right",
+    "bottom_left",
 )
 UNSUPPORTED_FOCUS = frozenset({"face", "faces"})
-FORMATS = frozenset({"jpg", "png", "webp", "avif", "gif"})
+FORMATS = ("jpg", "png", "webp", "avif", "gif")
 FOCUS_FITS = frozenset({"fill", "crop", "thumb"})
 KNOWN = ("w", "h", "fit", "f", "fm", "q", "fl", "bg")
 _BACKGROUND = re.compile(r"rgb:[0-9a-fA-F]{6}")
@@ -69,7 +68,7 @@ def _integer(name: str, raw: str, low: int, high: int) -> int:
     return int(raw)
 
 
-def _choice(name: str, raw: str, allowed: frozenset[str]) -> str:
+def _choice(name: str, raw: str, allowed: Collection[str]) -> str:
     if raw not in allowed:
         raise BadRequest(f"image parameter {name!r} must be one of {', '.join(sorted(allowed))}")
     return raw

@@ -14,24 +14,11 @@ from urllib.parse import urlencode
 
 import graphene
 
-from content_service.assets.image_params import parse_image_params
+from content_service.assets.image_params import FITS, FOCUS, FORMATS, parse_image_params
 from content_service.content.asset_views import file_of, file_url
 from content_service.content.views import Entry
 from content_service.graphql.built import by_attribute, by_value
 
-FITS = ("pad", "fill", "scale", "crop", "thumb")
-FORMATS = ("jpg", "png", "webp", "avif", "gif")
-FOCUS = (
-    "center",
-    "top",
-    "right",
-    "left",
-    "bottom",
-    "top_right",
-    "top_left",
-    "bottom_right",
-    "bottom_left",
-)
 _PARAMETERS = {
     "width": "w",
     "height": "h",

@@ -1,6 +1,6 @@
 """One executable schema for one set of visible content types, built with graphene.
 
-The shape (spec 2.1; docs/graphql.md, "The schema"), for a collection type
+The shape (docs/graphql.md, "The schema"), for a collection type
 `blog_post` and a single type `site_settings`:
 
     type BlogPost { id: ID! status: EntryStatus! locale: String! localeGroupId: ID!

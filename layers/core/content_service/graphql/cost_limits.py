@@ -1,4 +1,5 @@
-"""GraphQL cost limits (spec 8.1) counted in one cheap pass over the syntax tree.
+"""GraphQL cost limits (docs/graphql.md, "Cost limits"), counted in one cheap pass over the
+syntax tree.
 
 The pass runs after parsing and before graphql-core's validation, because validation itself is
 costly on hostile documents (its overlapping-fields rule compares duplicate fields pairwise;

@@ -1,12 +1,12 @@
 """GraphQL errors: every one carries `extensions.status` (the HTTP status the REST equivalent
-would have answered, spec 7.1) and a stable `extensions.code`.
+would have answered; docs/graphql.md, "Errors") and a stable `extensions.code`.
 
 | code                            | status | when                                                  |
 |---------------------------------|--------|-------------------------------------------------------|
 | BAD_REQUEST                     | 400    | the HTTP body is not strict JSON (`strict_json`),     |
 |                                 |        | lacks `query`, bad variables; a malformed request     |
 | GRAPHQL_PARSE_FAILED            | 400    | the document does not parse (with `locations`)        |
-| QUERY_TOO_LONG, TOO_DEEP,       | 400    | a cost limit (spec 8.1)                               |
+| QUERY_TOO_LONG, TOO_DEEP,       | 400    | a cost limit (docs/graphql.md, "Cost limits")         |
 | TOO_MANY_FIELDS, TOO_COMPLEX,   |        |                                                       |
 | TOO_MANY_OPERATIONS,            |        |                                                       |
 | FRAGMENT_CYCLE                  |        |                                                       |

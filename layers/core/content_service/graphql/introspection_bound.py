@@ -1,4 +1,4 @@
-"""The answer-size bound of introspection, which the budget of spec 8.1 exempts.
+"""The answer-size bound of introspection, which the cost limits exempt (D40).
 
 `cost_limits.check_introspection` bounds the document (selections, nested type lists), but a
 bounded document can still ask for the same large subtree many times over: 142 aliased copies

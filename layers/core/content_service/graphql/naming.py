@@ -1,17 +1,17 @@
 """Every GraphQL name of one schema, allocated once so no two things share a name.
 
-Content types keep the names spec 2.1 derives (`blog_post` -> `BlogPost`, `blogPost`,
-`blogPosts`, `createBlogPost`...: `content_service.content.names.graphql_names`, the same function
-the content-type validation uses, so a name the validation accepted is the name served). The
-adapter's own types yield to them: shared types (`EntryStatus`, `Filter`, `FilterOp`,
-`RelationLinkInput`, `Long`, `JSON`, `EntryVersion`, `EntryUser`, `EntrySchedule`,
-`ScheduleAction`, `ScheduleStatus`) and per-type helpers (`BlogPostList`,
-`BlogPostCreateInput`, `BlogPostUpdateInput`, `BlogPostValuesInput`, `BlogPostRelationsInput`,
-`BlogPostLinkedFrom`, and `BlogPostColor` for an enum field `color`) take their plain name
-unless a visible content type (or an earlier helper) already has it, and otherwise the plain
-name followed by `_` (repeated until free). A derived content-type name never contains `_`, so
-the fallback cannot collide with one. Only visible types take part, so a schema never hints at
-a type the caller is not granted.
+Content types keep the names docs/graphql.md ("The schema") gives them (`blog_post` ->
+`BlogPost`, `blogPost`, `blogPosts`, `createBlogPost`...:
+`content_service.content.names.graphql_names`, the same function the content-type validation
+uses, so a name the validation accepted is the name served). The adapter's own types yield to
+them: shared types (`EntryStatus`, `Filter`, `FilterOp`, `RelationLinkInput`, `Long`, `JSON`,
+`EntryVersion`, `EntryUser`, `EntrySchedule`, `ScheduleAction`, `ScheduleStatus`) and per-type
+helpers (`BlogPostList`, `BlogPostCreateInput`, `BlogPostUpdateInput`, `BlogPostValuesInput`,
+`BlogPostRelationsInput`, `BlogPostLinkedFrom`, and `BlogPostColor` for an enum field `color`)
+take their plain name unless a visible content type (or an earlier helper) already has it, and
+otherwise the plain name followed by `_` (repeated until free). A derived content-type name
+never contains `_`, so the fallback cannot collide with one. Only visible types take part, so a
+schema never hints at a type the caller is not granted.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from graphene.utils.dataloader import DataLoader
 from graphql import (
@@ -81,24 +81,14 @@ def list_field(type_name: str) -> Resolver:
         cursor: str | None = None,
         version: Any = None,
     ) -> Any:
-        context = context_of(info)
-        picked = context.pick(info, type_name, through_items=True)
-        request = ListRequest.parse(
-            context.caller,
-            context.workspace_id,
+        return _list(
+            info,
             type_name,
-            page=or_default(page, 1),
-            page_size=or_default(pageSize, DEFAULT_PAGE_SIZE),
+            Paging(page, pageSize, cursor),
             sort=sort,
             filter=plain(filter),
-            fields=picked.fields,
             locale=locale,
-            links=picked.links,
-            cursor=cursor,
             version=plain(version),
-        )
-        return _read(
-            context, info, type_name, True, request.view, lambda: service.list_entries(request)
         )
 
     return resolve
@@ -123,28 +113,60 @@ def linked_from_list(source_type: str, relation: str, to_one: bool) -> Resolver:
         filter: Mapping[str, Any] | None = None,
         locale: str | None = None,
     ) -> Any:
-        context = context_of(info)
-        picked = context.pick(info, source_type, through_items=True)
         link = {"field": relation, "op": "eq" if to_one else "contains", "value": target.id}
         asked = plain(filter)
-        request = ListRequest.parse(
-            context.caller,
-            context.workspace_id,
+        return _list(
+            info,
             source_type,
-            page=or_default(page, 1),
-            page_size=or_default(pageSize, DEFAULT_PAGE_SIZE),
+            Paging(page, pageSize),
             sort=sort,
             filter=link if asked is None else {"and": [asked, link]},
-            fields=picked.fields,
             locale=locale or target.locale,
-            links=picked.links,
             version=target.view,
-        )
-        return _read(
-            context, info, source_type, True, request.view, lambda: service.list_entries(request)
         )
 
     return resolve
+
+
+class Paging(NamedTuple):
+    """A list field's `page`, `pageSize` and `cursor` arguments, as given (None: not given)."""
+
+    page: int | None
+    page_size: int | None
+    cursor: str | None = None
+
+
+def _list(
+    info: GraphQLResolveInfo,
+    type_name: str,
+    paging: Paging,
+    *,
+    sort: str | None,
+    filter: Mapping[str, Any] | None,
+    locale: str | None,
+    version: str | None,
+) -> Any:
+    """A `type_name` list with the fields and links the query picks under `items` (read as
+    `_read` reads)."""
+    context = context_of(info)
+    picked = context.pick(info, type_name, through_items=True)
+    request = ListRequest.parse(
+        context.caller,
+        context.workspace_id,
+        type_name,
+        page=or_default(paging.page, 1),
+        page_size=or_default(paging.page_size, DEFAULT_PAGE_SIZE),
+        sort=sort,
+        filter=filter,
+        fields=picked.fields,
+        locale=locale,
+        links=picked.links,
+        cursor=paging.cursor,
+        version=version,
+    )
+    return _read(
+        context, info, type_name, True, request.view, lambda: service.list_entries(request)
+    )
 
 
 def _read(
@@ -369,7 +391,7 @@ async def _to_many(
 ) -> list[Entry]:
     """A to-many relation's page off the executor's direct path."""
     if request.page > 1:
-        # Spec 4.1: beyond the first page, the relations route's own call, one per row.
+        # Beyond the first page, the relations route's own call, one per row (docs/graphql.md).
         related = await asyncio.to_thread(service.list_related, request)
         found = related.items
     else:

@@ -1,4 +1,4 @@
-"""The webhook admin pages of spec 4.3, server-rendered for administrators.
+"""The webhook admin pages (docs/admin-ui.md), server-rendered for administrators.
 
 Every page needs `webhooks:read`: a signed-out visitor is sent to `/login?next=<this page>`
 (303), a signed-in user without the permission or an API token gets a 403 page. The pages only

@@ -187,7 +187,7 @@ class ListFilters:
 
 
 def subscribable_kinds() -> list[dict[str, Any]]:
-    """The catalogue rows the editor offers, in catalogue order (spec 6.1, 9.3)."""
+    """The catalogue rows the editor offers, in catalogue order (docs/webhooks.md)."""
     return [
         {"kind": e.kind, "group": e.group, "filteredByContentType": e.filtered_by_content_type}
         for e in CATALOGUE

@@ -28,6 +28,7 @@ from content_service.api.routes.content import (
     Version,
 )
 from content_service.api.routes.content_types import ContentRoute
+from content_service.api.routes.content_workflow import Number
 from content_service.assets import service
 from content_service.assets.bodies import AssetFieldsBody, CompleteBody, ReplaceFileBody, UploadBody
 from content_service.assets.uploads import start_upload
@@ -37,7 +38,6 @@ from content_service.content.requests import DEFAULT_PAGE_SIZE
 router = APIRouter(prefix="/api/v1/assets", tags=["assets"], route_class=ContentRoute)
 
 AssetId = Annotated[str, Path(max_length=64, description="the asset's id")]
-Number = Annotated[int, Path(ge=1, le=10**9, description="a published version's number")]
 
 
 class UploadOut(BaseModel):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import APIRouter, Depends, Path, Query, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,6 +36,21 @@ router = APIRouter(
 )
 
 Number = Annotated[int, Path(ge=1, le=10**9, description="a published version's number")]
+
+
+def version_request(
+    content_type: str,
+    entry_id: str,
+    number: Number,
+    caller: CallerDep,
+    workspace_id: WorkspaceIdDep,
+) -> VersionRequest:
+    """The published version a route's path names, read by the caller (a dependency of the
+    routes)."""
+    return VersionRequest(caller, workspace_id, content_type, entry_id, number)
+
+
+VersionRequestDep = Annotated[VersionRequest, Depends(version_request)]
 
 
 class VersionOut(BaseModel):
@@ -115,14 +130,7 @@ def list_versions(
     response_model=VersionDetailOut,
     responses=errors(400, 401, 403, 404),
 )
-def get_version(
-    content_type: str,
-    entry_id: str,
-    number: Number,
-    caller: CallerDep,
-    workspace_id: WorkspaceIdDep,
-) -> JSONResponse:
-    request = VersionRequest(caller, workspace_id, content_type, entry_id, number)
+def get_version(request: VersionRequestDep) -> JSONResponse:
     return JSONResponse(service.get_version(request).to_json())
 
 
@@ -131,16 +139,9 @@ def get_version(
     response_model=EntryOut,
     responses=errors(401, 403, 404, 409, 422),
 )
-def restore_version(
-    content_type: str,
-    entry_id: str,
-    number: Number,
-    caller: CallerDep,
-    workspace_id: WorkspaceIdDep,
-) -> JSONResponse:
+def restore_version(request: VersionRequestDep) -> JSONResponse:
     """Copies the published version into the draft (the entry turns `changed`, or stays a
     `draft` while unpublished); links to entries gone since are left out."""
-    request = VersionRequest(caller, workspace_id, content_type, entry_id, number)
     return JSONResponse(service.restore_version(request).to_json())
 
 

@@ -1,4 +1,4 @@
-"""`/api/v1/graphql`: the GraphQL adapter over the content service (spec 4.1, 5, 7.1).
+"""`/api/v1/graphql`: the GraphQL adapter over the content service (docs/graphql.md).
 
 - `POST /api/v1/graphql` `{query, variables?, operationName?, extensions?}` as
   `application/json` answers HTTP 200 always, with `{data?, errors?, extensions?}` (the answer

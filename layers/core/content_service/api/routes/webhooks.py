@@ -1,11 +1,12 @@
 """The webhooks API (docs/api.md): endpoints, secrets, send test, delivery log, redeliver,
 retry now, recover, and the pull endpoints of `content-service listen`.
 
-Admin only: `webhooks:read` for every GET, `webhooks:manage` for every write (spec 5.5); the
-origin guard middleware covers the writes. Every write but `pull` (a listener renewing its
-lease) and the send test (which changes nothing) leaves one audit record (`webhook.*`, in
-the `service` log) in its own transaction. Bodies are parsed strictly (unknown fields, wrong
-types and explicit nulls are 422); everything else is decided by `EndpointRegistry`.
+Admin only: `webhooks:read` for every GET, `webhooks:manage` for every write
+(docs/authorization.md); the origin guard middleware covers the writes. Every write but `pull`
+(a listener renewing its lease) and the send test (which changes nothing) leaves one audit
+record (`webhook.*`, in the `service` log) in its own transaction. Bodies are parsed strictly
+(unknown fields, wrong types and explicit nulls are 422); everything else is decided by
+`EndpointRegistry`.
 """
 
 from __future__ import annotations

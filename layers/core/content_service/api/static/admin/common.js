@@ -193,6 +193,56 @@ export function installDialogs() {
   }
 }
 
+// A page's alert (a failure, focused) and status line (what was done): showing one clears the
+// other.
+export function messageBoxes(alertBox, statusBox) {
+  return {
+    fail(error) {
+      setMessage(statusBox, "");
+      setMessage(alertBox, describe(error));
+      alertBox.focus();
+    },
+    done(text) {
+      setMessage(alertBox, "");
+      setMessage(statusBox, text);
+    },
+  };
+}
+
+// A create form: on submit (its button busy meanwhile) POSTs `body()` to `path`; a failure is
+// shown, a success empties the form (`form.reset()`, then `clear()`), reloads the page's list
+// (`refresh()`) and says what was created (`created(body)`).
+export function installCreateForm(form, button, { path, body, created, clear, refresh }, { fail, done }) {
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    busy(button, "Creating…", async () => {
+      const sent = body();
+      try {
+        await api("POST", path, sent);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      form.reset();
+      clear();
+      await refresh();
+      done(created(sent));
+    });
+  });
+}
+
+// A page's first load (`load`), then its controls enabled (`ready`); a failed load is shown
+// with `fail` and leaves them disabled.
+export async function startPage(load, fail) {
+  try {
+    await load();
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  ready();
+}
+
 // Controls that only work with this script start disabled; the page script enables them once
 // its handlers are in place, so an early click cannot fall through to nothing.
 export function ready() {

@@ -1,7 +1,7 @@
 // The roles page (/roles): the roles from `GET /api/v1/roles` with their rules, a custom role
 // made with the rules editor (`POST /api/v1/roles`) and deleted (`DELETE /api/v1/roles/{id}`).
 
-import { api, busy, confirmWith, describe, installDialogs, ready, rowButton, setMessage } from "./common.js";
+import { api, confirmWith, installCreateForm, installDialogs, messageBoxes, rowButton, startPage } from "./common.js";
 import { element, list, loadRoles, ruleText } from "./access.js";
 
 const alertBox = document.getElementById("roles-alert");
@@ -9,12 +9,7 @@ const statusBox = document.getElementById("roles-status");
 const roleList = document.getElementById("role-list");
 const ruleRows = document.getElementById("rule-rows");
 let ruleCount = 0;
-
-function fail(error) {
-  setMessage(statusBox, "");
-  setMessage(alertBox, describe(error));
-  alertBox.focus();
-}
+const { fail, done } = messageBoxes(alertBox, statusBox);
 
 function badges(role) {
   const shown = [];
@@ -63,8 +58,7 @@ async function deleteRole(role, button) {
     return;
   }
   await refresh();
-  setMessage(alertBox, "");
-  setMessage(statusBox, `Role ${role.name} deleted.`);
+  done(`Role ${role.name} deleted.`);
 }
 
 // Legends follow the rules' order; ids stay unique with a counter that only grows.
@@ -112,42 +106,23 @@ function installCreate() {
   const form = document.getElementById("role-form");
   document.getElementById("add-rule").addEventListener("click", () => addRule().querySelector("input").focus());
   addRule();
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    busy(document.getElementById("create-role"), "Creating…", async () => {
-      const name = document.getElementById("role-name").value.trim();
-      const body = {
-        name,
-        description: document.getElementById("role-description").value.trim(),
-        takesLocales: document.getElementById("role-takes-locales").checked,
-        rules: [...ruleRows.querySelectorAll(".rule")].map(ruleJson),
-      };
-      try {
-        await api("POST", "/api/v1/roles", body);
-      } catch (error) {
-        fail(error);
-        return;
-      }
-      form.reset();
+  installCreateForm(form, document.getElementById("create-role"), {
+    path: "/api/v1/roles",
+    body: () => ({
+      name: document.getElementById("role-name").value.trim(),
+      description: document.getElementById("role-description").value.trim(),
+      takesLocales: document.getElementById("role-takes-locales").checked,
+      rules: [...ruleRows.querySelectorAll(".rule")].map(ruleJson),
+    }),
+    created: (role) => `Role ${role.name} created.`,
+    clear: () => {
       ruleRows.replaceChildren();
       addRule();
-      await refresh();
-      setMessage(alertBox, "");
-      setMessage(statusBox, `Role ${name} created.`);
-    });
-  });
+    },
+    refresh,
+  }, { fail, done });
 }
 
-async function start() {
-  installDialogs();
-  installCreate();
-  try {
-    await refresh();
-  } catch (error) {
-    fail(error);
-    return;
-  }
-  ready();
-}
-
-start();
+installDialogs();
+installCreate();
+startPage(refresh, fail);

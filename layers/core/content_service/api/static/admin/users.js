@@ -3,7 +3,7 @@
 // (`PUT /api/v1/users/{id}/grants/{workspace}`) and deactivation
 // (`POST /api/v1/users/{id}/deactivate`).
 
-import { api, busy, confirmWith, describe, installDialogs, ready, rowButton, setMessage } from "./common.js";
+import { api, busy, confirmWith, describe, installCreateForm, installDialogs, messageBoxes, rowButton, setMessage, startPage } from "./common.js";
 import { EVERY_WORKSPACE, chosenGrants, data, element, fillWorkspaces, grantText, loadRoles, renderRoleChoices, workspaceName } from "./access.js";
 
 const alertBox = document.getElementById("users-alert");
@@ -12,16 +12,7 @@ const rows = document.getElementById("user-rows");
 let roles = data.builtinRoles;
 let users = [];
 
-function fail(error) {
-  setMessage(statusBox, "");
-  setMessage(alertBox, describe(error));
-  alertBox.focus();
-}
-
-function done(text) {
-  setMessage(alertBox, "");
-  setMessage(statusBox, text);
-}
+const { fail, done } = messageBoxes(alertBox, statusBox);
 
 function grantsCell(user) {
   const cell = element("td");
@@ -125,40 +116,22 @@ function installCreate() {
   const fill = () => renderRoleChoices(choices, roles, "user", select.value);
   select.addEventListener("change", fill);
   fill();
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    busy(document.getElementById("create-user"), "Creating…", async () => {
-      const email = document.getElementById("user-email").value.trim();
-      const body = {
-        email,
-        password: document.getElementById("user-password").value,
-        grants: { [select.value]: chosenGrants(choices) },
-      };
-      try {
-        await api("POST", "/api/v1/users", body);
-      } catch (error) {
-        fail(error);
-        return;
-      }
-      form.reset();
-      fill();
-      await refresh();
-      done(`User ${email} created.`);
-    });
-  });
+  installCreateForm(form, document.getElementById("create-user"), {
+    path: "/api/v1/users",
+    body: () => ({
+      email: document.getElementById("user-email").value.trim(),
+      password: document.getElementById("user-password").value,
+      grants: { [select.value]: chosenGrants(choices) },
+    }),
+    created: (user) => `User ${user.email} created.`,
+    clear: fill,
+    refresh,
+  }, { fail, done });
 }
 
-async function start() {
-  installDialogs();
-  try {
-    roles = await loadRoles();
-    installCreate();
-    await refresh();
-  } catch (error) {
-    fail(error);
-    return;
-  }
-  ready();
-}
-
-start();
+installDialogs();
+startPage(async () => {
+  roles = await loadRoles();
+  installCreate();
+  await refresh();
+}, fail);
