@@ -29,6 +29,9 @@ from content_service.tracing import tracer
 from content_service.webhooks import services, wiring
 from content_service.webhooks.endpoint_store import Endpoint
 
+# Every invocation fans out: its module loads at init, not with the first record (D146).
+from content_service.webhooks.fanout import FanOut
+
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
@@ -37,7 +40,7 @@ processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> Any:
     settings = runtime.settings()
-    fanout = services.fan_out(settings, wiring.dependencies().clock)
+    fanout: FanOut = services.fan_out(settings, wiring.dependencies().clock)
     endpoint_store = services.endpoint_store(settings)
     loaded: list[list[Endpoint]] = []
 

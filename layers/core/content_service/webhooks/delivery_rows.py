@@ -38,6 +38,7 @@ STATUSES: tuple[Status, ...] = ("pending", "delivering", "succeeded", "failed", 
 TERMINAL: frozenset[str] = frozenset({"succeeded", "dead"})
 
 SHARDS = 64
+RECOVERY_PREFIX = "recovery#"
 # A delivery id is derived from (endpoint, event) in this namespace: the same pair always gives
 # the same id, so a repeated stream record cannot create a second row.
 DELIVERY_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "content-service:webhook-delivery")
@@ -45,6 +46,17 @@ DELIVERY_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "content-service:webhook-
 
 def fanout_delivery_id(endpoint_id: str, event_id: str) -> str:
     return str(uuid.uuid5(DELIVERY_ID_NAMESPACE, f"{endpoint_id}/{event_id}"))
+
+
+def recovery_key(recovery_id: str) -> str:
+    """The row id of a recovery job (`recovery.py`): it shares the table and the queue."""
+    return RECOVERY_PREFIX + recovery_id
+
+
+def is_recovery_key(row_id: str) -> bool:
+    """Whether a row id or queue message names a recovery job rather than a delivery: here, not
+    in `recovery.py`, so a delivery handler tells them apart without loading recovery."""
+    return row_id.startswith(RECOVERY_PREFIX)
 
 
 def shard_of(delivery_id: str) -> str:

@@ -29,7 +29,7 @@ from content_service.storage.dynamo import TransactionCancelled, transact
 from . import services, wiring
 from .catalogue import PING, is_known_kind
 from .delivery_log import LogSearch, Page
-from .delivery_rows import STATUSES, DeliveryRow
+from .delivery_rows import STATUSES, DeliveryRow, recovery_key
 from .delivery_worker import RETRY_SWEEP_GRACE_SECONDS
 from .endpoint_checks import (
     check_content_types,
@@ -52,7 +52,6 @@ from .recovery import (
     RECOVERABLE_STATUSES,
     Recovery,
     new_recovery,
-    recovery_key,
 )
 from .times import parse_instant
 from .url_policy import UnresolvableHost, UrlRefused, check_url
