@@ -70,7 +70,7 @@ def default_resumer(settings: Settings) -> Any:
     upgraded = importlib.import_module("content_service.content.list_jobs").reindex_stored(
         legacy_only=True
     )
-    module = importlib.import_module("content_service.webhooks.resume")
+    module = importlib.import_module("content_service.webhooks.deliveries")
     return {"entriesUpgraded": upgraded, "resume": module.resume_after_restart(settings)}
 
 

@@ -27,12 +27,11 @@ from content_service import runtime
 from content_service.observability import logger, metrics
 from content_service.tracing import tracer
 from content_service.webhooks import wiring, workers
-from content_service.webhooks.delivery_rows import is_recovery_key
-from content_service.webhooks.delivery_worker import Report
-from content_service.webhooks.queue import MalformedMessage, parse_message
+from content_service.webhooks.deliveries import is_recovery_key
+from content_service.webhooks.sending import MalformedMessage, Report, parse_message
 
 if TYPE_CHECKING:
-    from content_service.webhooks.recovery import StepReport
+    from content_service.webhooks.deliveries import StepReport
 
 processor = BatchProcessor(event_type=EventType.SQS)
 

@@ -27,10 +27,10 @@ from content_service.observability import logger, metrics
 from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
 from content_service.tracing import tracer
 from content_service.webhooks import services, wiring
-from content_service.webhooks.endpoint_store import Endpoint
 
 # Every invocation fans out: its module loads at init, not with the first record (D146).
-from content_service.webhooks.fanout import FanOut
+from content_service.webhooks.deliveries import FanOut
+from content_service.webhooks.endpoints import Endpoint
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 

@@ -21,7 +21,7 @@ from content_service.tracing import tracer
 from content_service.webhooks import services, wiring
 
 # The minute sweep is most invocations: its module loads at init (D146).
-from content_service.webhooks.sweeper import Sweeper
+from content_service.webhooks.deliveries import Sweeper
 
 # Stop starting new work when less than this is left of the invocation's time.
 _RESERVE_MS = 20_000

@@ -37,15 +37,55 @@ DENIED_IN_API = (*GRAPHQL, *TRACING, "jinja2", "pynamodb")
 # Per worker: webhook modules its every invocation uses, and modules only an occasional case or
 # another worker needs.
 WEBHOOK_MODULES_AT_IMPORT = {
-    "delivery": ("delivery_worker", "http_sender", "signing", "delivery_store", "endpoint_store"),
-    "fanout": ("fanout", "matching", "delivery_store", "outbox_store"),
-    "scheduler": ("sweeper", "fanout", "delivery_store", "outbox_store"),
+    "delivery": (
+        "sending.delivery_worker",
+        "sending.http_sender",
+        "sending.signing",
+        "deliveries.delivery_store",
+        "endpoints.endpoint_store",
+    ),
+    "fanout": (
+        "deliveries.fanout",
+        "deliveries.matching",
+        "deliveries.delivery_store",
+        "deliveries.outbox_store",
+    ),
+    "scheduler": (
+        "deliveries.sweeper",
+        "deliveries.fanout",
+        "deliveries.delivery_store",
+        "deliveries.outbox_store",
+    ),
 }
-OCCASIONAL = ("notices", "notice_redaction", "event_bus", "alarm_topic", "recovery", "replay")
+OCCASIONAL = (
+    "operations.notices",
+    "operations.notice_redaction",
+    "operations.alarm_topic",
+    "sending.event_bus",
+    "deliveries.recovery",
+    "deliveries.replay",
+)
 WEBHOOK_MODULES_DEFERRED = {
-    "delivery": (*OCCASIONAL, "sweeper", "fanout", "endpoint_registry"),
-    "fanout": (*OCCASIONAL, "http_sender", "sweeper", "rate_limit", "attempt_stats"),
-    "scheduler": (*OCCASIONAL, "http_sender", "rate_limit", "attempt_stats", "endpoint_registry"),
+    "delivery": (
+        *OCCASIONAL,
+        "deliveries.sweeper",
+        "deliveries.fanout",
+        "endpoints.endpoint_registry",
+    ),
+    "fanout": (
+        *OCCASIONAL,
+        "sending.http_sender",
+        "deliveries.sweeper",
+        "sending.rate_limit",
+        "deliveries.attempt_stats",
+    ),
+    "scheduler": (
+        *OCCASIONAL,
+        "sending.http_sender",
+        "sending.rate_limit",
+        "deliveries.attempt_stats",
+        "endpoints.endpoint_registry",
+    ),
 }
 
 TRACING_OFF = {"POWERTOOLS_TRACE_DISABLED": "true"}
@@ -81,8 +121,8 @@ print(json.dumps({
 
 class Probe(TypedDict):
     """What the probe prints: the top-level modules imported, the webhook modules among them
-    (named below `content_service.webhooks`), and what X-Ray patched (None when X-Ray was not
-    imported)."""
+    (named below `content_service.webhooks`: `sending.http_sender`), and what X-Ray patched
+    (None when X-Ray was not imported)."""
 
     modules: list[str]
     webhooks: list[str]

@@ -15,40 +15,32 @@ if TYPE_CHECKING:
     from content_service.clock import Clock
     from content_service.settings import Settings
 
-    from .alarm_topic import AlarmTopic
-    from .attempt_stats import AttemptStats
-    from .delivery_store import DeliveryStore
-    from .endpoint_store import EndpointStore
-    from .event_bus import EventBusSender
-    from .fanout import FanOut
-    from .notices import EndpointNotices
-    from .outbox_store import OutboxStore
-    from .queue import DeliveryQueue
-    from .rate_limit import RateLimiter
-    from .recovery import RecoveryStore
-    from .sweeper import Sweeper
+    from .deliveries import AttemptStats, DeliveryStore, FanOut, OutboxStore, RecoveryStore, Sweeper
+    from .endpoints import EndpointStore
+    from .operations import AlarmTopic, EndpointNotices
+    from .sending import DeliveryQueue, EventBusSender, RateLimiter
 
 
 def endpoint_store(settings: Settings) -> EndpointStore:
-    from .endpoint_store import EndpointStore
+    from .endpoints import EndpointStore
 
     return EndpointStore(aws.dynamodb(settings), settings.tables.endpoints)
 
 
 def delivery_store(settings: Settings) -> DeliveryStore:
-    from .delivery_store import DeliveryStore
+    from .deliveries import DeliveryStore
 
     return DeliveryStore(aws.dynamodb(settings), settings.tables.deliveries)
 
 
 def delivery_queue(settings: Settings) -> DeliveryQueue:
-    from .queue import DeliveryQueue
+    from .sending import DeliveryQueue
 
     return DeliveryQueue(aws.sqs(settings), settings.tables.delivery_queue_url)
 
 
 def outbox_store(settings: Settings) -> OutboxStore:
-    from .outbox_store import OutboxStore
+    from .deliveries import OutboxStore
 
     return OutboxStore(aws.dynamodb(settings), settings.tables.events)
 
@@ -57,13 +49,13 @@ def alarm_topic(settings: Settings) -> AlarmTopic | None:
     """The alarm topic, when the template set one (only an operational notice is published)."""
     if not settings.alarm_topic_arn:
         return None
-    from .alarm_topic import AlarmTopic
+    from .operations import AlarmTopic
 
     return AlarmTopic(aws.sns(settings), settings.alarm_topic_arn)
 
 
 def fan_out(settings: Settings, clock: Clock) -> FanOut:
-    from .fanout import FanOut
+    from .deliveries import FanOut
 
     topic = alarm_topic(settings)
     return FanOut(
@@ -76,7 +68,7 @@ def fan_out(settings: Settings, clock: Clock) -> FanOut:
 
 
 def sweeper(settings: Settings, clock: Clock) -> Sweeper:
-    from .sweeper import Sweeper
+    from .deliveries import Sweeper
 
     return Sweeper(
         options=settings.webhooks,
@@ -90,13 +82,13 @@ def sweeper(settings: Settings, clock: Clock) -> Sweeper:
 
 
 def recovery_store(settings: Settings) -> RecoveryStore:
-    from .recovery import RecoveryStore
+    from .deliveries import RecoveryStore
 
     return RecoveryStore(aws.dynamodb(settings), settings.tables.deliveries)
 
 
 def endpoint_notices(settings: Settings, clock: Clock) -> EndpointNotices:
-    from .notices import EndpointNotices
+    from .operations import EndpointNotices
 
     return EndpointNotices(
         aws.dynamodb(settings), endpoint_store(settings), settings.tables.events, clock
@@ -105,7 +97,7 @@ def endpoint_notices(settings: Settings, clock: Clock) -> EndpointNotices:
 
 def rate_limiter(settings: Settings) -> RateLimiter:
     """The endpoints' rate windows live in the deliveries table (one item per endpoint)."""
-    from .rate_limit import RateLimiter
+    from .sending import RateLimiter
 
     return RateLimiter(aws.dynamodb(settings), settings.tables.deliveries)
 
@@ -113,7 +105,7 @@ def rate_limiter(settings: Settings) -> RateLimiter:
 def event_bus(settings: Settings) -> EventBusSender:
     """The sender of EventBridge deliveries: the allow-listed buses, a client bounded by
     `timeoutMs` (made only when a bus is first put to)."""
-    from .event_bus import EventBusSender
+    from .sending import EventBusSender
 
     return EventBusSender(
         lambda: aws.events(settings, settings.webhooks.timeout_ms / 1000),
@@ -123,6 +115,6 @@ def event_bus(settings: Settings) -> EventBusSender:
 
 def attempt_stats(settings: Settings) -> AttemptStats:
     """The hourly attempt counters of the health chart (in the deliveries table)."""
-    from .attempt_stats import AttemptStats
+    from .deliveries import AttemptStats
 
     return AttemptStats(aws.dynamodb(settings), settings.tables.deliveries)

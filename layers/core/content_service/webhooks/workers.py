@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING
 from content_service.settings import Settings
 
 from . import services
-from .delivery_worker import DeliveryWorker
-from .http_sender import Sender
+from .sending import DeliveryWorker, Sender
 from .wiring import Dependencies
 
 if TYPE_CHECKING:
-    from .recovery import RecoveryRunner
+    from .deliveries import RecoveryRunner
 
 
 def delivery_worker(settings: Settings, sender: Sender, deps: Dependencies) -> DeliveryWorker:
@@ -45,8 +44,7 @@ def delivery_worker(settings: Settings, sender: Sender, deps: Dependencies) -> D
 def recovery_runner(settings: Settings, worker: DeliveryWorker) -> RecoveryRunner:
     """The recovery runner of a batch, on the worker's stores, queue and clock (built when a
     message names a recovery job: the only time its module is needed)."""
-    from .fanout import ENQUEUE_GRACE_SECONDS
-    from .recovery import RecoveryRunner
+    from .deliveries import ENQUEUE_GRACE_SECONDS, RecoveryRunner
 
     return RecoveryRunner(
         recoveries=services.recovery_store(settings),

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from content_service.storage.outbox_event import OutboxEvent
 
-from .catalogue import CATALOGUE, ENDPOINT_SUBJECT, SUBSCRIBABLE_KINDS
-from .endpoint_store import Endpoint
+from ..endpoints import CATALOGUE, ENDPOINT_SUBJECT, SUBSCRIBABLE_KINDS, Endpoint
 
 _FILTERED_BY_TYPE = frozenset(e.kind for e in CATALOGUE if e.filtered_by_content_type)
 

@@ -26,11 +26,22 @@ from content_service.errors import BadRequest, Conflict, NotFound, ValidationFai
 from content_service.settings import Settings
 from content_service.storage.dynamo import TransactionCancelled, transact
 
-from . import services, wiring
+from .. import services, wiring
+from ..deliveries import (
+    DEFAULT_STATUSES,
+    ENQUEUE_GRACE_SECONDS,
+    RECOVERABLE_STATUSES,
+    STATUSES,
+    DeliveryRow,
+    LogSearch,
+    Page,
+    Recovery,
+    new_recovery,
+    recovery_key,
+)
+from ..operations import DISABLED
+from ..sending import RETRY_SWEEP_GRACE_SECONDS
 from .catalogue import PING, is_known_kind
-from .delivery_log import LogSearch, Page
-from .delivery_rows import STATUSES, DeliveryRow, recovery_key
-from .delivery_worker import RETRY_SWEEP_GRACE_SECONDS
 from .endpoint_checks import (
     check_content_types,
     check_events,
@@ -44,15 +55,7 @@ from .endpoint_checks import (
 from .endpoint_health import HEALTH_WINDOW_SECONDS, STATS_WINDOWS, Health, StatsSeries
 from .endpoint_secrets import MAX_GRACE_SECONDS, SignatureScheme, mint_secret
 from .endpoint_store import Endpoint, EndpointSettings, EndpointType, Mode
-from .fanout import ENQUEUE_GRACE_SECONDS
-from .notices import DISABLED
 from .ping import PingResult, send_ping
-from .recovery import (
-    DEFAULT_STATUSES,
-    RECOVERABLE_STATUSES,
-    Recovery,
-    new_recovery,
-)
 from .times import parse_instant
 from .url_policy import UnresolvableHost, UrlRefused, check_url
 

@@ -30,17 +30,18 @@ from datetime import UTC
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .bounds import Headers, clip, clip_error, clip_headers
-from .custom_headers import check_header_value, is_valid_header_name
-from .url_policy import (
+from ..endpoints import (
     CheckedTarget,
     Resolver,
     SystemResolver,
     UnresolvableHost,
     UrlPolicy,
     UrlRefused,
+    check_header_value,
     check_url,
+    is_valid_header_name,
 )
+from .bounds import Headers, clip, clip_error, clip_headers
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer

@@ -27,10 +27,10 @@ from content_service.clock import Clock, iso_utc
 from content_service.storage.dynamo import conditional, decode, encode, values
 from content_service.storage.json_values import plain
 
+from ..endpoints import EndpointStore
+from ..sending import DeliveryQueue
 from .delivery_rows import RECOVERY_PREFIX, DeliveryRow, recovery_key, shard_of
 from .delivery_store import DeliveryStore
-from .endpoint_store import EndpointStore
-from .queue import DeliveryQueue
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

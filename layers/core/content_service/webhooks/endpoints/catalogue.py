@@ -120,7 +120,7 @@ def kind_of(kind: str) -> EventKind:
     return _BY_KIND[kind]
 
 
-def example(kind: str) -> dict[str, Any]:
+def example_envelope(kind: str) -> dict[str, Any]:
     """An envelope of `kind` exactly as a receiver gets it (spec 2.5), with example ids."""
     event = _BY_KIND[kind]
     data: dict[str, Any]
@@ -171,7 +171,7 @@ def _operational_example(kind: str) -> dict[str, Any]:
     }
 
 
-def to_json() -> list[dict[str, Any]]:
+def catalogue_json() -> list[dict[str, Any]]:
     """The body of `GET /api/webhook-events` (docs/api.md), in catalogue order."""
     return [
         {
@@ -180,7 +180,7 @@ def to_json() -> list[dict[str, Any]]:
             "filteredByContentType": event.filtered_by_content_type,
             "carriesWorkspace": event.carries_workspace,
             "description": event.description,
-            "example": example(event.kind),
+            "example": example_envelope(event.kind),
         }
         for event in CATALOGUE
     ]

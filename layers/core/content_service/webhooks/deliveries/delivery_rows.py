@@ -30,8 +30,7 @@ from typing import Any, Literal
 from content_service import camel
 from content_service.storage.outbox_event import OutboxEvent
 
-from .bounds import Headers
-from .envelope import envelope, freeze, refreeze
+from ..sending import Headers, envelope, freeze, refreeze
 
 Status = Literal["pending", "delivering", "succeeded", "failed", "dead"]
 STATUSES: tuple[Status, ...] = ("pending", "delivering", "succeeded", "failed", "dead")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .endpoint_secrets import SignatureScheme, standard_key
+from ..endpoints import SignatureScheme, standard_key
 from .signing import signature_header, standard_signature
 
 USER_AGENT = "Service-Webhooks/1"

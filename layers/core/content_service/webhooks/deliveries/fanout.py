@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 from content_service.clock import Clock, iso_utc
 from content_service.storage.outbox_event import OutboxEvent
 
-from .catalogue import OPERATIONAL_KINDS
+from ..endpoints import OPERATIONAL_KINDS, Endpoint
+from ..sending import DeliveryQueue
 from .delivery_rows import DeliveryRow
 from .delivery_store import DeliveryStore
-from .endpoint_store import Endpoint
 from .matching import matches
 from .outbox_store import OutboxStore
-from .queue import DeliveryQueue
 
 # A pending row whose message went missing (a crash between insert and enqueue, a purged
 # queue) is re-enqueued by the minute sweep once this long has passed without a claim. Long

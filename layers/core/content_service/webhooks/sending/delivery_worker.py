@@ -33,11 +33,17 @@ from typing import TYPE_CHECKING, Literal
 from content_service.clock import Clock, iso_utc, parse_iso_utc
 from content_service.settings import WebhookOptions
 
-from .attempt_stats import AttemptStats
+from ..deliveries import (
+    AttemptRecord,
+    AttemptStats,
+    Claim,
+    DeliveryRow,
+    DeliveryStore,
+    NotClaimed,
+    Outcome,
+)
+from ..endpoints import Endpoint, EndpointStore
 from .bounds import clip_error
-from .delivery_rows import AttemptRecord, Claim, DeliveryRow, NotClaimed, Outcome
-from .delivery_store import DeliveryStore
-from .endpoint_store import Endpoint, EndpointStore
 from .http_sender import Sender, SendResult
 from .outgoing import request_headers
 from .queue import MAX_DELAY_SECONDS, DeliveryQueue
@@ -46,8 +52,8 @@ from .retry_ladder import RETRY_AFTER_CAP_SECONDS, Judgement, judge
 
 if TYPE_CHECKING:
     # Loaded when the first notice goes out or the first bus is put to (D146).
+    from ..operations import EndpointNotices
     from .event_bus import EventBusSender
-    from .notices import EndpointNotices
 
 # When a failed row was also queued with a delay, the sweep looks at it only this long after
 # its `nextAttemptAt`, so it does not queue a second message next to the delayed one.
@@ -548,7 +554,7 @@ class DeliveryWorker:
         happens at the next dead delivery instead. The reason names the threshold crossed, not
         the count: two workers counting at once may both pass it, and whichever writes first
         must say the same thing."""
-        from .notices import failing_threshold  # the notices' module, with its first dead count
+        from ..operations import failing_threshold  # the notices' module, with its first dead count
 
         counted = self.endpoints.count_dead(endpoint.id)
         self._endpoints.pop(endpoint.id, None)
