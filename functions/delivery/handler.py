@@ -1,12 +1,12 @@
 """Delivery queue -> claim, sign, POST, verdict.
 
 Thin: Powertools parses the SQS batch; one pinned sender serves the whole batch (keep-alive per
-host), the worker reads the batch's rows and endpoints up front, messages are handled serially
-(spec 8.4.3), retries with short waits are queued again with a delay at the end. A message
-naming a recovery job (`recovery#...`) runs one step of it instead. A message whose processing
-raised (storage unavailable) is reported failed and comes back after the visibility timeout;
-the claim makes that harmless. Imports no web framework, for the cold start, and loads recovery,
-notices and EventBridge only when a batch needs them (D146).
+host), the worker reads the batch's rows and endpoints up front, messages are handled serially,
+retries with short waits are queued again with a delay at the end. A message naming a recovery job
+(`recovery#...`) runs one step of it instead. A message whose processing raised (storage
+unavailable) is reported failed and comes back after the visibility timeout; the claim makes that
+harmless. Imports no web framework, for the cold start, and loads recovery, notices and EventBridge
+only when a batch needs them (D146).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""A delivery row as the deliveries table holds it, keyed by `id` (spec 2.4, 3.1), and the
-claims and outcomes written to it.
+"""A delivery row as the deliveries table holds it, keyed by `id` (docs/webhooks.md, "Delivery
+row"), and the claims and outcomes written to it.
 
 Attributes (the delivery JSON names of docs/api.md where they exist):
 - `id`, `endpointId`, `eventId`, `event`, `workspaceId`, `status`, `attempts`, `nextAttemptAt`,
@@ -8,7 +8,7 @@ Attributes (the delivery JSON names of docs/api.md where they exist):
   attempt: attempt, at, statusCode, durationMs, error, responseHeaders, responseSnippet; every
   receiver text bounded by `bounds.py`), `redeliveryOf` and `recoveryId` (a redelivery's
   origin), `recoveredBy` (the redelivery a recovery made of this row)
-- `claimToken`, `claimedAt`: the current claim (spec 3.1), taken by a conditional write
+- `claimToken`, `claimedAt`: the current claim, taken by a conditional write
 - `createdKey` = createdAt#id: the `byEndpoint` index's sort key (the log, newest first)
 - `sweepShard` + `sweepAt`: the sparse `bySweep` index; present while the row is not terminal,
   `sweepAt` is when the minute sweep should look at it again

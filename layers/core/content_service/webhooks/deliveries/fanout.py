@@ -1,9 +1,10 @@
-"""Fan-out (spec 6.4.1): an outbox event becomes one pending row per matching endpoint.
+"""Fan-out (docs/webhooks.md, "Fan-out"): an outbox event becomes one pending row per matching
+endpoint.
 
 Rows are inserted with a frozen id (derived from endpoint and event, so a repeated stream record
 finds them already there) and a frozen body, then their ids are queued, then the event's
 fan-out marker is removed. Nothing is sent here. An endpoint takes only events that occurred
-after it was created (spec 6.4.4), so a late fan-out (the sweep's reconciliation, a replayed
+after it was created, so a late fan-out (the sweep's reconciliation, a replayed
 failure queue) never gives a new endpoint an old entry.
 """
 

@@ -1,4 +1,5 @@
-"""Subscription matching (spec 2.3): an event reaches an endpoint when all three sets match.
+"""Subscription matching (docs/webhooks.md, "Fan-out"): an event reaches an endpoint when all
+three sets match.
 
 1. Workspace: `allWorkspaces`, or the event's workspace is in the endpoint's list. An empty
    list means none, not all; an event without a workspace reaches only `allWorkspaces`.

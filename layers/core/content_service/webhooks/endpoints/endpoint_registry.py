@@ -1,4 +1,4 @@
-"""The endpoint registry (spec 2.3, 4.2; docs/api.md, "Webhooks"): the service behind the
+"""The endpoint registry (docs/api.md, "Webhooks"; docs/webhooks.md): the service behind the
 admin routes. Create, read, update, delete, rotate the secret, re-enable, the delivery log,
 redeliver and the send test. Everything the routes accept is validated here, so a refusal is a
 `ServiceError` (400/404/409/422) and never a 500.
@@ -231,7 +231,7 @@ class EndpointRegistry:
         current = self.get(endpoint_id)
         sets, removes = self._changes(current, patch)
         if patch.enabled is True:
-            # Re-enabling clears the run of dead deliveries (spec 3.2, 8.4.1).
+            # Re-enabling clears the run of dead deliveries (docs/webhooks.md, "State machine").
             sets.update(enabled=True, consecutiveDead=0)
             removes = (*removes, "disabledReason")
         elif patch.enabled is False and current.enabled:
@@ -343,9 +343,10 @@ class EndpointRegistry:
     def rotate_secret(
         self, endpoint_id: str, grace_seconds: int = 0, by: Actor = COMMAND_LINE
     ) -> Endpoint:
-        """A new secret signs every later send, queued rows included (spec 6.3.5). With a
+        """A new secret signs every later send, queued rows included (docs/webhooks.md,
+        "Rotation and signature schemes"). With a
         grace period the replaced secret keeps signing too, until it expires, so receivers can
-        switch at their pace; with none (the spec's rotation) it stops at once. The endpoint
+        switch at their pace; with none (a plain rotation) it stops at once. The endpoint
         comes back with the new secret in clear (stored sealed), to be shown once."""
         if not 0 <= grace_seconds <= MAX_GRACE_SECONDS:
             raise ValidationFailed(
@@ -425,7 +426,7 @@ class EndpointRegistry:
         endpoint = self.get(endpoint_id)
         row = self._deliveries.get(_valid_id(delivery_id, "delivery"))
         if row is None or row.endpoint_id != endpoint.id:
-            # Another endpoint's delivery is as good as absent here (spec 7.2).
+            # Another endpoint's delivery is as good as absent here.
             raise NotFound(f"delivery {delivery_id} not found for this endpoint")
         return row
 

@@ -1,4 +1,5 @@
-"""Send test (spec 3.1, 6.1): a `ping` to one endpoint, now, from the API process.
+"""Send test (docs/webhooks.md, "Catalogue and Send test"): a `ping` to one endpoint, now, from
+the API process.
 
 Never queued, no delivery row, not counted against the failure budget; signed and sent exactly
 like a delivery (same headers, same pinned sender and URL policy), attempt 1. Another kind of

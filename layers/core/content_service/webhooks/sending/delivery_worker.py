@@ -1,4 +1,4 @@
-"""Delivery (spec 3.1, 6.2, 6.3, 7.2, 8.3): claim a row, sign, POST, record the verdict.
+"""Delivery (docs/webhooks.md, "Delivery"): claim a row, sign, POST, record the verdict.
 
 Per message: the conditional claim is committed before any network use; the endpoint used is
 the one current at the claim (so a rotated secret signs the very next attempt, and a deleted or

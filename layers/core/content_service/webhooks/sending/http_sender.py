@@ -58,7 +58,8 @@ MAX_STATUS_LINE = 8192
 # Exactly three ASCII digits. `int()` alone would take `2_00`, `+204` and ` 204`.
 _STATUS_CODE = re.compile(r"[0-9]{3}")
 
-# Framing headers the sender owns; custom headers may not set them either (spec 8.5.4).
+# Framing headers the sender owns; custom headers may not set them either
+# (docs/webhooks.md, "Endpoint").
 _SENDER_OWNED_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection"})
 
 # The deadline of the exchange in progress, in `time.monotonic()` seconds. `http.client`
@@ -319,7 +320,7 @@ class Sender:
 
     Connections are kept per (scheme, host, port, pinned address) for the sender's lifetime;
     `close()` (or leaving the `with` block) closes them. Not thread-safe: a batch is sent
-    serially (spec 8.4.3). Redirects are never followed. `ca_bundle` replaces the system's
+    serially. Redirects are never followed. `ca_bundle` replaces the system's
     trusted certificates (tests use it for a self-signed receiver).
     """
 

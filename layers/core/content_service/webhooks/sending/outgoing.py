@@ -1,4 +1,5 @@
-"""The headers of a delivery request (spec 6.2), shared by deliveries and the send test."""
+"""The headers of a delivery request (docs/webhooks.md, "Delivery"), shared by deliveries and
+the send test."""
 
 from __future__ import annotations
 
