@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         redelivery_id,
     )
     from .replay import DeliveryDlqReplay, FailureQueue, FanoutFailureReplay
+    from .resume import resume_after_restart
     from .sweeper import OUTBOX_GRACE_SECONDS, SWEEP_GRACE_SECONDS, Sweeper
 
 __all__ = [
@@ -86,10 +87,12 @@ __all__ = [
     "new_recovery",
     "recovery_key",
     "redelivery_id",
+    "resume_after_restart",
     "shard_of",
 ]
 
 _MODULES = {
+    "resume_after_restart": "resume",
     "AttemptRecord": "delivery_rows",
     "AttemptStats": "attempt_stats",
     "Bucket": "attempt_stats",
