@@ -38,10 +38,9 @@ from content_service.storage import aws
 from content_service.storage.dynamo import encode
 from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services, wiring, workers
-from content_service.webhooks.delivery_rows import Claim, DeliveryRow, Outcome
-from content_service.webhooks.endpoint_secrets import mint_secret
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.outgoing import request_headers
+from content_service.webhooks.deliveries import Claim, DeliveryRow, Outcome
+from content_service.webhooks.endpoints import Endpoint, mint_secret
+from content_service.webhooks.sending import request_headers
 from infra.local_stack import LocalStack
 from infra.request_recorder import RequestRecorder
 

@@ -89,12 +89,9 @@ from boto3.dynamodb.types import TypeDeserializer
 from content_service.clock import iso_utc, parse_iso_utc
 from content_service.storage.json_values import NotJson, plain
 from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
-from content_service.webhooks.catalogue import OPERATIONAL_KINDS
-from content_service.webhooks.delivery_rows import fanout_delivery_id
-from content_service.webhooks.endpoint_secrets import secret_hint
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.matching import matches
-from content_service.webhooks.signing import SignatureVerificationError, verify_signature
+from content_service.webhooks.deliveries import fanout_delivery_id, matches
+from content_service.webhooks.endpoints import OPERATIONAL_KINDS, Endpoint, secret_hint
+from content_service.webhooks.sending import SignatureVerificationError, verify_signature
 from harness.crash_objects import ObjectLedger, Uploader, verify_objects
 from harness.ports import free_port
 from harness.receiver import Answer, Received, Receiver

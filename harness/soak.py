@@ -72,10 +72,14 @@ from content_service.observability import logger as service_logger
 from content_service.storage import aws, dynamo
 from content_service.storage.json_values import plain
 from content_service.webhooks import services, wiring
-from content_service.webhooks.delivery_rows import DeliveryRow, fanout_delivery_id
-from content_service.webhooks.delivery_worker import RETRY_SWEEP_GRACE_SECONDS
-from content_service.webhooks.retry_ladder import JITTER, LADDER_SECONDS
-from content_service.webhooks.signing import SignatureVerificationError, verify_signature
+from content_service.webhooks.deliveries import DeliveryRow, fanout_delivery_id
+from content_service.webhooks.sending import (
+    JITTER,
+    LADDER_SECONDS,
+    RETRY_SWEEP_GRACE_SECONDS,
+    SignatureVerificationError,
+    verify_signature,
+)
 from harness.receiver import Answer, Received, Receiver
 from harness.webhooks import FakeClock, store_endpoint
 from infra.emulator import Emulator, EmulatorError

@@ -11,8 +11,7 @@ from typing import Any
 from content_service import runtime
 from content_service.clock import iso_utc
 from content_service.webhooks import services, wiring
-from content_service.webhooks.endpoint_secrets import mint_secret
-from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.endpoints import Endpoint, mint_secret
 
 
 class FakeClock:

@@ -65,13 +65,13 @@ def default_bootstrapper(settings: Settings, base_url: str, local_dir: Path) -> 
 
 
 def default_resumer(settings: Settings) -> Any:
-    """`content_service.webhooks.resume:resume_after_restart`, with storage bound first; and
+    """`content_service.webhooks.deliveries:resume_after_restart`, with storage bound first; and
     the upgrade of entries a release before versions stored (`lists reindex`, legacy ones)."""
     importlib.import_module("content_service.runtime").configure(settings)
     upgraded = importlib.import_module("content_service.content.list_jobs").reindex_stored(
         legacy_only=True
     )
-    module = importlib.import_module("content_service.webhooks.resume")
+    module = importlib.import_module("content_service.webhooks.deliveries")
     return {"entriesUpgraded": upgraded, "resume": module.resume_after_restart(settings)}
 
 

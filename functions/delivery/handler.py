@@ -5,12 +5,13 @@ host), the worker reads the batch's rows and endpoints up front, messages are ha
 (docs/webhooks.md, "Delivery"), retries with short waits are queued again with a delay at the end. A
 message naming a recovery job (`recovery#...`) runs one step of it instead. A message whose
 processing raised (storage unavailable) is reported failed and comes back after the visibility
-timeout; the claim makes that harmless. Imports no web framework, for the cold start.
+timeout; the claim makes that harmless. Imports no web framework, for the cold start, and loads
+recovery, notices and EventBridge only when a batch needs them (D146).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import (
@@ -26,9 +27,11 @@ from content_service import runtime
 from content_service.observability import logger, metrics
 from content_service.tracing import tracer
 from content_service.webhooks import wiring, workers
-from content_service.webhooks.delivery_worker import Report
-from content_service.webhooks.queue import MalformedMessage, parse_message
-from content_service.webhooks.recovery import StepReport, is_recovery_key
+from content_service.webhooks.deliveries import is_recovery_key
+from content_service.webhooks.sending import MalformedMessage, Report, parse_message
+
+if TYPE_CHECKING:
+    from content_service.webhooks.deliveries import StepReport
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -110,7 +113,6 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
     deps = wiring.dependencies()
     with wiring.make_sender(settings.webhooks, deps) as sender:
         worker = workers.delivery_worker(settings, sender, deps)
-        recoveries = workers.recovery_runner(settings, worker)
 
         try:
             worker.prepare(_delivery_ids(records))
@@ -126,7 +128,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> Any:
                 return
             logger.set_correlation_id(delivery_id)
             if is_recovery_key(delivery_id):
-                _record_recovery(recoveries.step(delivery_id))
+                _record_recovery(workers.recovery_runner(settings, worker).step(delivery_id))
             else:
                 _record_attempt(worker.process(delivery_id))
 

@@ -19,7 +19,10 @@ from content_service.observability import logger, metrics
 from content_service.storage.outbox_stream import inserted_event, process_batch
 from content_service.tracing import tracer
 from content_service.webhooks import services, wiring
-from content_service.webhooks.endpoint_store import Endpoint
+
+# Every invocation fans out: its module loads at init, not with the first record (D146).
+from content_service.webhooks.deliveries import FanOut
+from content_service.webhooks.endpoints import Endpoint
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -27,7 +30,7 @@ from content_service.webhooks.endpoint_store import Endpoint
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> Any:
     settings = runtime.settings()
-    fanout = services.fan_out(settings, wiring.dependencies().clock)
+    fanout: FanOut = services.fan_out(settings, wiring.dependencies().clock)
     endpoint_store = services.endpoint_store(settings)
     loaded: list[list[Endpoint]] = []
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from content_service.webhooks.signing import verify_signature
+from content_service.webhooks.sending import verify_signature
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack

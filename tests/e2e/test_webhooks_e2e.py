@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import stripe
 
-from content_service.webhooks.signing import verify_signature
+from content_service.webhooks.sending import verify_signature
 from harness.receiver import Answer, Received, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack

@@ -15,7 +15,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from content_service.webhooks.custom_headers import rules_json
+from content_service.webhooks.endpoints import rules_json
 from harness.webhooks import FakeClock
 from tests.conftest import WorkspaceAccess, sign_in
 from tests.support.admin_pages import editor_user

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.endpoints import Endpoint
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock, store_endpoint
 from infra.lambda_runtime import FunctionRuntime

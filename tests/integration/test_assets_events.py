@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.endpoints import Endpoint
 from harness.receiver import Receiver
 from harness.webhooks import store_endpoint
 from infra.local_stack import LocalStack

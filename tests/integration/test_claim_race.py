@@ -14,7 +14,7 @@ import pytest
 
 from content_service.clock import iso_utc
 from content_service.webhooks import services
-from content_service.webhooks.delivery_rows import Claim
+from content_service.webhooks.deliveries import Claim
 from harness.webhooks import FakeClock, store_endpoint
 from tests.support.webhooks import delete_rows, seed_rows, settings
 

@@ -15,9 +15,8 @@ import stripe
 
 from content_service import runtime
 from content_service.webhooks import services
-from content_service.webhooks.delivery_worker import DeliveryWorker, Report
-from content_service.webhooks.endpoint_registry import EndpointRegistry
-from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.endpoints import Endpoint, EndpointRegistry
+from content_service.webhooks.sending import DeliveryWorker, Report
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack

@@ -20,13 +20,9 @@ import pytest
 from content_service.clock import iso_utc
 from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services
-from content_service.webhooks.delivery_rows import Claim
-from content_service.webhooks.delivery_worker import LOST_CLAIM_ERROR
-from content_service.webhooks.endpoint_secrets import mint_secret
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
-from content_service.webhooks.http_sender import Sender, SendResult
-from content_service.webhooks.sweeper import SWEEP_GRACE_SECONDS
+from content_service.webhooks.deliveries import ENQUEUE_GRACE_SECONDS, SWEEP_GRACE_SECONDS, Claim
+from content_service.webhooks.endpoints import Endpoint, mint_secret
+from content_service.webhooks.sending import LOST_CLAIM_ERROR, Sender, SendResult
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack

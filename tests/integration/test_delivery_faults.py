@@ -19,7 +19,7 @@ import pytest
 
 from content_service.clock import parse_iso_utc
 from content_service.webhooks import wiring
-from content_service.webhooks.retry_ladder import LADDER_SECONDS, RETRY_AFTER_CAP_SECONDS
+from content_service.webhooks.sending import LADDER_SECONDS, RETRY_AFTER_CAP_SECONDS
 from harness.receiver import Answer, Receiver, refused_port
 from harness.webhooks import FakeClock, store_endpoint
 from tests.conftest import WorkspaceAccess, webhook_options

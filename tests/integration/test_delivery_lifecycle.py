@@ -10,7 +10,7 @@ import pytest
 
 from content_service import runtime
 from content_service.webhooks import services
-from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.endpoints import Endpoint
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from content_service.webhooks.endpoint_registry import EndpointRegistry
-from content_service.webhooks.queue import message_body
-from content_service.webhooks.recovery import recovery_key
+from content_service.webhooks.deliveries import recovery_key
+from content_service.webhooks.endpoints import EndpointRegistry
+from content_service.webhooks.sending import message_body
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack

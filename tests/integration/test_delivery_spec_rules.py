@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.retry_ladder import LADDER_SECONDS
+from content_service.webhooks.endpoints import Endpoint
+from content_service.webhooks.sending import LADDER_SECONDS
 from harness.receiver import Answer, Received, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack

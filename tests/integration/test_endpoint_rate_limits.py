@@ -19,8 +19,8 @@ import pytest
 
 from content_service import runtime
 from content_service.webhooks import services
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.rate_limit import WINDOW_SECONDS
+from content_service.webhooks.endpoints import Endpoint
+from content_service.webhooks.sending import WINDOW_SECONDS
 from harness.receiver import Answer, Receiver
 from harness.soak import delivery_containers
 from harness.webhooks import FakeClock, store_endpoint

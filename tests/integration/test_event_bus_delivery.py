@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from content_service.settings import SettingsError, WebhookOptions
-from content_service.webhooks.catalogue import OPERATIONAL_KINDS
+from content_service.webhooks.endpoints import OPERATIONAL_KINDS
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from content_service import runtime
-from content_service.webhooks.queue import message_body
+from content_service.webhooks.sending import message_body
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack

@@ -10,11 +10,9 @@ import pytest
 from content_service.storage import request_check
 from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services
-from content_service.webhooks.delivery_rows import fanout_delivery_id
-from content_service.webhooks.endpoint_secrets import mint_secret
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.fanout import FanOut
-from content_service.webhooks.queue import DeliveryQueue
+from content_service.webhooks.deliveries import FanOut, fanout_delivery_id
+from content_service.webhooks.endpoints import Endpoint, mint_secret
+from content_service.webhooks.sending import DeliveryQueue
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack

@@ -18,11 +18,13 @@ import pytest
 from content_service.clock import iso_utc
 from content_service.storage import aws
 from content_service.webhooks import services
-from content_service.webhooks.delivery_store import PRUNE_CONTROL_ID
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.fanout import ENQUEUE_GRACE_SECONDS
-from content_service.webhooks.queue import message_body
-from content_service.webhooks.sweeper import SWEEP_GRACE_SECONDS
+from content_service.webhooks.deliveries import (
+    ENQUEUE_GRACE_SECONDS,
+    PRUNE_CONTROL_ID,
+    SWEEP_GRACE_SECONDS,
+)
+from content_service.webhooks.endpoints import Endpoint
+from content_service.webhooks.sending import message_body
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from content_service.webhooks.attempt_stats import Tally, bin_value, latency_bin
+from content_service.webhooks.deliveries import Tally, bin_value, latency_bin
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from tests.conftest import WorkspaceAccess

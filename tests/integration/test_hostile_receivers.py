@@ -20,10 +20,14 @@ import pytest
 
 from content_service.clock import parse_iso_utc
 from content_service.storage import aws
-from content_service.webhooks.bounds import ERROR_BYTES, HEADERS_BYTES, headers_size
-from content_service.webhooks.http_sender import Sender
-from content_service.webhooks.retry_ladder import LADDER_SECONDS
-from content_service.webhooks.url_policy import UrlPolicy
+from content_service.webhooks.endpoints import UrlPolicy
+from content_service.webhooks.sending import (
+    ERROR_BYTES,
+    HEADERS_BYTES,
+    LADDER_SECONDS,
+    Sender,
+    headers_size,
+)
 from harness.webhooks import FakeClock, store_endpoint
 from tests.conftest import webhook_options
 from tests.support.raw_receiver import RawReceiver, answer

@@ -24,8 +24,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from content_service.webhooks.http_sender import Sender, SendResult, parse_retry_after
-from content_service.webhooks.url_policy import UrlPolicy, check_url
+from content_service.webhooks.endpoints import UrlPolicy, check_url
+from content_service.webhooks.sending import Sender, SendResult, parse_retry_after
 from tests.support.resolver import FakeResolver
 
 LOCAL = UrlPolicy(allow_insecure_urls=True, allow_private_networks=True)

@@ -18,9 +18,8 @@ import stripe
 
 from content_service import runtime
 from content_service.webhooks import services, wiring
-from content_service.webhooks.catalogue import OPERATIONAL_KINDS
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.notices import failing_threshold
+from content_service.webhooks.endpoints import OPERATIONAL_KINDS, Endpoint
+from content_service.webhooks.operations import failing_threshold
 from harness.receiver import Answer, Received, Receiver
 from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack

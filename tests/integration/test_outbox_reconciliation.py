@@ -18,7 +18,7 @@ import pytest
 from content_service.clock import iso_utc
 from content_service.storage import aws
 from content_service.storage.outbox_event import fanout_shard
-from content_service.webhooks.sweeper import OUTBOX_GRACE_SECONDS
+from content_service.webhooks.deliveries import OUTBOX_GRACE_SECONDS
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack

@@ -7,10 +7,9 @@ import pytest
 from content_service.clock import iso_utc, parse_iso_utc
 from content_service.storage import aws
 from content_service.webhooks import services
-from content_service.webhooks.delivery_rows import DeliveryRow
-from content_service.webhooks.delivery_store import PRUNE_CONTROL_ID
-from content_service.webhooks.delivery_worker import RETRY_SWEEP_GRACE_SECONDS
-from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.deliveries import PRUNE_CONTROL_ID, DeliveryRow
+from content_service.webhooks.endpoints import Endpoint
+from content_service.webhooks.sending import RETRY_SWEEP_GRACE_SECONDS
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack

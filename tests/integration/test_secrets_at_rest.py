@@ -18,7 +18,7 @@ from moto.kms.models import kms_backends
 from content_service import runtime
 from content_service.storage import sealing
 from content_service.webhooks import services
-from content_service.webhooks.endpoint_store import sealing_context
+from content_service.webhooks.endpoints import sealing_context
 from harness.receiver import Receiver
 from infra.emulator import Emulator
 from infra.local_stack import LocalStack, LocalStackOptions

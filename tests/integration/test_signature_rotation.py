@@ -14,8 +14,8 @@ import pytest
 import stripe
 from standardwebhooks import Webhook, WebhookVerificationError
 
-from content_service.webhooks.endpoint_secrets import MAX_OLDER_SECRETS
-from content_service.webhooks.retry_ladder import LADDER_SECONDS
+from content_service.webhooks.endpoints import MAX_OLDER_SECRETS
+from content_service.webhooks.sending import LADDER_SECONDS
 from harness.receiver import Answer, Received, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack

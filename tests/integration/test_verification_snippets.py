@@ -19,14 +19,14 @@ from typing import Any
 
 import pytest
 
-from content_service.webhooks.signing import signature_header
-from content_service.webhooks.verification_snippets import (
+from content_service.webhooks.endpoints import (
     NODE,
     PYTHON,
     SNIPPETS,
     STANDARD_PYTHON,
     STANDARD_SNIPPETS,
 )
+from content_service.webhooks.sending import signature_header
 from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
 from tests.conftest import WorkspaceAccess

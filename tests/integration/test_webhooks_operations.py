@@ -17,8 +17,9 @@ import pytest
 import stripe
 
 from content_service.clock import iso_utc, parse_iso_utc
-from content_service.webhooks import catalogue, wiring
-from content_service.webhooks.recovery import redelivery_id
+from content_service.webhooks import wiring
+from content_service.webhooks.deliveries import redelivery_id
+from content_service.webhooks.endpoints import example_envelope
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
@@ -311,8 +312,8 @@ def test_send_test_posts_a_kinds_example_marked_as_a_test(
     assert sent.header("X-Service-Test") == "1"
     assert sent.header("X-Service-Event") == body["event"] == "entry.published"
     assert sent.header("X-Service-Workspace") == body["workspaceId"] == workspace.id
-    assert body["data"] == catalogue.example("entry.published")["data"]
-    assert list(body) == list(catalogue.example("entry.published"))
+    assert body["data"] == example_envelope("entry.published")["data"]
+    assert list(body) == list(example_envelope("entry.published"))
     stripe.WebhookSignature.verify_header(
         sent.body.decode(), sent.header("X-Service-Signature"), endpoint["secret"], 300
     )

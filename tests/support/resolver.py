@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from content_service.webhooks.url_policy import UnresolvableHost
+from content_service.webhooks.endpoints import UnresolvableHost
 
 _ANY_HOST = ""
 

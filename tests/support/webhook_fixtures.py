@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from content_service.webhooks import wiring
-from content_service.webhooks.endpoint_store import Endpoint
+from content_service.webhooks.endpoints import Endpoint
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock, store_endpoint
 from tests.conftest import sign_in

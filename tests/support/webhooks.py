@@ -25,11 +25,9 @@ from content_service.storage import aws
 from content_service.storage.dynamo import encode
 from content_service.storage.outbox_event import OutboxEvent, fanout_shard
 from content_service.webhooks import services, wiring, workers
-from content_service.webhooks.delivery_rows import DeliveryRow
-from content_service.webhooks.delivery_worker import DeliveryWorker
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.http_sender import Sender
-from content_service.webhooks.queue import message_body
+from content_service.webhooks.deliveries import DeliveryRow
+from content_service.webhooks.endpoints import Endpoint
+from content_service.webhooks.sending import DeliveryWorker, Sender, message_body
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.lambda_runtime import FunctionRuntime

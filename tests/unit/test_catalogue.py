@@ -7,7 +7,15 @@ import json
 
 import pytest
 
-from content_service.webhooks import catalogue
+from content_service.webhooks.endpoints import (
+    CATALOGUE,
+    ENTRY_EVENT_KINDS,
+    OPERATIONAL_KINDS,
+    PING,
+    SUBSCRIBABLE_KINDS,
+    catalogue_json,
+    is_known_kind,
+)
 
 # Spec 6.1, row by row: kind, group, filtered by content type, carries a workspace.
 SPEC_TABLE = [
@@ -29,15 +37,12 @@ OPERATIONAL_TABLE = [
 
 
 def test_catalogue_is_the_spec_table_in_order_then_the_operational_kinds() -> None:
-    rows = [
-        (e.kind, e.group, e.filtered_by_content_type, e.carries_workspace)
-        for e in catalogue.CATALOGUE
-    ]
+    rows = [(e.kind, e.group, e.filtered_by_content_type, e.carries_workspace) for e in CATALOGUE]
     assert rows == SPEC_TABLE + OPERATIONAL_TABLE
 
 
 def test_json_shape_is_the_contracts() -> None:
-    body = catalogue.to_json()
+    body = catalogue_json()
     assert json.loads(json.dumps(body)) == body
     assert [
         (row["kind"], row["group"], row["filteredByContentType"], row["carriesWorkspace"])
@@ -51,7 +56,7 @@ def test_json_shape_is_the_contracts() -> None:
 
 
 def test_every_kind_has_a_description_and_an_example_envelope_of_its_kind() -> None:
-    for row in catalogue.to_json():
+    for row in catalogue_json():
         assert len(row["description"]) > 20
         example = row["example"]
         # Spec 2.5: the same fields for every kind, in this order.
@@ -78,17 +83,14 @@ def test_every_kind_has_a_description_and_an_example_envelope_of_its_kind() -> N
 
 
 def test_entry_kinds_are_the_seven_entry_events() -> None:
-    assert tuple(kind for kind, *_ in SPEC_TABLE[:7]) == catalogue.ENTRY_EVENT_KINDS
+    assert tuple(kind for kind, *_ in SPEC_TABLE[:7]) == ENTRY_EVENT_KINDS
 
 
 def test_ping_is_known_but_not_subscribable() -> None:
-    assert catalogue.PING == "ping"
-    assert catalogue.is_known_kind("ping")
-    assert "ping" not in catalogue.SUBSCRIBABLE_KINDS
-    assert (
-        frozenset((*catalogue.ENTRY_EVENT_KINDS, *catalogue.OPERATIONAL_KINDS))
-        == catalogue.SUBSCRIBABLE_KINDS
-    )
+    assert PING == "ping"
+    assert is_known_kind("ping")
+    assert "ping" not in SUBSCRIBABLE_KINDS
+    assert frozenset((*ENTRY_EVENT_KINDS, *OPERATIONAL_KINDS)) == SUBSCRIBABLE_KINDS
 
 
 @pytest.mark.parametrize(
@@ -97,9 +99,9 @@ def test_ping_is_known_but_not_subscribable() -> None:
 )
 def test_unknown_kinds(kind: str) -> None:
     # Spec 6.1: media, transfer, account and workspace events are not delivered; no custom kinds.
-    assert not catalogue.is_known_kind(kind)
+    assert not is_known_kind(kind)
 
 
 def test_rows_are_immutable() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
-        catalogue.CATALOGUE[0].kind = "entry.renamed"  # type: ignore[misc]
+        CATALOGUE[0].kind = "entry.renamed"  # type: ignore[misc]

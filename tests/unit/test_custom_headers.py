@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from content_service.webhooks.custom_headers import (
+from content_service.webhooks.endpoints import (
     MAX_HEADERS,
     RESERVED_HEADER_NAMES,
     RESERVED_PREFIX,

@@ -2,7 +2,7 @@
 and nothing cites a document the repository does not hold.
 
 A name matches a file when it is the file's path from the repository's root or its tail (docs
-name modules from their package, `webhooks/signing.py`). Not checked: files the running stack
+name modules from their package, `sending/signing.py`). Not checked: files the running stack
 writes under `.local/`, URL paths, and the files of third-party packages named as they ship.
 """
 

@@ -4,6 +4,9 @@
   no PynamoDB (they use none of them).
 - The API handler loads graphene, graphql-core, jinja2 and PynamoDB only when the first GraphQL
   request, page or identity lookup needs them, not at import.
+- Each worker loads at import the webhook modules its every invocation uses, and no module only
+  an occasional case needs (a notice, an EventBridge target, an alarm, a recovery job, a replay,
+  another worker's job): those load when one occurs (D146).
 - With tracing off (`POWERTOOLS_TRACE_DISABLED`, or outside Lambda) no handler imports
   `aws_xray_sdk`; with it on, X-Ray patches only what the service sends requests with.
 
@@ -31,6 +34,60 @@ TRACING = ("aws_xray_sdk",)
 DENIED_IN_WORKERS = (*WEB_FRAMEWORKS, *GRAPHQL, *TRACING, "pynamodb")
 DENIED_IN_API = (*GRAPHQL, *TRACING, "jinja2", "pynamodb")
 
+# Per worker: webhook modules its every invocation uses, and modules only an occasional case or
+# another worker needs.
+WEBHOOK_MODULES_AT_IMPORT = {
+    "delivery": (
+        "sending.delivery_worker",
+        "sending.http_sender",
+        "sending.signing",
+        "deliveries.delivery_store",
+        "endpoints.endpoint_store",
+    ),
+    "fanout": (
+        "deliveries.fanout",
+        "deliveries.matching",
+        "deliveries.delivery_store",
+        "deliveries.outbox_store",
+    ),
+    "scheduler": (
+        "deliveries.sweeper",
+        "deliveries.fanout",
+        "deliveries.delivery_store",
+        "deliveries.outbox_store",
+    ),
+}
+OCCASIONAL = (
+    "operations.notices",
+    "operations.notice_redaction",
+    "operations.alarm_topic",
+    "sending.event_bus",
+    "deliveries.recovery",
+    "deliveries.replay",
+)
+WEBHOOK_MODULES_DEFERRED = {
+    "delivery": (
+        *OCCASIONAL,
+        "deliveries.sweeper",
+        "deliveries.fanout",
+        "endpoints.endpoint_registry",
+    ),
+    "fanout": (
+        *OCCASIONAL,
+        "sending.http_sender",
+        "deliveries.sweeper",
+        "sending.rate_limit",
+        "deliveries.attempt_stats",
+    ),
+    "scheduler": (
+        *OCCASIONAL,
+        "sending.http_sender",
+        "sending.rate_limit",
+        "deliveries.attempt_stats",
+        "endpoints.endpoint_registry",
+    ),
+}
+
 TRACING_OFF = {"POWERTOOLS_TRACE_DISABLED": "true"}
 # Powertools turns tracing off outside Lambda even when nothing says so.
 OUTSIDE_LAMBDA: dict[str, str] = {}
@@ -53,16 +110,22 @@ patched = sorted(sys.modules["aws_xray_sdk.core.patcher"]._PATCHED_MODULES) if (
 ) else None
 print(json.dumps({
     "modules": sorted({name.split(".")[0] for name in sys.modules}),
+    "webhooks": sorted(
+        name.removeprefix("content_service.webhooks.")
+        for name in sys.modules if name.startswith("content_service.webhooks.")
+    ),
     "patched": patched,
 }))
 """
 
 
 class Probe(TypedDict):
-    """What the probe prints: the top-level modules imported, and what X-Ray patched (None
-    when X-Ray was not imported)."""
+    """What the probe prints: the top-level modules imported, the webhook modules among them
+    (named below `content_service.webhooks`: `sending.http_sender`), and what X-Ray patched
+    (None when X-Ray was not imported)."""
 
     modules: list[str]
+    webhooks: list[str]
     patched: list[str] | None
 
 
@@ -102,6 +165,16 @@ def test_worker_imports_nothing_it_does_not_use(
     answer = _import_in_fresh_process(FUNCTIONS / function / "handler.py", env, tmp_path)
     assert "content_service" in answer["modules"]
     assert not _denied(answer, DENIED_IN_WORKERS), _denied(answer, DENIED_IN_WORKERS)
+
+
+@pytest.mark.parametrize("function", sorted(WEBHOOK_MODULES_DEFERRED))
+def test_worker_loads_webhook_modules_as_its_work_needs_them(function: str, tmp_path: Path) -> None:
+    answer = _import_in_fresh_process(FUNCTIONS / function / "handler.py", TRACING_OFF, tmp_path)
+    loaded = set(answer["webhooks"])
+    assert set(WEBHOOK_MODULES_AT_IMPORT[function]) <= loaded
+    assert not loaded & set(WEBHOOK_MODULES_DEFERRED[function]), sorted(
+        loaded & set(WEBHOOK_MODULES_DEFERRED[function])
+    )
 
 
 @pytest.mark.parametrize("env", [TRACING_OFF, OUTSIDE_LAMBDA], ids=["trace-disabled", "no-lambda"])

@@ -4,15 +4,24 @@
   (`storage/outbox_event.py`), so the content capability imports nothing from webhooks.
 - The tests and the benchmarks share what they share through `harness/`: neither imports the
   other.
+- A webhooks sub-package (`endpoints`, `deliveries`, `sending`, `operations`) is imported from
+  outside it by its own name only: `from content_service.webhooks.sending import Sender`, never
+  from one of its modules; its `__init__` names what it exports and loads each lazily (D146).
+- The webhooks modules import one another without a cycle (imports run at import time; those
+  in functions and under `TYPE_CHECKING` do not, and a name from a sub-package's `__init__` is
+  an import of the module that defines it).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "layers" / "core" / "content_service"
+WEBHOOKS = PACKAGE / "webhooks"
+WEBHOOKS_NAME = "content_service.webhooks"
 
 
 def imported_modules(path: Path, package: str) -> set[str]:
@@ -84,3 +93,208 @@ def test_the_probe_sees_relative_and_absolute_imports(tmp_path: Path) -> None:
         "content_service.webhooks.queue",
         "content_service.content.values",
     } <= found
+
+
+def from_imports(tree: ast.AST, package: str) -> Iterator[tuple[ast.stmt, str, list[str]]]:
+    """Each import statement under `tree`: the module it names (relative resolved) and the
+    names it takes from it (`import a.b` takes nothing)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node, alias.name, []
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            yield node, module, [alias.name for alias in node.names]
+
+
+def inner_module_imports(root: Path, files: Path, webhooks: Path) -> list[str]:
+    """Each import, by a file under `files` outside the sub-package, of an inner module of a
+    webhooks sub-package (`webhooks`' folders with an `__init__`): `from ...sending.http_sender
+    import Sender` or `from ...sending import http_sender`. Relative imports are resolved from
+    the file's folder under `root` (the layer's code from `layers/core`)."""
+    inner = {
+        init.parent.name: {path.stem for path in init.parent.glob("*.py")}
+        for init in webhooks.glob("*/__init__.py")
+    }
+    found: list[str] = []
+    for path in sorted(files.rglob("*.py")):
+        own = ".".join(path.relative_to(root).parent.parts)
+        for _, module, names in from_imports(ast.parse(path.read_text(encoding="utf-8")), own):
+            parts = module.split(".")
+            if not module.startswith(WEBHOOKS_NAME + ".") or parts[2] not in inner:
+                continue
+            inside = ".".join(parts[:3])
+            if own == inside or own.startswith(inside + "."):
+                continue
+            if len(parts) > 3 or set(names) & inner[parts[2]]:
+                found.append(f"{path.relative_to(root)} imports {module} {names}")
+    return found
+
+
+def test_webhooks_subpackages_are_imported_by_their_own_names_only() -> None:
+    layer = ROOT / "layers" / "core"
+    found = inner_module_imports(layer, layer, WEBHOOKS)
+    for folder in ("functions", "harness", "bench", "infra", "tests"):
+        found += inner_module_imports(ROOT, ROOT / folder, WEBHOOKS)
+    assert found == []
+
+
+def subpackages() -> set[str]:
+    return {init.parent.name for init in WEBHOOKS.glob("*/__init__.py")}
+
+
+def exported_from(init: Path) -> dict[str, str]:
+    """A sub-package's `_MODULES`: each name its `__init__` exports, and the module defining it."""
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(node, ast.Assign)
+            and [getattr(t, "id", None) for t in node.targets] == ["_MODULES"]
+            and isinstance(node.value, ast.Dict)
+        ):
+            return {
+                ast.literal_eval(key): ast.literal_eval(value)
+                for key, value in zip(node.value.keys, node.value.values, strict=True)
+                if key is not None
+            }
+    return {}
+
+
+def executed_at_import(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements a module runs when imported: its body, into `if`/`try` blocks, except
+    what runs only for the type checker (`if TYPE_CHECKING:`); not into functions or classes'
+    methods."""
+    for node in body:
+        if isinstance(node, ast.If):
+            if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                yield from executed_at_import(node.body)
+            yield from executed_at_import(node.orelse)
+        elif isinstance(node, ast.Try):
+            for block in (node.body, node.orelse, node.finalbody):
+                yield from executed_at_import(block)
+            for handler in node.handlers:
+                yield from executed_at_import(handler.body)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+
+
+def webhooks_import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the webhooks modules its import runs (a package is its `__init__`); `root` is
+    the folder of `content_service.webhooks`."""
+    files = {
+        ".".join([WEBHOOKS_NAME, *path.relative_to(root).with_suffix("").parts]).removesuffix(
+            ".__init__"
+        ): path
+        for path in root.rglob("*.py")
+    }
+    exports = {name: exported_from(path) for name, path in files.items() if path.stem == "__init__"}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = name if path.stem == "__init__" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        module_body = ast.Module(body=list(executed_at_import(tree.body)), type_ignores=[])
+        edges: set[str] = set()
+        for _, module, names in from_imports(module_body, package):
+            if module in files:
+                edges.add(module)
+            for imported in names:
+                if f"{module}.{imported}" in files:
+                    edges.add(f"{module}.{imported}")
+                elif imported in exports.get(module, {}):
+                    edges.add(f"{module}.{exports[module][imported]}")
+        graph[name] = edges - {name}
+    return graph
+
+
+def a_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of `graph` (its modules, the first repeated at the end), or []."""
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> list[str]:
+        if node in path:
+            return [*path[path.index(node) :], node]
+        if node in done:
+            return []
+        for target in sorted(graph.get(node, ())):
+            cycle = visit(target, [*path, node])
+            if cycle:
+                return cycle
+        done.add(node)
+        return []
+
+    for start in sorted(graph):
+        cycle = visit(start, [])
+        if cycle:
+            return cycle
+    return []
+
+
+def test_webhooks_modules_import_one_another_without_a_cycle() -> None:
+    graph = webhooks_import_graph(WEBHOOKS)
+    assert graph[f"{WEBHOOKS_NAME}.sending.delivery_worker"] >= {
+        f"{WEBHOOKS_NAME}.deliveries",
+        f"{WEBHOOKS_NAME}.deliveries.delivery_store",
+    }
+    assert a_cycle(graph) == []
+
+
+def test_webhooks_subpackages_export_what_their_modules_define() -> None:
+    """Each `__init__`: `__all__`, the names imported for the type checker and the lazy map
+    agree, each from the module that defines it; no export is named like a module (loading
+    that module would replace the name on the package)."""
+    for name in sorted(subpackages()):
+        init = WEBHOOKS / name / "__init__.py"
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        exported = exported_from(init)
+        declared = next(
+            ast.literal_eval(node.value)
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and [getattr(t, "id", None) for t in node.targets] == ["__all__"]
+        )
+        typed = {
+            alias.name: (node.module or "")
+            for statement in tree.body
+            if isinstance(statement, ast.If)
+            for node in statement.body
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+        }
+        modules = {path.stem for path in (WEBHOOKS / name).glob("*.py")}
+        assert exported, name
+        assert sorted(declared) == sorted(exported) == sorted(typed), name
+        assert {n: m for n, m in exported.items() if typed[n] != m} == {}, name
+        assert set(exported) & modules == set(), name
+        assert set(exported.values()) <= modules, name
+
+
+def test_the_probes_see_an_inner_import_and_a_cycle(tmp_path: Path) -> None:
+    layer = tmp_path / "layer"
+    package = layer / "content_service" / "webhooks"
+    (package / "sending").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sending" / "__init__.py").write_text("_MODULES = {'Sender': 'http_sender'}\n")
+    (package / "sending" / "http_sender.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .. import services\n"
+        "from .. import wiring\n"
+    )
+    (package / "wiring.py").write_text("def f():\n    from . import services\n")
+    (package / "services.py").write_text("from .sending import Sender\n")
+    (package / "api.py").write_text("from .sending.http_sender import Sender\n")
+    found = inner_module_imports(layer, layer, package)
+    assert found == [
+        "content_service/webhooks/api.py imports content_service.webhooks.sending.http_sender "
+        "['Sender']"
+    ]
+    assert a_cycle(webhooks_import_graph(package)) == []
+    (package / "wiring.py").write_text("from . import services\n")
+    assert a_cycle(webhooks_import_graph(package)) == [
+        f"{WEBHOOKS_NAME}.sending.http_sender",
+        f"{WEBHOOKS_NAME}.wiring",
+        f"{WEBHOOKS_NAME}.services",
+        f"{WEBHOOKS_NAME}.sending.http_sender",
+    ]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from content_service.webhooks.bounds import ERROR_BYTES
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.notice_redaction import notice_host, notice_reason
+from content_service.webhooks.endpoints import Endpoint
+from content_service.webhooks.operations import notice_host, notice_reason
+from content_service.webhooks.sending import ERROR_BYTES
 
 SLACK = "https://hooks.slack.com/services/T000/B000/XXXXSECRET"
 BUS = "arn:aws:events:eu-west-1:123456789012:event-bus/orders"

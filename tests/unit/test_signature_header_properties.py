@@ -7,7 +7,7 @@ import contextlib
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from content_service.webhooks.signing import (
+from content_service.webhooks.sending import (
     SignatureVerificationError,
     parse_signature_header,
     sign,

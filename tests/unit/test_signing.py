@@ -15,7 +15,7 @@ import stripe
 from standardwebhooks import Webhook
 
 from content_service.clock import iso_utc
-from content_service.webhooks.endpoint_secrets import (
+from content_service.webhooks.endpoints import (
     MAX_OLDER_SECRETS,
     OlderSecret,
     SecretRing,
@@ -23,7 +23,7 @@ from content_service.webhooks.endpoint_secrets import (
     secret_hint,
     standard_key,
 )
-from content_service.webhooks.signing import (
+from content_service.webhooks.sending import (
     SignatureVerificationError,
     parse_signature_header,
     sign,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from content_service.webhooks.url_policy import (
+from content_service.webhooks.endpoints import (
     UnresolvableHost,
     UrlPolicy,
     UrlRefused,

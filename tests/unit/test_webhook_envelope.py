@@ -9,20 +9,26 @@ import pytest
 
 from content_service.errors import BadRequest
 from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
-from content_service.webhooks import ping
-from content_service.webhooks.catalogue import PING
-from content_service.webhooks.delivery_log import (
+from content_service.webhooks.deliveries import (
+    SHARDS,
     LogSearch,
     decode_cursor,
     encode_cursor,
+    fanout_delivery_id,
     log_filters,
+    shard_of,
 )
-from content_service.webhooks.delivery_rows import SHARDS, fanout_delivery_id, shard_of
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.envelope import envelope, freeze, refreeze
-from content_service.webhooks.outgoing import request_headers
-from content_service.webhooks.queue import MalformedMessage, message_body, parse_message
-from content_service.webhooks.signing import verify_signature
+from content_service.webhooks.endpoints import PING, Endpoint, send_test_envelope
+from content_service.webhooks.sending import (
+    MalformedMessage,
+    envelope,
+    freeze,
+    message_body,
+    parse_message,
+    refreeze,
+    request_headers,
+    verify_signature,
+)
 
 ITEM = {
     "id": "5f0c6c1e-4a8e-4c61-9a43-0c0f6f1f2b10",
@@ -58,7 +64,7 @@ def test_refreeze_changes_only_the_id() -> None:
 
 def test_ping_envelope_has_no_workspace() -> None:
     endpoint = Endpoint(id="ep", url="https://x.test/", secret="whsec_x", workspaces=("w",))
-    body = ping.test_envelope(PING, "d", "e", "2026-01-01T00:00:00.000Z", endpoint, None)
+    body = send_test_envelope(PING, "d", "e", "2026-01-01T00:00:00.000Z", endpoint, None)
     assert body == {
         "id": "d",
         "event": "ping",

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from content_service.webhooks.http_sender import SendResult
-from content_service.webhooks.retry_ladder import (
+from content_service.webhooks.sending import (
     LADDER_SECONDS,
     RETRY_AFTER_CAP_SECONDS,
+    SendResult,
     judge,
     ladder_seconds,
     retry_wait,

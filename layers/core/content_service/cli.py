@@ -208,7 +208,7 @@ def _bootstrap(args: argparse.Namespace, settings: Settings) -> None:
 def _replay_fanout_failures(args: argparse.Namespace, settings: Settings) -> None:
     from content_service.storage import aws
     from content_service.webhooks import services
-    from content_service.webhooks.replay import FailureQueue, FanoutFailureReplay
+    from content_service.webhooks.deliveries import FailureQueue, FanoutFailureReplay
 
     replay = FanoutFailureReplay(
         queue=FailureQueue(
@@ -225,7 +225,7 @@ def _replay_fanout_failures(args: argparse.Namespace, settings: Settings) -> Non
 def _replay_delivery_dlq(args: argparse.Namespace, settings: Settings) -> None:
     from content_service.storage import aws
     from content_service.webhooks import services
-    from content_service.webhooks.replay import DeliveryDlqReplay, FailureQueue
+    from content_service.webhooks.deliveries import DeliveryDlqReplay, FailureQueue
 
     replay = DeliveryDlqReplay(
         queue=FailureQueue(

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 import requests
 
-from content_service.webhooks.outgoing import request_headers
+from content_service.webhooks.sending import request_headers
 
 LONG_POLL_SECONDS = 20
 FORWARD_TIMEOUT_SECONDS = 10

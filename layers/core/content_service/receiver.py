@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
 
-from content_service.webhooks.signing import SignatureVerificationError, verify_signature
+from content_service.webhooks.sending import SignatureVerificationError, verify_signature
 
 MAX_BODY_BYTES = 1024 * 1024
 

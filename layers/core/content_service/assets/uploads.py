@@ -26,8 +26,8 @@ from content_service.errors import BadRequest, Forbidden, PayloadTooLarge
 from content_service.identity.principal import Caller
 from content_service.identity.roles import MANAGE_ASSETS
 from content_service.webhooks import wiring
-from content_service.webhooks.http_fetch import fetch
-from content_service.webhooks.url_policy import UrlPolicyError
+from content_service.webhooks.endpoints import UrlPolicyError
+from content_service.webhooks.sending import fetch
 
 _MEDIA_TYPE = re.compile(r"^[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*$")
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

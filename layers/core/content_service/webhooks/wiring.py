@@ -23,8 +23,8 @@ from content_service.swappable import Swappable
 
 if TYPE_CHECKING:
     # The fan-out and the scheduler send nothing: only the code that sends loads the sender.
-    from .http_sender import Sender
-    from .url_policy import Resolver, UrlPolicy
+    from .endpoints import Resolver, UrlPolicy
+    from .sending import Sender
 
 PING_SNIPPET_BYTES = 2048
 
@@ -52,7 +52,7 @@ def overridden(**changes: Any) -> AbstractContextManager[Dependencies]:
 
 
 def url_policy(options: WebhookOptions) -> UrlPolicy:
-    from .url_policy import UrlPolicy
+    from .endpoints import UrlPolicy
 
     return UrlPolicy(
         allow_insecure_urls=options.allow_insecure_urls,
@@ -64,7 +64,7 @@ def make_sender(
     options: WebhookOptions, deps: Dependencies, *, snippet_bytes: int | None = None
 ) -> Sender:
     """A pinned sender for one batch (or one send test) under the current options."""
-    from .http_sender import Sender
+    from .sending import Sender
 
     return Sender(
         url_policy(options),

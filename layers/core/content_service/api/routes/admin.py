@@ -28,19 +28,25 @@ from content_service.clock import iso_utc
 from content_service.errors import BadRequest, NotFound
 from content_service.identity.principal import WEBHOOKS_MANAGE, WEBHOOKS_READ, Caller
 from content_service.identity.workspaces import list_workspaces
-from content_service.webhooks import catalogue, wiring
-from content_service.webhooks.custom_headers import rules_json
-from content_service.webhooks.delivery_log import LogSearch, Page
-from content_service.webhooks.endpoint_health import STATS_WINDOWS
-from content_service.webhooks.endpoint_registry import (
+from content_service.webhooks import wiring
+from content_service.webhooks.deliveries import (
+    DEFAULT_STATUSES,
+    RECOVERABLE_STATUSES,
+    LogSearch,
+    Page,
+)
+from content_service.webhooks.endpoints import (
+    CATALOGUE,
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
+    SNIPPETS,
+    STANDARD_SNIPPETS,
+    STATS_WINDOWS,
+    Endpoint,
     EndpointRegistry,
+    parse_instant,
+    rules_json,
 )
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.recovery import DEFAULT_STATUSES, RECOVERABLE_STATUSES
-from content_service.webhooks.times import parse_instant
-from content_service.webhooks.verification_snippets import SNIPPETS, STANDARD_SNIPPETS
 
 router = APIRouter(include_in_schema=False)
 
@@ -354,7 +360,7 @@ def _tools_context(endpoint: Endpoint, now: float) -> dict[str, Any]:
         "statuses": views.log_statuses(),
         "status_labels": views.STATUS_LABEL,
         "log_kinds": views.log_event_kinds(),
-        "test_kinds": [e.kind for e in catalogue.CATALOGUE],
+        "test_kinds": [e.kind for e in CATALOGUE],
         "recover_since": _form_time(iso_utc(now - 24 * 3600)),
         "recoverable": RECOVERABLE_STATUSES,
         "recover_defaults": DEFAULT_STATUSES,

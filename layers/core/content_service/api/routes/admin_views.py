@@ -16,11 +16,9 @@ from typing import Any
 from content_service.clock import parse_iso_utc
 from content_service.identity.workspaces import Workspace
 from content_service.settings import WebhookOptions
-from content_service.webhooks.catalogue import CATALOGUE, SUBSCRIBABLE_KINDS
-from content_service.webhooks.delivery_rows import STATUSES, AttemptRecord, DeliveryRow
-from content_service.webhooks.endpoint_health import Health
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.retry_ladder import LADDER_SECONDS
+from content_service.webhooks.deliveries import STATUSES, AttemptRecord, DeliveryRow
+from content_service.webhooks.endpoints import CATALOGUE, SUBSCRIBABLE_KINDS, Endpoint, Health
+from content_service.webhooks.sending import LADDER_SECONDS
 
 ENABLED_FILTERS: tuple[tuple[str, str], ...] = (
     ("", "Any state"),

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from content_service.webhooks.attempt_stats import VERDICTS, Tally
-from content_service.webhooks.endpoint_health import StatsSeries
+from content_service.webhooks.deliveries import VERDICTS, Tally
+from content_service.webhooks.endpoints import StatsSeries
 
 WIDTH, HEIGHT = 720, 260
 LEFT, RIGHT, TOP, BOTTOM = 56, 64, 30, 44

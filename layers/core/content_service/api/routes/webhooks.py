@@ -28,18 +28,19 @@ from content_service.identity.principal import (
     Caller,
     UserCaller,
 )
-from content_service.webhooks import catalogue, wiring
-from content_service.webhooks.delivery_log import LogSearch
-from content_service.webhooks.endpoint_registry import (
+from content_service.webhooks import wiring
+from content_service.webhooks.deliveries import LogSearch
+from content_service.webhooks.endpoints import (
     DEFAULT_PAGE_SIZE,
     MAX_PULL_WAIT_SECONDS,
+    Endpoint,
     EndpointInput,
     EndpointPatch,
     EndpointRegistry,
+    SignatureScheme,
+    catalogue_json,
+    parse_instant,
 )
-from content_service.webhooks.endpoint_secrets import SignatureScheme
-from content_service.webhooks.endpoint_store import Endpoint
-from content_service.webhooks.times import parse_instant
 
 router = APIRouter(tags=["webhooks"], responses=errors(401, 403))
 
@@ -142,7 +143,7 @@ def _actor(caller: Caller) -> dict[str, str] | None:
 
 @router.get("/api/webhook-events")
 def list_event_kinds(_: ReadCaller) -> list[dict[str, Any]]:
-    return catalogue.to_json()
+    return catalogue_json()
 
 
 @router.get("/api/webhooks")

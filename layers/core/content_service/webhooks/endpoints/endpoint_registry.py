@@ -1,4 +1,4 @@
-"""The endpoint registry (spec 2.3, 4.2; docs/api.md, "Webhooks"): the service behind the
+"""The endpoint registry (docs/api.md, "Webhooks"; docs/webhooks.md): the service behind the
 admin routes. Create, read, update, delete, rotate the secret, re-enable, the delivery log,
 redeliver and the send test. Everything the routes accept is validated here, so a refusal is a
 `ServiceError` (400/404/409/422) and never a 500.
@@ -26,11 +26,22 @@ from content_service.errors import BadRequest, Conflict, NotFound, ValidationFai
 from content_service.settings import Settings
 from content_service.storage.dynamo import TransactionCancelled, transact
 
-from . import services, wiring
+from .. import services, wiring
+from ..deliveries import (
+    DEFAULT_STATUSES,
+    ENQUEUE_GRACE_SECONDS,
+    RECOVERABLE_STATUSES,
+    STATUSES,
+    DeliveryRow,
+    LogSearch,
+    Page,
+    Recovery,
+    new_recovery,
+    recovery_key,
+)
+from ..operations import DISABLED
+from ..sending import RETRY_SWEEP_GRACE_SECONDS
 from .catalogue import PING, is_known_kind
-from .delivery_log import LogSearch, Page
-from .delivery_rows import STATUSES, DeliveryRow
-from .delivery_worker import RETRY_SWEEP_GRACE_SECONDS
 from .endpoint_checks import (
     check_content_types,
     check_events,
@@ -44,16 +55,7 @@ from .endpoint_checks import (
 from .endpoint_health import HEALTH_WINDOW_SECONDS, STATS_WINDOWS, Health, StatsSeries
 from .endpoint_secrets import MAX_GRACE_SECONDS, SignatureScheme, mint_secret
 from .endpoint_store import Endpoint, EndpointSettings, EndpointType, Mode
-from .fanout import ENQUEUE_GRACE_SECONDS
-from .notices import DISABLED
 from .ping import PingResult, send_ping
-from .recovery import (
-    DEFAULT_STATUSES,
-    RECOVERABLE_STATUSES,
-    Recovery,
-    new_recovery,
-    recovery_key,
-)
 from .times import parse_instant
 from .url_policy import UnresolvableHost, UrlRefused, check_url
 
@@ -229,7 +231,7 @@ class EndpointRegistry:
         current = self.get(endpoint_id)
         sets, removes = self._changes(current, patch)
         if patch.enabled is True:
-            # Re-enabling clears the run of dead deliveries (spec 3.2, 8.4.1).
+            # Re-enabling clears the run of dead deliveries (docs/webhooks.md, "State machine").
             sets.update(enabled=True, consecutiveDead=0)
             removes = (*removes, "disabledReason")
         elif patch.enabled is False and current.enabled:
@@ -341,9 +343,10 @@ class EndpointRegistry:
     def rotate_secret(
         self, endpoint_id: str, grace_seconds: int = 0, by: Actor = COMMAND_LINE
     ) -> Endpoint:
-        """A new secret signs every later send, queued rows included (spec 6.3.5). With a
+        """A new secret signs every later send, queued rows included (docs/webhooks.md,
+        "Rotation and signature schemes"). With a
         grace period the replaced secret keeps signing too, until it expires, so receivers can
-        switch at their pace; with none (the spec's rotation) it stops at once. The endpoint
+        switch at their pace; with none (a plain rotation) it stops at once. The endpoint
         comes back with the new secret in clear (stored sealed), to be shown once."""
         if not 0 <= grace_seconds <= MAX_GRACE_SECONDS:
             raise ValidationFailed(
@@ -423,7 +426,7 @@ class EndpointRegistry:
         endpoint = self.get(endpoint_id)
         row = self._deliveries.get(_valid_id(delivery_id, "delivery"))
         if row is None or row.endpoint_id != endpoint.id:
-            # Another endpoint's delivery is as good as absent here (spec 7.2).
+            # Another endpoint's delivery is as good as absent here.
             raise NotFound(f"delivery {delivery_id} not found for this endpoint")
         return row
 

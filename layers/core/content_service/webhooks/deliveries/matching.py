@@ -1,4 +1,5 @@
-"""Subscription matching (spec 2.3): an event reaches an endpoint when all three sets match.
+"""Subscription matching (docs/webhooks.md, "Fan-out"): an event reaches an endpoint when all
+three sets match.
 
 1. Workspace: `allWorkspaces`, or the event's workspace is in the endpoint's list. An empty
    list means none, not all; an event without a workspace reaches only `allWorkspaces`.
@@ -15,8 +16,7 @@ from __future__ import annotations
 
 from content_service.storage.outbox_event import OutboxEvent
 
-from .catalogue import CATALOGUE, ENDPOINT_SUBJECT, SUBSCRIBABLE_KINDS
-from .endpoint_store import Endpoint
+from ..endpoints import CATALOGUE, ENDPOINT_SUBJECT, SUBSCRIBABLE_KINDS, Endpoint
 
 _FILTERED_BY_TYPE = frozenset(e.kind for e in CATALOGUE if e.filtered_by_content_type)
 

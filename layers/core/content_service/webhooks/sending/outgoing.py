@@ -1,10 +1,11 @@
-"""The headers of a delivery request (spec 6.2), shared by deliveries and the send test."""
+"""The headers of a delivery request (docs/webhooks.md, "Delivery"), shared by deliveries and
+the send test."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .endpoint_secrets import SignatureScheme, standard_key
+from ..endpoints import SignatureScheme, standard_key
 from .signing import signature_header, standard_signature
 
 USER_AGENT = "Service-Webhooks/1"

@@ -1,9 +1,10 @@
-"""Send test (spec 3.1, 6.1): a `ping` to one endpoint, now, from the API process.
+"""Send test (docs/webhooks.md, "Catalogue and Send test"): a `ping` to one endpoint, now, from
+the API process.
 
 Never queued, no delivery row, not counted against the failure budget; signed and sent exactly
 like a delivery (same headers, same pinned sender and URL policy), attempt 1. Another kind of
-the catalogue may be sent instead: its example envelope (`catalogue.example`) with fresh ids,
-marked `X-Service-Test: 1` so a receiver can tell it from a real event.
+the catalogue may be sent instead: its example envelope (`catalogue.example_envelope`) with
+fresh ids, marked `X-Service-Test: 1` so a receiver can tell it from a real event.
 """
 
 from __future__ import annotations
@@ -17,12 +18,9 @@ from content_service import camel
 from content_service.clock import Clock, iso_utc
 from content_service.storage.outbox_event import OutboxEvent
 
-from .catalogue import EXAMPLE_WORKSPACE_ID, PING, example, kind_of
+from ..sending import EventBusSender, Sender, SendResult, envelope, freeze, request_headers
+from .catalogue import EXAMPLE_WORKSPACE_ID, PING, example_envelope, kind_of
 from .endpoint_store import Endpoint
-from .envelope import envelope, freeze
-from .event_bus import EventBusSender
-from .http_sender import Sender, SendResult
-from .outgoing import request_headers
 
 
 @dataclass(frozen=True)
@@ -41,7 +39,7 @@ class PingResult:
 TEST_HEADER = "X-Service-Test"
 
 
-def test_envelope(
+def send_test_envelope(
     kind: str,
     delivery_id: str,
     event_id: str,
@@ -52,7 +50,9 @@ def test_envelope(
     """The envelope a Send test of `kind` posts: `ping`'s data names the endpoint and it
     carries no workspace (docs/api.md, Send test); another kind's data is its example's, in the
     endpoint's first workspace when the kind carries one."""
-    data = {"kind": "endpoint", "id": endpoint.id} if kind == PING else example(kind)["data"]
+    data = (
+        {"kind": "endpoint", "id": endpoint.id} if kind == PING else example_envelope(kind)["data"]
+    )
     workspace_id = None
     if kind_of(kind).carries_workspace:
         workspace_id = endpoint.workspaces[0] if endpoint.workspaces else EXAMPLE_WORKSPACE_ID
@@ -78,7 +78,7 @@ def send_ping(
     """Posts the test to the endpoint's URL, or puts it on its event bus (`bus`)."""
     delivery_id, event_id = str(uuid.uuid4()), str(uuid.uuid4())
     now = clock.now()
-    sent = test_envelope(kind, delivery_id, event_id, iso_utc(now), endpoint, actor)
+    sent = send_test_envelope(kind, delivery_id, event_id, iso_utc(now), endpoint, actor)
     body = freeze(sent)
     if endpoint.event_bus and bus is not None:
         return PingResult(bus.put(endpoint.event_bus_arn or "", kind, body), delivery_id, event_id)

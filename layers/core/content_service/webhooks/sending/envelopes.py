@@ -1,8 +1,8 @@
-"""The envelope of spec 2.5 and its frozen bytes.
+"""The envelope of a delivery (docs/api.md) and its frozen bytes.
 
-The body is frozen when the delivery row is created: compact JSON, UTF-8, fields in the order
-of 2.5. Every attempt sends these exact bytes and signs them, so retries are byte-identical. A
-redelivery re-freezes the same envelope with its own new `id`.
+The body is frozen when the delivery row is created: compact JSON, UTF-8, fields in the
+envelope's order. Every attempt sends these exact bytes and signs them, so retries are
+byte-identical. A redelivery re-freezes the same envelope with its own new `id`.
 """
 
 from __future__ import annotations

@@ -24,8 +24,7 @@ from content_service.clock import Clock, iso_utc
 from content_service.storage.dynamo import TransactionCancelled, encode, transact
 from content_service.storage.outbox_event import new_event_item
 
-from .catalogue import ENDPOINT_SUBJECT
-from .endpoint_store import AlertState, Endpoint, EndpointStore
+from ..endpoints import ENDPOINT_SUBJECT, AlertState, Endpoint, EndpointStore
 from .notice_redaction import notice_host, notice_reason
 
 if TYPE_CHECKING:

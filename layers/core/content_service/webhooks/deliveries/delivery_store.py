@@ -329,7 +329,8 @@ class DeliveryStore:
     def claim(
         self, delivery_id: str, now_iso: str, cutoff_iso: str, reclaim_at_iso: str
     ) -> Claim | NotClaimed:
-        """The conditional claim (spec 3.1): one UpdateItem, committed before any send.
+        """The conditional claim (docs/webhooks.md, "Delivery"): one UpdateItem, committed before
+        any send.
 
         Claimable: `pending`; `failed` whose `nextAttemptAt` has come; `delivering` whose claim
         is older than the claim timeout (`cutoff_iso`). The claim records a new token and time,

@@ -1,9 +1,10 @@
-"""Fan-out (spec 6.4.1): an outbox event becomes one pending row per matching endpoint.
+"""Fan-out (docs/webhooks.md, "Fan-out"): an outbox event becomes one pending row per matching
+endpoint.
 
 Rows are inserted with a frozen id (derived from endpoint and event, so a repeated stream record
 finds them already there) and a frozen body, then their ids are queued, then the event's
 fan-out marker is removed. Nothing is sent here. An endpoint takes only events that occurred
-after it was created (spec 6.4.4), so a late fan-out (the sweep's reconciliation, a replayed
+after it was created, so a late fan-out (the sweep's reconciliation, a replayed
 failure queue) never gives a new endpoint an old entry.
 """
 
@@ -15,13 +16,12 @@ from dataclasses import dataclass, field
 from content_service.clock import Clock, iso_utc
 from content_service.storage.outbox_event import OutboxEvent
 
-from .catalogue import OPERATIONAL_KINDS
+from ..endpoints import OPERATIONAL_KINDS, Endpoint
+from ..sending import DeliveryQueue
 from .delivery_rows import DeliveryRow
 from .delivery_store import DeliveryStore
-from .endpoint_store import Endpoint
 from .matching import matches
 from .outbox_store import OutboxStore
-from .queue import DeliveryQueue
 
 # A pending row whose message went missing (a crash between insert and enqueue, a purged
 # queue) is re-enqueued by the minute sweep once this long has passed without a claim. Long

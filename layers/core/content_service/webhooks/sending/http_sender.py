@@ -30,17 +30,18 @@ from datetime import UTC
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .bounds import Headers, clip, clip_error, clip_headers
-from .custom_headers import check_header_value, is_valid_header_name
-from .url_policy import (
+from ..endpoints import (
     CheckedTarget,
     Resolver,
     SystemResolver,
     UnresolvableHost,
     UrlPolicy,
     UrlRefused,
+    check_header_value,
     check_url,
+    is_valid_header_name,
 )
+from .bounds import Headers, clip, clip_error, clip_headers
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -57,7 +58,8 @@ MAX_STATUS_LINE = 8192
 # Exactly three ASCII digits. `int()` alone would take `2_00`, `+204` and ` 204`.
 _STATUS_CODE = re.compile(r"[0-9]{3}")
 
-# Framing headers the sender owns; custom headers may not set them either (spec 8.5.4).
+# Framing headers the sender owns; custom headers may not set them either
+# (docs/webhooks.md, "Endpoint").
 _SENDER_OWNED_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection"})
 
 # The deadline of the exchange in progress, in `time.monotonic()` seconds. `http.client`
@@ -318,7 +320,7 @@ class Sender:
 
     Connections are kept per (scheme, host, port, pinned address) for the sender's lifetime;
     `close()` (or leaving the `with` block) closes them. Not thread-safe: a batch is sent
-    serially (spec 8.4.3). Redirects are never followed. `ca_bundle` replaces the system's
+    serially. Redirects are never followed. `ca_bundle` replaces the system's
     trusted certificates (tests use it for a self-signed receiver).
     """
 

@@ -32,13 +32,12 @@ from content_service import camel
 from content_service.clock import Clock, iso_utc, parse_iso_utc
 from content_service.settings import WebhookOptions
 
-from .delivery_rows import SHARDS, TERMINAL, DeliveryRow
+from ..endpoints import Endpoint, EndpointStore
+from ..sending import MAX_DELAY_SECONDS, DeliveryQueue
+from .delivery_rows import SHARDS, TERMINAL, DeliveryRow, is_recovery_key
 from .delivery_store import DeliveryStore
-from .endpoint_store import Endpoint, EndpointStore
 from .fanout import ENQUEUE_GRACE_SECONDS, FanOut
 from .outbox_store import OutboxStore
-from .queue import MAX_DELAY_SECONDS, DeliveryQueue
-from .recovery import is_recovery_key
 
 SWEEP_GRACE_SECONDS = ENQUEUE_GRACE_SECONDS
 # Normally the stream's fan-out marks an event within seconds; on AWS a failing batch is

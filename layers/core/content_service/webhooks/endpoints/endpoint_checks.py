@@ -9,9 +9,9 @@ from collections.abc import Iterable, Mapping
 from content_service.errors import NotFound, ValidationFailed
 from content_service.identity.workspaces import resolve_workspace
 
+from ..sending import MAX_RATE_LIMIT
 from .catalogue import SUBSCRIBABLE_KINDS
 from .custom_headers import HeaderRuleError, validate_custom_headers
-from .rate_limit import MAX_RATE_LIMIT
 from .url_policy import UrlPolicy, UrlRefused, check_url_syntax
 
 MAX_WORKSPACES = 100

@@ -27,10 +27,10 @@ from content_service.clock import Clock, iso_utc
 from content_service.storage.dynamo import conditional, decode, encode, values
 from content_service.storage.json_values import plain
 
-from .delivery_rows import DeliveryRow, shard_of
+from ..endpoints import EndpointStore
+from ..sending import DeliveryQueue
+from .delivery_rows import RECOVERY_PREFIX, DeliveryRow, recovery_key, shard_of
 from .delivery_store import DeliveryStore
-from .endpoint_store import EndpointStore
-from .queue import DeliveryQueue
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -39,19 +39,10 @@ RecoveryStatus = Literal["queued", "running", "completed", "cancelled"]
 FINISHED: frozenset[str] = frozenset({"completed", "cancelled"})
 RECOVERABLE_STATUSES: tuple[str, ...] = ("dead", "failed", "succeeded")
 DEFAULT_STATUSES: tuple[str, ...] = ("dead", "failed")
-PREFIX = "recovery#"
 STEP_ROWS = 100
 # A step's message lost: the sweep queues the job again this long after its last step.
 STEP_SWEEP_GRACE_SECONDS = 300
 REDELIVERY_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "content-service:webhook-recovery")
-
-
-def recovery_key(recovery_id: str) -> str:
-    return PREFIX + recovery_id
-
-
-def is_recovery_key(row_id: str) -> bool:
-    return row_id.startswith(PREFIX)
 
 
 def redelivery_id(original_id: str) -> str:
@@ -83,7 +74,7 @@ class Recovery:
     @classmethod
     def from_values(cls, item: dict[str, Any]) -> Recovery:
         return cls(
-            id=str(item["id"]).removeprefix(PREFIX),
+            id=str(item["id"]).removeprefix(RECOVERY_PREFIX),
             endpoint_id=item["forEndpoint"],
             since=item["since"],
             until=item["until"],
@@ -231,7 +222,7 @@ class RecoveryRunner:
     enqueue_grace_seconds: int
 
     def step(self, key: str) -> StepReport:
-        recovery_id = key.removeprefix(PREFIX)
+        recovery_id = key.removeprefix(RECOVERY_PREFIX)
         recovery = self.recoveries.get(recovery_id)
         if recovery is None or recovery.status in FINISHED:
             return StepReport(recovery_id, "skipped")

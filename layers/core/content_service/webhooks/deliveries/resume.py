@@ -11,7 +11,7 @@ from __future__ import annotations
 from content_service.clock import SystemClock
 from content_service.settings import Settings
 
-from . import services
+from .. import services
 
 
 def resume_after_restart(settings: Settings) -> dict[str, object]:

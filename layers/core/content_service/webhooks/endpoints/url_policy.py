@@ -1,8 +1,8 @@
-"""The URL policy of spec 8.5: which receivers a webhook may be pointed at.
+"""The URL policy (docs/webhooks.md, "SSRF defences"): which receivers a webhook may be pointed at.
 
 The policy guards against server-side request forgery: an administrator's URL must not make
 the service call its own loopback, the cloud metadata address or a private network. It is
-checked when an endpoint is saved and again at every send after DNS resolution (spec 8.5.3),
+checked when an endpoint is saved and again at every send after DNS resolution,
 and every address a name resolves to is checked, not only the first. The sender then connects
 to one of the checked addresses, so a DNS answer cannot change between check and connect.
 """
@@ -92,7 +92,7 @@ IPV4_COMPATIBLE = IPv6Network("::/96")
 GLOBAL_UNICAST = IPv6Network("2000::/3")
 
 
-# What `allowPrivateNetworks` permits (spec 8.2: "loopback, link-local and RFC 1918
+# What `allowPrivateNetworks` permits (docs/webhooks.md: "loopback, link-local and RFC 1918
 # destinations"), with their IPv6 counterparts and IPv4-mapped forms. Everything else refused
 # by the tables above stays refused under every option: the cloud metadata addresses (listed
 # before link-local, so they never classify as link-local), CGNAT, test and benchmarking
@@ -127,9 +127,9 @@ class UnresolvableHost(UrlPolicyError):
 
 @dataclass(frozen=True)
 class UrlPolicy:
-    """The two switches of spec 8.2; both off in production.
+    """The two switches of docs/webhooks.md, "SSRF defences"; both off in production.
 
-    `allow_private_networks` permits loopback, link-local and RFC 1918 destinations (spec 8.2)
+    `allow_private_networks` permits loopback, link-local and RFC 1918 destinations
     and their IPv6 counterparts; the cloud metadata addresses stay refused (see
     `refusal_reason`).
     """

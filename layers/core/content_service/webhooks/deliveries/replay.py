@@ -27,12 +27,11 @@ from content_service.storage.dynamo import decode
 from content_service.storage.json_values import NotJson, plain
 from content_service.storage.outbox_event import MalformedEvent, OutboxEvent
 
-from .delivery_rows import TERMINAL
+from ..endpoints import Endpoint, EndpointStore
+from ..sending import DeliveryQueue, MalformedMessage, parse_message
+from .delivery_rows import TERMINAL, is_recovery_key
 from .delivery_store import DeliveryStore
-from .endpoint_store import Endpoint, EndpointStore
 from .fanout import FanOut
-from .queue import DeliveryQueue, MalformedMessage, parse_message
-from .recovery import is_recovery_key
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient

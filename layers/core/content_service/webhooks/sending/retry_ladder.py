@@ -1,4 +1,4 @@
-"""Verdicts of spec 7.2 and the retry ladder of spec 8.3.
+"""Verdicts and the retry ladder (docs/webhooks.md, "Delivery").
 
 After attempt n the wait is the ladder's n-th step jittered by +/-20 %; after attempt
 `maxAttempts` (6) a retryable failure is dead. 408 and 429 honour `Retry-After`, capped at one
@@ -48,7 +48,7 @@ class Judgement:
 
 
 def judge(result: SendResult, attempt: int, max_attempts: int, rng: random.Random) -> Judgement:
-    """What an attempt's result means for the delivery (spec 7.2)."""
+    """What an attempt's result means for the delivery."""
     status = result.status_code
     if result.accepted:
         return Judgement("succeeded", None, "accepted by the event bus")

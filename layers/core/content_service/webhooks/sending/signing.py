@@ -1,4 +1,5 @@
-"""Signature of outgoing deliveries (spec 6.3) and a receiver-side verifier.
+"""Signature of outgoing deliveries and a receiver-side verifier (docs/webhooks.md, "Delivery",
+"Receiver guide").
 
 The HMAC key is the UTF-8 bytes of the whole secret, `whsec_` included (docs/api.md), so a
 receiver can verify with any Stripe-style verifier. The verifier here is what our docs tell
@@ -94,9 +95,9 @@ def verify_signature(
 ) -> None:
     """Accepts when any `v1` matches and `t` is within `tolerance` seconds of `now`.
 
-    Both directions are refused (spec 6.3.3), unlike Stripe's verifier, which only refuses old
-    timestamps. Several `v1` values are allowed so a receiver can accept old and new secrets'
-    signatures while it rotates.
+    Both directions are refused (docs/webhooks.md, "Receiver guide"), unlike Stripe's verifier,
+    which only refuses old timestamps. Several `v1` values are allowed so a receiver can accept
+    old and new secrets' signatures while it rotates.
     """
     timestamp, signatures = parse_signature_header(header)
     current = int(time.time()) if now is None else now

@@ -10,7 +10,7 @@ from typing import Any
 
 from content_service.clock import iso_utc
 
-from .attempt_stats import VERDICTS, Bucket, Tally
+from ..deliveries import VERDICTS, Bucket, Tally
 
 HEALTH_WINDOW_SECONDS = 24 * 3600
 # The health chart's windows: hours, and hours per bar.

@@ -1,10 +1,10 @@
 """Signature verification for receivers, in four languages: shown on the endpoint page (with a
 Copy button) and in docs/webhooks.md, from this one place.
 
-Each follows spec 6.3 with no dependency beyond its standard library: HMAC-SHA256 over
-`<t>.<raw body>` keyed with the whole secret string (`whsec_` included), any of several `v1`
-values may match, compared in constant time, and a timestamp more than 300 s away in either
-direction is refused. The Python and Node versions are run against a real delivery by
+Each follows docs/webhooks.md, "Receiver guide", with no dependency beyond its standard library:
+HMAC-SHA256 over `<t>.<raw body>` keyed with the whole secret string (`whsec_` included), any of
+several `v1` values may match, compared in constant time, and a timestamp more than 300 s away in
+either direction is refused. The Python and Node versions are run against a real delivery by
 tests/integration/test_verification_snippets.py.
 """
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable
 from ipaddress import ip_address
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from .bounds import ERROR_BYTES, clip
-from .endpoint_store import Endpoint
+from ..endpoints import Endpoint
+from ..sending import ERROR_BYTES, clip
 
 HIDDEN = "…"
 ADDRESS = "an address"

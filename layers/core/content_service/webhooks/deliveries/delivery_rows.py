@@ -1,5 +1,5 @@
-"""A delivery row as the deliveries table holds it, keyed by `id` (spec 2.4, 3.1), and the
-claims and outcomes written to it.
+"""A delivery row as the deliveries table holds it, keyed by `id` (docs/webhooks.md, "Delivery
+row"), and the claims and outcomes written to it.
 
 Attributes (the delivery JSON names of docs/api.md where they exist):
 - `id`, `endpointId`, `eventId`, `event`, `workspaceId`, `status`, `attempts`, `nextAttemptAt`,
@@ -8,7 +8,7 @@ Attributes (the delivery JSON names of docs/api.md where they exist):
   attempt: attempt, at, statusCode, durationMs, error, responseHeaders, responseSnippet; every
   receiver text bounded by `bounds.py`), `redeliveryOf` and `recoveryId` (a redelivery's
   origin), `recoveredBy` (the redelivery a recovery made of this row)
-- `claimToken`, `claimedAt`: the current claim (spec 3.1), taken by a conditional write
+- `claimToken`, `claimedAt`: the current claim, taken by a conditional write
 - `createdKey` = createdAt#id: the `byEndpoint` index's sort key (the log, newest first)
 - `sweepShard` + `sweepAt`: the sparse `bySweep` index; present while the row is not terminal,
   `sweepAt` is when the minute sweep should look at it again
@@ -30,14 +30,14 @@ from typing import Any, Literal
 from content_service import camel
 from content_service.storage.outbox_event import OutboxEvent
 
-from .bounds import Headers
-from .envelope import envelope, freeze, refreeze
+from ..sending import Headers, envelope, freeze, refreeze
 
 Status = Literal["pending", "delivering", "succeeded", "failed", "dead"]
 STATUSES: tuple[Status, ...] = ("pending", "delivering", "succeeded", "failed", "dead")
 TERMINAL: frozenset[str] = frozenset({"succeeded", "dead"})
 
 SHARDS = 64
+RECOVERY_PREFIX = "recovery#"
 # A delivery id is derived from (endpoint, event) in this namespace: the same pair always gives
 # the same id, so a repeated stream record cannot create a second row.
 DELIVERY_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "content-service:webhook-delivery")
@@ -45,6 +45,17 @@ DELIVERY_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "content-service:webhook-
 
 def fanout_delivery_id(endpoint_id: str, event_id: str) -> str:
     return str(uuid.uuid5(DELIVERY_ID_NAMESPACE, f"{endpoint_id}/{event_id}"))
+
+
+def recovery_key(recovery_id: str) -> str:
+    """The row id of a recovery job (`recovery.py`): it shares the table and the queue."""
+    return RECOVERY_PREFIX + recovery_id
+
+
+def is_recovery_key(row_id: str) -> bool:
+    """Whether a row id or queue message names a recovery job rather than a delivery: here, not
+    in `recovery.py`, so a delivery handler tells them apart without loading recovery."""
+    return row_id.startswith(RECOVERY_PREFIX)
 
 
 def shard_of(delivery_id: str) -> str:

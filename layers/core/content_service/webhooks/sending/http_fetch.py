@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ..endpoints import Resolver, UrlPolicy, check_url
 from .http_sender import (
     DEFAULT_TIMEOUT_MS,
     _PinnedHTTPConnection,
@@ -17,7 +18,6 @@ from .http_sender import (
     connect_pinned,
     exchange_deadline,
 )
-from .url_policy import Resolver, UrlPolicy, check_url
 
 
 @contextmanager

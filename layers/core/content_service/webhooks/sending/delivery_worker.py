@@ -1,4 +1,4 @@
-"""Delivery (spec 3.1, 6.2, 6.3, 7.2, 8.3): claim a row, sign, POST, record the verdict.
+"""Delivery (docs/webhooks.md, "Delivery"): claim a row, sign, POST, record the verdict.
 
 Per message: the conditional claim is committed before any network use; the endpoint used is
 the one current at the claim (so a rotated secret signs the very next attempt, and a deleted or
@@ -28,23 +28,32 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from content_service.clock import Clock, iso_utc, parse_iso_utc
 from content_service.settings import WebhookOptions
 
-from .attempt_stats import AttemptStats
+from ..deliveries import (
+    AttemptRecord,
+    AttemptStats,
+    Claim,
+    DeliveryRow,
+    DeliveryStore,
+    NotClaimed,
+    Outcome,
+)
+from ..endpoints import Endpoint, EndpointStore
 from .bounds import clip_error
-from .delivery_rows import AttemptRecord, Claim, DeliveryRow, NotClaimed, Outcome
-from .delivery_store import DeliveryStore
-from .endpoint_store import Endpoint, EndpointStore
-from .event_bus import EventBusSender
 from .http_sender import Sender, SendResult
-from .notices import EndpointNotices, failing_threshold
 from .outgoing import request_headers
 from .queue import MAX_DELAY_SECONDS, DeliveryQueue
 from .rate_limit import RateLimiter
 from .retry_ladder import RETRY_AFTER_CAP_SECONDS, Judgement, judge
+
+if TYPE_CHECKING:
+    # Loaded when the first notice goes out or the first bus is put to (D146).
+    from ..operations import EndpointNotices
+    from .event_bus import EventBusSender
 
 # When a failed row was also queued with a delay, the sweep looks at it only this long after
 # its `nextAttemptAt`, so it does not queue a second message next to the delayed one.
@@ -119,9 +128,10 @@ class DeliveryWorker:
     sender: Sender
     clock: Clock
     rng: random.Random
-    notices: EndpointNotices
+    # Made on first use, like their modules: most batches announce nothing and put to no bus.
+    notices: Callable[[], EndpointNotices]
     limiter: RateLimiter
-    bus: EventBusSender
+    bus: Callable[[], EventBusSender]
     stats: AttemptStats
     sleep: Callable[[float], None] = time.sleep
     retries: list[tuple[str, int]] = field(default_factory=list)
@@ -443,7 +453,7 @@ class DeliveryWorker:
         row = claim.row
         body = row.body_bytes
         if endpoint.event_bus:
-            return self.bus.put(endpoint.event_bus_arn or "", row.event, body)
+            return self.bus().put(endpoint.event_bus_arn or "", row.event, body)
         now = self.clock.now()
         try:
             headers = request_headers(
@@ -526,7 +536,7 @@ class DeliveryWorker:
         """A success ends a run of dead deliveries; after an alert it is announced as
         endpoint.recovered (with the counter reset in the same transaction)."""
         if endpoint.alert_state is not None:
-            self.notices.recovered(
+            self.notices().recovered(
                 endpoint,
                 endpoint.alert_state,
                 f"delivery {delivery_id} succeeded after the endpoint was {endpoint.alert_state}",
@@ -544,6 +554,8 @@ class DeliveryWorker:
         happens at the next dead delivery instead. The reason names the threshold crossed, not
         the count: two workers counting at once may both pass it, and whichever writes first
         must say the same thing."""
+        from ..operations import failing_threshold  # the notices' module, with its first dead count
+
         counted = self.endpoints.count_dead(endpoint.id)
         self._endpoints.pop(endpoint.id, None)
         if counted is None or not counted.enabled:
@@ -553,12 +565,12 @@ class DeliveryWorker:
         failing_at = failing_threshold(limit)
         if failing_at is not None and count >= failing_at and counted.alert_state is None:
             reason = f"{failing_at} consecutive dead deliveries ({last}); disabled at {limit}"
-            self.notices.failing(counted, reason)
+            self.notices().failing(counted, reason)
         if count < limit:
             self._endpoints[endpoint.id] = counted
             return False
         reason = f"disabled after {limit} consecutive dead deliveries ({last})"
-        return self.notices.disabled(counted, reason)
+        return self.notices().disabled(counted, reason)
 
     def _expires_at(self, now: float) -> int | None:
         days = self.options.retention_days

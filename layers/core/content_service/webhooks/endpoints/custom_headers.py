@@ -1,4 +1,4 @@
-"""Rules for an endpoint's custom headers (spec 8.5.4).
+"""Rules for an endpoint's custom headers (docs/webhooks.md, "Endpoint").
 
 The service owns the `X-Service-*` headers and the framing headers, so a custom header may
 neither forge a delivery's identity or signature nor change how the body is framed. The rules

@@ -1,6 +1,6 @@
-"""The event catalogue of spec 6.1, as data.
+"""The event catalogue (docs/webhooks.md, "Catalogue and Send test"), as data.
 
-The catalogue is the service (spec 9.3): validation of an endpoint's event kinds, the admin
+The catalogue is the service: validation of an endpoint's event kinds, the admin
 picker and `GET /api/webhook-events` all read this one table, so they cannot disagree.
 """
 
@@ -58,7 +58,7 @@ CATALOGUE: tuple[EventKind, ...] = (
         False,
         "Sent only by Send test, to check an endpoint and its signature verification.",
     ),
-    # Beyond spec 6.1: notices about the endpoints themselves (docs/webhooks.md).
+    # Notices about the endpoints themselves (docs/webhooks.md, "Operational events").
     EventKind(
         "endpoint.failing",
         "operational",
@@ -120,8 +120,8 @@ def kind_of(kind: str) -> EventKind:
     return _BY_KIND[kind]
 
 
-def example(kind: str) -> dict[str, Any]:
-    """An envelope of `kind` exactly as a receiver gets it (spec 2.5), with example ids."""
+def example_envelope(kind: str) -> dict[str, Any]:
+    """An envelope of `kind` exactly as a receiver gets it, with example ids."""
     event = _BY_KIND[kind]
     data: dict[str, Any]
     if event.kind == PING:
@@ -171,7 +171,7 @@ def _operational_example(kind: str) -> dict[str, Any]:
     }
 
 
-def to_json() -> list[dict[str, Any]]:
+def catalogue_json() -> list[dict[str, Any]]:
     """The body of `GET /api/webhook-events` (docs/api.md), in catalogue order."""
     return [
         {
@@ -180,7 +180,7 @@ def to_json() -> list[dict[str, Any]]:
             "filteredByContentType": event.filtered_by_content_type,
             "carriesWorkspace": event.carries_workspace,
             "description": event.description,
-            "example": example(event.kind),
+            "example": example_envelope(event.kind),
         }
         for event in CATALOGUE
     ]
