@@ -34,6 +34,8 @@ WEB_FRAMEWORKS = ("fastapi", "starlette", "pydantic", "mangum", "graphene", "gra
 # code within a fifth of its floor, loading what only an occasional case needs when it occurs
 # (D146).
 API_IMPORT_BUDGET = 2.5
+# The event types of a function that answers HTTP requests (SAM's names).
+HTTP_EVENTS = frozenset({"HttpApi", "Api"})
 WORKER_IMPORT_BUDGET = 1.2
 # Tracing on, as in Lambda with Active tracing: reported beside, no budget of its own.
 TRACING_ON = {
@@ -118,16 +120,24 @@ def run(stack: LocalStack) -> list[Row]:
         for logical_id, function in sorted(template.functions.items()):
             code_dir = BUILD_DIR / logical_id
             handler_file = code_dir / (function.handler.split(".")[0] + ".py")
-            rows.extend(_rows_for(logical_id, handler_file, (layer, bare_layer), env))
+            http = any(event.type in HTTP_EVENTS for event in function.events.values())
+            rows.extend(_rows_for(logical_id, handler_file, (layer, bare_layer), env, http=http))
     return rows
 
 
 def _rows_for(
-    logical_id: str, handler_file: Path, layers: tuple[Path, Path], env: dict[str, str]
+    logical_id: str,
+    handler_file: Path,
+    layers: tuple[Path, Path],
+    env: dict[str, str],
+    *,
+    http: bool,
 ) -> list[Row]:
+    """A function answering HTTP (the API, the file URLs) is held to the API's floor and budget:
+    it serves through FastAPI and Mangum by design; every other function is a worker."""
     layer, bare_layer = layers
     probe = [_PROBE, str(handler_file), str(handler_file.parent)]
-    api = logical_id == "ApiFunction"
+    api = http
     floor_name, floor_code = API_FLOOR if api else WORKER_FLOOR
     floor_probe = [_FLOOR_PROBE, str(layer), floor_code]
     median_ms, floor_ms, modules = medians_in_turn([*probe, str(layer)], floor_probe, env)
@@ -159,7 +169,7 @@ def _rows_for(
             meets_target="aws_xray_sdk" not in modules,
         ),
     ]
-    if logical_id != "ApiFunction":
+    if not api:
         imported = sorted(m for m in WEB_FRAMEWORKS if m in modules)
         rows.append(
             Row(
