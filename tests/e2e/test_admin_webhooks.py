@@ -20,12 +20,11 @@ from content_service.webhooks.signing import verify_signature
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import webhook_options
 from tests.support.admin_pages import Shots, admin_in, no_horizontal_scroll, unique_path
 from tests.support.content import create, define, publish
+from tests.support.settings import webhook_options
 from tests.support.webhooks import Hooks, seed_rows, write_event
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser
 
 SECRET = re.compile(r"whsec_[A-Za-z0-9_-]{43}")

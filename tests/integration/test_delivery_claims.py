@@ -46,7 +46,6 @@ from tests.support.webhooks import (
     stream_event,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 CLAIM_TIMEOUT_S = 30.0

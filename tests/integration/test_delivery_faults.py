@@ -22,8 +22,9 @@ from content_service.webhooks import wiring
 from content_service.webhooks.retry_ladder import LADDER_SECONDS, RETRY_AFTER_CAP_SECONDS
 from harness.receiver import Answer, Receiver, refused_port
 from harness.webhooks import FakeClock, store_endpoint
-from tests.conftest import WorkspaceAccess, webhook_options
+from tests.support.clients import WorkspaceAccess
 from tests.support.resolver import FakeResolver
+from tests.support.settings import webhook_options
 from tests.support.webhooks import (
     HOSTILE_URLS,
     Hooks,
@@ -35,7 +36,6 @@ from tests.support.webhooks import (
     sender_for,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack")
 
 # Short for the timeout case alone; the other cases get a generous timeout so a loaded machine

@@ -16,7 +16,6 @@ from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.support.webhooks import function_runtime, row, seed_rows, sqs_event
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 

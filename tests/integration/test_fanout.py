@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from content_service.storage import request_check
 from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services
 from content_service.webhooks.delivery_rows import fanout_delivery_id
@@ -17,6 +16,7 @@ from content_service.webhooks.fanout import FanOut
 from content_service.webhooks.queue import DeliveryQueue
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock, store_endpoint
+from infra import request_check
 from infra.local_stack import LocalStack
 from tests.support.webhooks import (
     delete_rows,
@@ -31,7 +31,6 @@ from tests.support.webhooks import (
     write_event,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 

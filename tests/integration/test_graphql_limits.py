@@ -13,7 +13,7 @@ import pytest
 from graphql import get_introspection_query
 
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import capture, create, define, publish, shared_workspace
 from tests.support.field_types import relation
 from tests.support.graphql import PATH, data, errors, only_error, post, service_calls

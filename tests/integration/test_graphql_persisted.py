@@ -16,7 +16,7 @@ import pytest
 
 from content_service.graphql.persisted import UNTRUSTED_TTL_DAYS, documents
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory, WorkspaceAccess
+from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.content import capture, create, define, plain, publish
 from tests.support.graphql import PATH, only_error
 

@@ -25,9 +25,9 @@ from content_service.webhooks.http_sender import Sender
 from content_service.webhooks.retry_ladder import LADDER_SECONDS
 from content_service.webhooks.url_policy import UrlPolicy
 from harness.webhooks import FakeClock, store_endpoint
-from tests.conftest import webhook_options
 from tests.support.raw_receiver import RawReceiver, answer
 from tests.support.resolver import FakeResolver
+from tests.support.settings import webhook_options
 from tests.support.webhooks import (
     make_worker,
     purge_endpoint,
@@ -37,7 +37,6 @@ from tests.support.webhooks import (
     settings,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack")
 
 LOCAL = UrlPolicy(allow_insecure_urls=True, allow_private_networks=True)

@@ -22,7 +22,7 @@ from content_service.webhooks.sweeper import OUTBOX_GRACE_SECONDS
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.webhooks import (
     Hooks,
     drain,
@@ -32,7 +32,6 @@ from tests.support.webhooks import (
     write_event,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"

@@ -20,10 +20,11 @@ import pytest
 
 from content_service.identity.rate_limits import limiter
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory, WorkspaceAccess, delivery_options
 from tests.support.api_process import api_process
+from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.content import capture, create, define, publish
 from tests.support.graphql import PATH, only_error
+from tests.support.settings import delivery_options
 
 _seconds = itertools.count(int(time.time()) + 10_000)
 

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from content_service import runtime
-from content_service.storage import aws, dynamo, request_check
-from content_service.storage.request_rules import RequestRefused
+from content_service.storage import aws, dynamo
+from infra import request_check
 from infra.local_stack import LocalStack
+from infra.request_rules import RequestRefused
 from infra.template_model import Template
 
 

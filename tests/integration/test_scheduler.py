@@ -14,7 +14,7 @@ from content_service.webhooks.endpoint_store import Endpoint
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import webhook_options
+from tests.support.settings import webhook_options
 from tests.support.webhooks import (
     drain,
     function_runtime,
@@ -25,7 +25,6 @@ from tests.support.webhooks import (
     settings,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 DAY = 86400

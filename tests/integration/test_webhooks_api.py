@@ -16,11 +16,10 @@ from content_service.clock import iso_utc
 from content_service.identity.users import create_user
 from content_service.webhooks import catalogue, services, wiring
 from harness.webhooks import FakeClock
-from tests.conftest import ClientFactory, WorkspaceAccess, sign_in, webhook_options
+from tests.support.clients import ClientFactory, WorkspaceAccess, sign_in
 from tests.support.resolver import FakeResolver
+from tests.support.settings import webhook_options
 from tests.support.webhooks import HOSTILE_URLS, Hooks, hostile_resolver, seed_rows
-
-pytest_plugins = ["tests.support.webhook_fixtures"]
 
 PUBLIC = FakeResolver({"hooks.example.com": ["93.184.215.14"]})
 URL = "https://hooks.example.com/in"
