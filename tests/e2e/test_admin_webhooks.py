@@ -203,7 +203,7 @@ def test_send_test_shows_status_duration_and_response(
     expect(result).to_contain_text("HTTP 500")
     expect(snippet).to_have_text("receiver exploded")
     shot("test-failed")
-    # A test is never logged as a delivery (spec 3.1).
+    # A test is never logged as a delivery (docs/webhooks.md, "Catalogue and Send test").
     expect(page.locator(".log-row")).to_have_count(0)
 
 

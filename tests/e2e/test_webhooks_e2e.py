@@ -33,7 +33,8 @@ def assert_headers_and_envelope(
     data: dict[str, Any],
     actor: dict[str, str] | None,
 ) -> dict[str, Any]:
-    """Every header of spec 6.2, the envelope of 2.5, and the signature two ways."""
+    """Every header and the envelope (docs/api.md, "What a receiver gets"), and the signature two
+    ways."""
     assert request.method == "POST"
     assert request.header("Content-Type") == "application/json"
     assert request.header("User-Agent") == "Service-Webhooks/1"
@@ -199,7 +200,7 @@ def test_entry_write_through_the_content_api_reaches_a_receiver(
             "contentType": type_name,
             "title": "Webhooks end to end",
         },
-        actor=None,  # written with an API token (spec 2.5)
+        actor=None,  # written with an API token
     )
     assert hooks.delivery(endpoint["id"], body["id"])["status"] == "succeeded"
 

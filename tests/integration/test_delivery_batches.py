@@ -2,9 +2,9 @@
 endpoints are read once, each claim is a transaction that checks the endpoint's version, and each
 outcome is recorded in the transaction that claims the next row.
 
-What must not change (spec 6.3.5, 6.4.2, decisions.md D20): every claim is committed before
-the send it covers, sends go out one after another, and a rotated secret, a disable or a delete
-that happened before a row is claimed applies to that row's send, even when it happened while
+What must not change (docs/webhooks.md, "Delivery"; decisions.md D20): every claim is committed
+before the send it covers, sends go out one after another, and a rotated secret, a disable or a
+delete that happened before a row is claimed applies to that row's send, even when it happened while
 the delivery before it was in flight. The requests are counted at the wire.
 """
 

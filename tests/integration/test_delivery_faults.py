@@ -1,9 +1,10 @@
-"""The fault matrix (spec 7.2, 8.3) and SSRF at send time, on the delivery core.
+"""The fault matrix and retry ladder (docs/webhooks.md, "Delivery") and SSRF at send time, on the
+delivery core.
 
 Each case drives a real receiver on 127.0.0.1 (or a closed port, an unresolvable name, a name
 that resolves to a private address) through the delivery worker the handler builds, with an
 injected clock and seeded jitter: every verdict, attempt count and `nextAttemptAt` window is
-checked against the spec, stepping through the whole ladder where the answer is retryable.
+checked against docs/webhooks.md, stepping through the whole ladder where the answer is retryable.
 Rows are seeded without queuing, so nothing here leaks into another test's `drain()`.
 """
 

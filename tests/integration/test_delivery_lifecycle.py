@@ -1,5 +1,5 @@
-"""Endpoint lifecycle (spec 3.1, 3.2, 8.4): dead counting, auto-disable, re-enable, deletion,
-redelivery through the pipeline, and `deliveryIntervalMs` 0."""
+"""Endpoint lifecycle (docs/webhooks.md, "State machine", "Operational events"): dead counting,
+auto-disable, re-enable, deletion, redelivery through the pipeline, and `deliveryIntervalMs` 0."""
 
 from __future__ import annotations
 

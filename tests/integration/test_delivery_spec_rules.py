@@ -1,4 +1,4 @@
-"""Two rules of delivery a receiver can observe (spec 3.1, 6.4.2, 8.4.3).
+"""Two rules of delivery a receiver can observe (docs/webhooks.md, "Delivery", "Guarantees").
 
 - The sends of one batch go out serially: never two requests of a batch in flight at once.
 - The claim is committed before any network use: a receiver that reads the delivery row while

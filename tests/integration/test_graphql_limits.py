@@ -1,6 +1,6 @@
-"""Cost limits (spec 8.1) and hostile requests through real HTTP: each limit accepts a document
-at it and refuses one just over it; every hostile request answers HTTP 200 with errors, never a
-500, and runs no resolver (no service call, no request to the content table)."""
+"""Cost limits (docs/graphql.md, "Cost limits") and hostile requests through real HTTP: each limit
+accepts a document at it and refuses one just over it; every hostile request answers HTTP 200 with
+errors, never a 500, and runs no resolver (no service call, no request to the content table)."""
 
 from __future__ import annotations
 

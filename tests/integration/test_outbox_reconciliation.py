@@ -4,7 +4,7 @@ Every event carries a fan-out marker until its rows exist and are queued. The mi
 out again what is still marked after the grace period, exactly as the stream would have; the
 `resume` job (the local stack after a restore, an operator after a purged queue) does it at
 once. Either way a repeat creates no second row and an endpoint never gets an event that
-occurred before it was created (spec 6.4.4).
+occurred before it was created (docs/webhooks.md, "Fan-out").
 """
 
 from __future__ import annotations

@@ -242,10 +242,10 @@ def _first(values: tuple[str, ...]) -> str | None:
     return values[0] if values else None
 
 
-# Hostile URLs (spec 8.5), each refused on create and again at send time. `{port}` is a local
-# receiver's port, so a URL that slipped through would reach it; the second item gives the DNS
-# answers for the host (None: a literal, decided without DNS); the third is a fragment of the
-# refusal reason. Checked with allowInsecureUrls on, so http:// is refused for its address.
+# Hostile URLs (docs/webhooks.md, "SSRF defences"), each refused on create and again at send time.
+# `{port}` is a local receiver's port, so a URL that slipped through would reach it; the second item
+# gives the DNS answers for the host (None: a literal, decided without DNS); the third is a fragment
+# of the refusal reason. Checked with allowInsecureUrls on, so http:// is refused for its address.
 HOSTILE_URLS: list[tuple[str, list[str] | None, str]] = [
     ("http://127.0.0.1:{port}/hook", None, "loopback"),
     ("http://127.1:{port}/hook", None, "loopback"),

@@ -1,4 +1,4 @@
-"""The event catalogue against the table of spec 6.1 and the contract's JSON shape."""
+"""The event catalogue against its documented table (docs/api.md) and the contract's JSON shape."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from content_service.webhooks import catalogue
 
-# Spec 6.1, row by row: kind, group, filtered by content type, carries a workspace.
+# The catalogue, row by row: kind, group, filtered by content type, carries a workspace.
 SPEC_TABLE = [
     ("entry.created", "content", True, True),
     ("entry.updated", "content", True, True),
@@ -20,7 +20,7 @@ SPEC_TABLE = [
     ("entry.purged", "content", True, True),
     ("ping", "system", False, False),
 ]
-# Beyond the spec's table: the operational notices about endpoints (issue 26).
+# Beyond the content events: the operational notices about endpoints (issue 26).
 OPERATIONAL_TABLE = [
     ("endpoint.failing", "operational", False, False),
     ("endpoint.disabled", "operational", False, False),
@@ -54,7 +54,8 @@ def test_every_kind_has_a_description_and_an_example_envelope_of_its_kind() -> N
     for row in catalogue.to_json():
         assert len(row["description"]) > 20
         example = row["example"]
-        # Spec 2.5: the same fields for every kind, in this order.
+        # The envelope (docs/api.md, "What a receiver gets"): the same fields for every kind, in
+        # this order.
         assert list(example) == [
             "id",
             "event",
@@ -96,7 +97,7 @@ def test_ping_is_known_but_not_subscribable() -> None:
     ["media.created", "workspace.created", "entry.*", "ENTRY.CREATED", "entry.created ", ""],
 )
 def test_unknown_kinds(kind: str) -> None:
-    # Spec 6.1: media, transfer, account and workspace events are not delivered; no custom kinds.
+    # Media, transfer, account and workspace events are not delivered; no custom kinds.
     assert not catalogue.is_known_kind(kind)
 
 
