@@ -32,6 +32,8 @@ from tests.support.content import create, define, publish, shared_workspace
 from tests.support.graphql import PATH
 from tests.support.settings import delivery_options
 
+pytestmark = pytest.mark.edge
+
 TOKENS = 20
 READS = 20
 DOCS = 5

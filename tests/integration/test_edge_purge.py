@@ -42,6 +42,8 @@ from tests.support.graphql import PATH
 from tests.support.settings import settings_changed
 from tests.support.waiting import wait_until
 
+pytestmark = pytest.mark.edge
+
 DAY = 86400
 PURGE_DEADLINE = 30.0
 """Seconds a purge may take to reach the edge before a test fails (generous: a loaded machine)."""
