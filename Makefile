@@ -21,7 +21,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 help:
 	@echo "make run    - start the local stack (API, GraphQL, admin pages, webhook delivery)"
 	@echo "make test   - install everything the tests need and run them all"
-	@echo "make check  - the inner loop (about two minutes): lint, unit tests, the quick integration tests"
+	@echo "make check  - the inner loop: lint, unit tests, the integration tests that need no browser or edge"
 	@echo "make bench  - run the benchmarks, print the table, write docs/benchmarks.md's table"
 	@echo "make soak   - run the bounded soak test"
 	@echo "make crash  - kill the local stack at random moments and prove nothing is lost"
@@ -121,7 +121,7 @@ build: $(SAM)
 test: $(VENV)/.dev-installed browsers nginx varnish lint sam-check
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
-# The inner loop, in about two minutes (docs/development.md, first section): the lint, the unit
+# The inner loop (docs/development.md, first section): the lint, the unit
 # tests and the integration tests that need no browser, no crash run, no edge (nginx, Varnish)
 # and no long wait. `make test` runs everything, these included.
 CHECK_MARKERS := not browser and not slow and not crash and not edge
