@@ -16,11 +16,12 @@ CHECKOV_VERSION := 3.3.30
 export SAM_CLI_TELEMETRY := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help run test lint typecheck unit sam-check checkov build browsers nginx varnish bench soak crash fuzz clean python-check
+.PHONY: help run test check lint typecheck unit sam-check checkov build browsers nginx varnish bench soak crash fuzz clean python-check
 
 help:
 	@echo "make run    - start the local stack (API, GraphQL, admin pages, webhook delivery)"
 	@echo "make test   - install everything the tests need and run them all"
+	@echo "make check  - the inner loop: lint, unit tests, the integration tests that need no browser or edge"
 	@echo "make bench  - run the benchmarks, print the table, write docs/benchmarks.md's table"
 	@echo "make soak   - run the bounded soak test"
 	@echo "make crash  - kill the local stack at random moments and prove nothing is lost"
@@ -119,6 +120,13 @@ build: $(SAM)
 # and files go out in collection order: the slow ones first (tests/conftest.py).
 test: $(VENV)/.dev-installed browsers nginx varnish lint sam-check
 	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
+
+# The inner loop (docs/development.md, first section): the lint, the unit
+# tests and the integration tests that need no browser, no crash run, no edge (nginx, Varnish)
+# and no long wait. `make test` runs everything, these included.
+CHECK_MARKERS := not browser and not slow and not crash and not edge
+check: $(VENV)/.dev-installed lint
+	$(PY) -m pytest tests/unit tests/integration -m "$(CHECK_MARKERS)" -n 2 --dist loadfile -q
 
 # The cold-start suite imports the handlers from the built artifacts, as Lambda does.
 bench: $(VENV)/.dev-installed nginx varnish build

@@ -28,6 +28,7 @@ import uvicorn
 
 from content_service.api.request_limits import SERVER_HEAD_BYTES
 from content_service.settings import Settings
+from infra import request_check
 from infra.child_process import configure_logging, die_with_parent, leave_stop_to_parent
 from infra.http_protocol import ApiH11Protocol
 
@@ -107,6 +108,7 @@ def _serve_worker(
     leave_stop_to_parent()  # until uvicorn's own handlers take over in `server.run`
     os.environ.update(environment)
     configure_logging()
+    request_check.hook_into_app_clients()
     server = server_for(app_factory(Settings.from_env()))
     try:
         conn.send(("built", os.getpid()))

@@ -26,6 +26,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from infra import request_check
 from infra.child_process import configure_logging, die_with_parent, leave_stop_to_parent
 from infra.emulator import DEFAULT_REGION, Emulator, EmulatorError
 
@@ -60,6 +61,7 @@ def _serve(conn: Connection, host: str, port: int, region: str, parent_pid: int)
     die_with_parent(parent_pid)
     leave_stop_to_parent()
     configure_logging()
+    request_check.hook_into_app_clients()  # the functions it invokes build the app's clients
     emulator = Emulator(host=host, port=port, region=region)
     try:
         emulator.start()

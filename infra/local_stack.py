@@ -24,8 +24,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from content_service.settings import Settings, SettingsError
-from content_service.storage import request_check
-from infra import TEMPLATE_PATH, local_edge
+from infra import TEMPLATE_PATH, local_edge, request_check
 from infra.api_workers import ThreadServer, WorkerProcesses
 from infra.child_process import configure_logging
 from infra.emulator import DEFAULT_PORT, DEFAULT_REGION, Emulator, EmulatorError
@@ -228,6 +227,7 @@ class LocalStack(Running):
         options = self.options
         self._housekeeping_stop.clear()
         options.local_dir.mkdir(parents=True, exist_ok=True)
+        request_check.hook_into_app_clients()
         user_env = with_local_cache_default(
             os.environ if options.user_env is None else options.user_env
         )

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from content_service.storage.request_rules import IndexSchema, TableSchema
 from infra.emulator import Emulator
 from infra.intrinsics import Intrinsics
+from infra.request_rules import IndexSchema, TableSchema
 from infra.template_model import Resource, Template, TemplateError, scalar_str
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class ProvisionedTable:
     indexes: Mapping[str, IndexSchema] = field(default_factory=dict)
 
     def schema(self) -> TableSchema:
-        """Its keys as the request check knows them (`content_service.storage.request_rules`)."""
+        """Its keys as the request check knows them (`infra.request_rules`)."""
         return TableSchema(self.key_attributes, dict(self.indexes))
 
 

@@ -11,13 +11,10 @@ waiting. Tests isolate themselves by workspace.
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 import pytest
@@ -26,17 +23,23 @@ from hypothesis import settings as hypothesis_settings
 from content_service import runtime
 from content_service.identity.tokens import TokenSpec, create_token
 from content_service.identity.workspaces import create_workspace
-from content_service.storage import request_check
+from infra import request_check
 from infra.local_stack import LocalStack, LocalStackOptions, ensure_session_key
-from tests.support.settings import settings_changed
+from tests.support.clients import ClientFactory, WorkspaceAccess, sign_in
+from tests.support.content import Storage
+from tests.support.settings import FAST_PASSWORDS, webhook_options
 
-if TYPE_CHECKING:
-    from tests.support.content import Storage
+# The webhook fixtures (`receiver`, `hooks`, `clock`...): one list for every file that uses them.
+pytest_plugins = ["tests.support.webhook_fixtures"]
 
 # A property's examples are checked for what they return, never for how long they take:
 # hypothesis' default 200 ms deadline failed examples on a machine under load.
 hypothesis_settings.register_profile("project", deadline=None)
 hypothesis_settings.load_profile("project")
+
+# Every client the app builds in the test process holds its requests to AWS's rules while the
+# check is on (the local stack switches it on; `aws_would_accept_every_request` reads it).
+request_check.hook_into_app_clients()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -57,11 +60,6 @@ def aws_would_accept_every_request() -> Iterator[None]:
     refused = request_check.take_refusals()
     if refused:
         pytest.fail("AWS would refuse requests made in this test:\n" + "\n".join(map(str, refused)))
-
-
-# Sign-ins check password hashes of N = 2^10, not 2^17 (most of a second each), as Django's
-# tests use a fast hasher; tests/unit/test_passwords.py holds the default cost.
-FAST_PASSWORDS = {"PASSWORD_HASH_COST": "10"}
 
 
 @pytest.fixture(scope="session")
@@ -105,8 +103,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
 @pytest.fixture
 def storage(stack: LocalStack) -> Storage:
     """Direct reads of the stack's tables, not through the recorder."""
-    from tests.support.content import Storage  # it imports this module
-
     return Storage(stack)
 
 
@@ -120,9 +116,6 @@ def base_url(stack: LocalStack) -> str:
 def credentials(stack: LocalStack) -> dict[str, Any]:
     assert stack.credentials is not None
     return stack.credentials
-
-
-ClientFactory = Callable[..., httpx.Client]
 
 
 @pytest.fixture
@@ -143,30 +136,10 @@ def make_client(base_url: str) -> Iterator[ClientFactory]:
         client.close()
 
 
-def sign_in(client: httpx.Client, email: str, password: str) -> httpx.Client:
-    response = client.post(
-        "/login", data={"email": email, "password": password}, follow_redirects=False
-    )
-    assert response.status_code == 303, response.text
-    return client
-
-
 @pytest.fixture
 def admin(make_client: ClientFactory, credentials: dict[str, Any]) -> httpx.Client:
     """A client signed in as the bootstrap administrator (session cookie, same Origin)."""
     return sign_in(make_client(), credentials["admin"]["email"], credentials["admin"]["password"])
-
-
-@dataclass
-class WorkspaceAccess:
-    """A fresh workspace with a full and a read token, and clients for each."""
-
-    id: str
-    slug: str
-    full_token: str
-    read_token: str
-    full: httpx.Client
-    read: httpx.Client
 
 
 @pytest.fixture
@@ -193,25 +166,6 @@ def new_workspace(stack: LocalStack, make_client: ClientFactory) -> Callable[...
         )
 
     return build
-
-
-@contextmanager
-def webhook_options(**changes: Any) -> Iterator[None]:
-    """Switches webhook options (spec 8.2) for the enclosed code alone, API and handlers alike."""
-    with settings_changed(
-        lambda s: dataclasses.replace(s, webhooks=dataclasses.replace(s.webhooks, **changes))
-    ):
-        yield
-
-
-@contextmanager
-def delivery_options(**changes: Any) -> Iterator[None]:
-    """Switches caching and rate options (`CONTENT_CACHE_SECONDS`, `CONTENT_RATE_LIMIT`...) for
-    the enclosed code alone; the API reads them on every request."""
-    with settings_changed(
-        lambda s: dataclasses.replace(s, delivery=dataclasses.replace(s.delivery, **changes))
-    ):
-        yield
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Browser fixtures: Debian's Chromium driven by Playwright (it cannot download browsers here).
+"""Browser fixtures: Chromium driven by Playwright (it cannot download browsers here): the one
+`CHROMIUM` names, else `chromium` on the PATH (`tests/support/browser.py`).
 
 Every page request is checked to stay on the app's own origin, so a page that would load an
 asset from a CDN fails its test; and anything a page's Content-Security-Policy refuses (Chromium
@@ -10,14 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 from content_service.assets.objects import bucket_origin
+from tests.support.browser import ChromiumMissing, chromium_path
 
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -39,10 +39,12 @@ def playwright() -> Iterator[Playwright]:
 
 @pytest.fixture(scope="package")
 def browser(playwright: Playwright) -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium package")
+    try:
+        chromium = chromium_path()
+    except ChromiumMissing as missing:
+        pytest.fail(str(missing))
     launched = playwright.chromium.launch(
-        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        executable_path=chromium, headless=True, args=CHROMIUM_ARGS
     )
     yield launched
     launched.close()
@@ -86,10 +88,3 @@ def page(
     context.close()
     assert not foreign, f"the page tried to load from another origin: {foreign}"
     assert not refused, f"the page's Content-Security-Policy refused something: {refused}"
-
-
-def sign_in_page(page: Page, email: str, password: str, next_path: str = "/webhooks") -> None:
-    page.goto(f"/login?next={quote(next_path, safe='/')}")
-    page.get_by_label("Email").fill(email)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()

@@ -17,7 +17,6 @@ from infra.local_stack import LocalStack
 from tests.support.admin_pages import Shots, admin_in, editor_user, signed_in, unique_path
 from tests.support.webhooks import Hooks, write_event
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser
 
 # Every form control without a name a screen reader could announce.

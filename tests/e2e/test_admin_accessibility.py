@@ -20,7 +20,6 @@ from tests.support.admin_pages import Shots, admin_in, editor_user, signed_in, u
 from tests.support.axe import assert_no_violations, violations
 from tests.support.webhooks import Hooks, write_event
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser
 
 

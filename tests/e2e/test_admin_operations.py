@@ -23,7 +23,6 @@ from tests.support.admin_pages import Shots, admin_in, unique_path
 from tests.support.axe import assert_no_violations
 from tests.support.webhooks import Hooks, rows_for_endpoint, seed_rows, write_event
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser
 
 

@@ -16,12 +16,11 @@ from playwright.sync_api import Page, expect
 
 from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
-from tests.conftest import webhook_options
 from tests.support.admin_pages import Shots, admin_in, unique_path
 from tests.support.axe import assert_no_violations
+from tests.support.settings import webhook_options
 from tests.support.webhooks import Hooks, write_event
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser
 
 STANDARD_SECRET = re.compile(r"whsec_[A-Za-z0-9+/]{43}=")

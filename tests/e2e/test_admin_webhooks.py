@@ -20,12 +20,11 @@ from content_service.webhooks.sending import verify_signature
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import webhook_options
 from tests.support.admin_pages import Shots, admin_in, no_horizontal_scroll, unique_path
 from tests.support.content import create, define, publish
+from tests.support.settings import webhook_options
 from tests.support.webhooks import Hooks, seed_rows, write_event
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.browser
 
 SECRET = re.compile(r"whsec_[A-Za-z0-9_-]{43}")
@@ -204,7 +203,7 @@ def test_send_test_shows_status_duration_and_response(
     expect(result).to_contain_text("HTTP 500")
     expect(snippet).to_have_text("receiver exploded")
     shot("test-failed")
-    # A test is never logged as a delivery (spec 3.1).
+    # A test is never logged as a delivery (docs/webhooks.md, "Catalogue and Send test").
     expect(page.locator(".log-row")).to_have_count(0)
 
 

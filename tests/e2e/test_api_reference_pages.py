@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Page, Request, Response, ViewportSize, expect
 
-from tests.conftest import WorkspaceAccess
 from tests.support.axe import describe, violations
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import define
 from tests.support.playground import run_query, set_editor
 

@@ -17,9 +17,9 @@ from playwright.sync_api import Page, expect
 
 from content_service.content import schedules
 from harness.webhooks import FakeClock
-from tests.conftest import WorkspaceAccess
 from tests.e2e.test_admin_access import tab_until
 from tests.support.admin_pages import Shots
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import create, publish
 from tests.support.content_pages import blog_model, editor_in, in_ws
 

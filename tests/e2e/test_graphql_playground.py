@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Response, expect
 
-from tests.conftest import WorkspaceAccess
-from tests.e2e.conftest import sign_in_page
+from tests.support.admin_pages import sign_in_page
+from tests.support.clients import WorkspaceAccess
 from tests.support.playground import run_query
 
 pytestmark = pytest.mark.browser

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import sign_in_page
+from tests.support.admin_pages import sign_in_page
 
 pytestmark = pytest.mark.browser
 

@@ -26,7 +26,7 @@ from content_service.identity.bootstrap import DEFAULT_SLUG
 from content_service.identity.tokens import TokenSpec, create_token
 from content_service.identity.workspaces import resolve_workspace
 from infra.local_stack import LocalStack
-from tests.e2e.conftest import sign_in_page
+from tests.support.admin_pages import sign_in_page
 
 pytestmark = pytest.mark.browser
 

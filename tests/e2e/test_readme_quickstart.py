@@ -29,8 +29,8 @@ from playwright.sync_api import Page, expect
 
 from harness.ports import free_port
 from infra import REPO_ROOT
-from tests.e2e.conftest import sign_in_page
 from tests.support import readme
+from tests.support.admin_pages import sign_in_page
 from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

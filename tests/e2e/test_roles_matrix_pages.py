@@ -21,8 +21,8 @@ from playwright.sync_api import Locator, Page, expect
 from content_service import runtime
 from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
 from content_service.identity.users import create_user
-from tests.conftest import WorkspaceAccess
 from tests.support.admin_pages import signed_in
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import create, define, publish
 from tests.support.content_pages import in_ws
 from tests.support.roles_table import (

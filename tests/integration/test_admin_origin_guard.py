@@ -23,10 +23,8 @@ from content_service.webhooks import services
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.webhooks import Hooks, mark_failed, rows_for_endpoint, seed_rows, settings
-
-pytest_plugins = ["tests.support.webhook_fixtures"]
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 WEBHOOK_WRITES = {

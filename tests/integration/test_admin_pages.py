@@ -7,7 +7,6 @@ import dataclasses
 import json
 import re
 import uuid
-from collections.abc import Iterator
 from html import unescape
 from typing import Any
 from urllib.parse import quote
@@ -17,12 +16,10 @@ import pytest
 
 from content_service.webhooks.endpoints import rules_json
 from harness.webhooks import FakeClock
-from tests.conftest import WorkspaceAccess, sign_in
 from tests.support.admin_pages import editor_user
+from tests.support.clients import WorkspaceAccess, sign_in
 from tests.support.settings import settings_changed
 from tests.support.webhooks import Hooks, seed_rows
-
-pytest_plugins = ["tests.support.webhook_fixtures"]
 
 LOCAL = "http://127.0.0.1:9"
 
@@ -42,12 +39,6 @@ def page_paths(endpoint_id: str) -> list[str]:
         f"/webhooks/{endpoint_id}?status=dead&event=entry.created",
         f"/webhooks/{endpoint_id}/edit",
     ]
-
-
-@pytest.fixture
-def anonymous(base_url: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=base_url, timeout=30) as client:
-        yield client
 
 
 def test_a_signed_out_visitor_is_sent_to_sign_in_with_next(

@@ -23,10 +23,9 @@ from harness.webhooks import FakeClock, store_endpoint
 from infra.lambda_runtime import FunctionRuntime
 from infra.local_stack import LocalStack
 from infra.template_model import Template
-from tests.conftest import webhook_options
+from tests.support.settings import webhook_options
 from tests.support.webhooks import function_runtime, purge_endpoint, seed_rows, sqs_event
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 ALARM_TYPE = "AWS::CloudWatch::Alarm"

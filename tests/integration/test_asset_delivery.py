@@ -4,25 +4,19 @@ the `url` an asset answers is the one delivery serves, only while the asset is p
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 
 import httpx
 import pytest
 from PIL import Image
 
 from content_service.content.cache_tags import change_tags
-from tests.conftest import ClientFactory, WorkspaceAccess
 from tests.support.assets import jpeg_turned, new_asset
+from tests.support.clients import ClientFactory, WorkspaceAccess
 
 SVG_WITH_SCRIPT = (
     b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
     b"<script>alert(document.cookie)</script></svg>"
 )
-
-
-@pytest.fixture
-def ws(new_workspace: Callable[..., WorkspaceAccess]) -> WorkspaceAccess:
-    return new_workspace()
 
 
 @pytest.fixture

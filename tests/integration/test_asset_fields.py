@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from tests.conftest import ClientFactory, WorkspaceAccess
 from tests.support.assets import new_asset, png
+from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.content import assert_error, define
 
 PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"

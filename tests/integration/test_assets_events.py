@@ -12,11 +12,10 @@ from content_service.webhooks.endpoints import Endpoint
 from harness.receiver import Receiver
 from harness.webhooks import store_endpoint
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
 from tests.support.assets import new_asset, png
+from tests.support.clients import WorkspaceAccess
 from tests.support.webhooks import drain, purge_endpoint, rows_for_endpoint
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 

@@ -12,8 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from harness.receiver import Answer, Receiver
-from tests.conftest import WorkspaceAccess
 from tests.support.assets import png
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import assert_error
 from tests.support.settings import settings_changed
 

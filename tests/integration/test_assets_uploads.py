@@ -11,14 +11,12 @@ import dataclasses
 import json
 import struct
 import zlib
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
 from tests.support.assets import (
     jpeg_turned,
     new_asset,
@@ -27,27 +25,12 @@ from tests.support.assets import (
     presign,
     uploaded,
 )
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import assert_error
 from tests.support.settings import settings_changed
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
-
-
-@pytest.fixture
-def ws(new_workspace: Callable[..., WorkspaceAccess]) -> WorkspaceAccess:
-    return new_workspace()
-
-
-@pytest.fixture(scope="module")
-def s3(stack: LocalStack) -> S3Client:
-    return stack.emulator.s3()
-
-
-@pytest.fixture(scope="module")
-def bucket(stack: LocalStack) -> str:
-    assert stack.provisioned is not None
-    return stack.provisioned.buckets["AssetsBucket"].name
 
 
 def keys(s3: S3Client, bucket: str, prefix: str) -> list[str]:

@@ -4,22 +4,16 @@ workflow, versions, visibility and events, and the type stays out of the user's 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.conftest import WorkspaceAccess
 from tests.support.assets import new_asset, png, uploaded
 from tests.support.cli import run_cli
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import Storage, assert_error, define
-
-
-@pytest.fixture
-def ws(new_workspace: Callable[..., WorkspaceAccess]) -> WorkspaceAccess:
-    return new_workspace()
 
 
 def ok(response: httpx.Response, status: int = 200) -> dict[str, Any]:

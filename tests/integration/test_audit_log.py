@@ -20,9 +20,9 @@ from content_service.identity.tokens import TokenInfo, TokenSpec, create_token
 from content_service.identity.users import create_user
 from content_service.identity.workspaces import create_workspace
 from harness.webhooks import FakeClock
-from tests.conftest import ClientFactory, sign_in
 from tests.support.assets import new_asset, png
 from tests.support.cli import run_cli
+from tests.support.clients import ClientFactory, sign_in
 from tests.support.content import assert_error, create, define
 
 FIELDS: list[dict[str, Any]] = [

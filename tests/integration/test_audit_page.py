@@ -6,25 +6,18 @@ service's log, and shows the newest page for a cursor it cannot read."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from urllib.parse import quote
 
 import httpx
-import pytest
 
 from content_service.api.routes import access_pages, audit_pages
-from tests.conftest import WorkspaceAccess, sign_in
 from tests.integration.test_admin_origin_guard import write_routes
 from tests.support.admin_pages import editor_user
+from tests.support.clients import WorkspaceAccess, sign_in
 from tests.support.content import create, define
 
 HOSTILE = '<img src=x onerror="alert(1)">'
-
-
-@pytest.fixture
-def anonymous(base_url: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=base_url, timeout=30) as client:
-        yield client
 
 
 def test_only_administrators_open_the_pages(

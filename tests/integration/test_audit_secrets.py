@@ -27,13 +27,11 @@ from content_service.identity.workspaces import create_workspace
 from content_service.storage import dynamo
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
-from tests.conftest import ClientFactory, sign_in
 from tests.support.assets import new_asset, png
 from tests.support.cli import run_cli
+from tests.support.clients import ClientFactory, sign_in
 from tests.support.content import create, define
 from tests.support.webhooks import Hooks
-
-pytest_plugins = ["tests.support.webhook_fixtures"]
 
 HEADER_VALUE = "Bearer header-credential-41c7e"
 

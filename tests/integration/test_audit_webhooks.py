@@ -18,10 +18,8 @@ from content_service.identity.users import create_user
 from content_service.webhooks import services
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
-from tests.conftest import ClientFactory, WorkspaceAccess, sign_in
+from tests.support.clients import ClientFactory, WorkspaceAccess, sign_in
 from tests.support.webhooks import Hooks, endpoint, mark_failed, seed_rows
-
-pytest_plugins = ["tests.support.webhook_fixtures"]
 
 HEADER_VALUE = "Bearer receiver-credential-7f3a9"
 

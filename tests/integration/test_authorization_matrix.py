@@ -48,8 +48,9 @@ from content_service.identity.workspaces import create_workspace
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import sign_in, webhook_options
 from tests.support.assets import png, post_form
+from tests.support.clients import sign_in
+from tests.support.settings import webhook_options
 from tests.support.webhooks import mark_failed, purge_endpoint, seed_rows
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "authorization.md"

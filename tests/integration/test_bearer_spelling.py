@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import ClientFactory
+from tests.support.clients import ClientFactory
 from tests.support.graphql import PATH, only_error
 
 QUERY = "{ __typename }"

@@ -18,7 +18,7 @@ from content_service.content.cache_tags import (
     list_tag,
     workspace_tag,
 )
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import create, define, publish
 from tests.support.graphql import PATH
 

@@ -1,8 +1,8 @@
 """Many workers claiming the same rows at the same moment: each row is claimed exactly once.
 
-The claim is one conditional UpdateItem (spec 3.1). DynamoDB evaluates the condition and writes
-atomically; moto does not on its own (infra/moto_transactions.py makes it), and the soak's
-concurrent delivery containers found the difference: one attempt sent twice.
+The claim is one conditional UpdateItem (docs/webhooks.md, "State machine"). DynamoDB evaluates the
+condition and writes atomically; moto does not on its own (infra/moto_transactions.py makes it), and
+the soak's concurrent delivery containers found the difference: one attempt sent twice.
 """
 
 from __future__ import annotations

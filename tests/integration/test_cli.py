@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory, WorkspaceAccess, sign_in
 from tests.support.cli import run_cli
+from tests.support.clients import ClientFactory, WorkspaceAccess, sign_in
 
 
 def cli_output(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import (
     Storage,
     assert_error,

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory, WorkspaceAccess
+from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.content import (
     Storage,
     create,

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import (
     Storage,
     assert_error,

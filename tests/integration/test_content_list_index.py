@@ -20,7 +20,7 @@ from content_service.content.requests import MAX_LIST_DEPTH
 from content_service.content.schema import get_type
 from harness.seeding import bulk_put, stored_entry
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import (
     Storage,
     assert_error,

@@ -10,7 +10,7 @@ import pytest
 
 from content_service.content.schema import get_type
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import (
     assert_error,
     capture,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from content_service.content.requests import FILTER_OPS
-from tests.conftest import ClientFactory
+from tests.support.clients import ClientFactory
 
 ROUTES = {
     ("/api/v1/content-types", "get"): {"200", "401", "403"},

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from html import unescape
 from urllib.parse import quote
 
@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from content_service.api.routes import content_pages, model_pages
-from tests.conftest import WorkspaceAccess, sign_in
 from tests.integration.test_admin_origin_guard import write_routes
 from tests.support.admin_pages import editor_user
+from tests.support.clients import WorkspaceAccess, sign_in
 from tests.support.content import create, define, publish
 
 NewWorkspace = Callable[..., WorkspaceAccess]
@@ -48,12 +48,6 @@ def blog(new_workspace: NewWorkspace) -> WorkspaceAccess:
 def editor(make_client: Callable[..., httpx.Client]) -> httpx.Client:
     account = editor_user()
     return sign_in(make_client(), account.email, account.password)
-
-
-@pytest.fixture
-def anonymous(base_url: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=base_url, timeout=30) as client:
-        yield client
 
 
 def paths(ws: WorkspaceAccess, entry_id: str) -> dict[str, bool]:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from infra.local_stack import LocalStack
 from infra.request_recorder import RequestRecorder
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import capture, create, define
 
 NewWorkspace = Callable[..., WorkspaceAccess]

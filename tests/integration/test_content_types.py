@@ -10,7 +10,7 @@ import pytest
 
 from content_service.content import service
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory, WorkspaceAccess
+from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.content import (
     Storage,
     assert_error,

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import ClientFactory, WorkspaceAccess
+from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.content import (
     assert_error,
     create,

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from content_service.observability import logger
-from tests.conftest import ClientFactory, WorkspaceAccess
+from tests.support.clients import ClientFactory, WorkspaceAccess
 
 REQUESTS = 24
 

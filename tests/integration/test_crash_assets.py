@@ -13,6 +13,7 @@ from harness.crash_assets import AssetCrashConfig, run_assets_crash
 from harness.journal_trigger import POINTS
 
 
+@pytest.mark.crash
 @pytest.mark.slow
 def test_kills_at_each_step_of_a_completion_lose_no_asset_and_make_no_second() -> None:
     report = run_assets_crash(AssetCrashConfig(kills=3, points=tuple(POINTS)))

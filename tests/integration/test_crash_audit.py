@@ -9,6 +9,7 @@ import pytest
 from harness.crash_audit import AuditCrashConfig, run_audit_crash
 
 
+@pytest.mark.crash
 @pytest.mark.slow
 def test_kills_during_writes_leave_the_records_equal_to_the_changes() -> None:
     report = run_audit_crash(AuditCrashConfig())

@@ -9,6 +9,7 @@ import pytest
 from harness.crash_links import LinkCrashConfig, run_links_crash
 
 
+@pytest.mark.crash
 @pytest.mark.slow
 def test_kills_during_link_writes_leave_the_index_equal_to_the_links() -> None:
     report = run_links_crash(LinkCrashConfig())

@@ -9,6 +9,7 @@ import pytest
 from harness.crash import CrashConfig, run_notice_crash
 
 
+@pytest.mark.crash
 @pytest.mark.slow
 def test_a_kill_after_the_transition_loses_no_notice() -> None:
     report = run_notice_crash(CrashConfig())

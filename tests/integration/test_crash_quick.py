@@ -21,6 +21,7 @@ import pytest
 from harness.crash import CrashConfig, run_crash
 
 
+@pytest.mark.crash
 @pytest.mark.slow
 def test_three_kills_and_a_clean_stop_lose_nothing() -> None:
     # Scheduled publishing is left to `make crash`: its check waits for the stack's minute

@@ -1,4 +1,5 @@
-"""Crashes and duplicates (spec 2.4, 3.1; claims are conditional writes).
+"""Crashes and duplicates (docs/webhooks.md, "Guarantees", "State machine"; claims are conditional
+writes).
 
 A stream record delivered twice makes one delivery; an SQS message delivered twice makes one
 attempt; a worker killed after its claim (before or after its send) leaves a row the minute
@@ -42,7 +43,6 @@ from tests.support.webhooks import (
     stream_event,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 CLAIM_TIMEOUT_S = 30.0

@@ -1,9 +1,10 @@
-"""The fault matrix (spec 7.2, 8.3) and SSRF at send time, on the delivery core.
+"""The fault matrix and retry ladder (docs/webhooks.md, "Delivery") and SSRF at send time, on the
+delivery core.
 
 Each case drives a real receiver on 127.0.0.1 (or a closed port, an unresolvable name, a name
 that resolves to a private address) through the delivery worker the handler builds, with an
 injected clock and seeded jitter: every verdict, attempt count and `nextAttemptAt` window is
-checked against the spec, stepping through the whole ladder where the answer is retryable.
+checked against docs/webhooks.md, stepping through the whole ladder where the answer is retryable.
 Rows are seeded without queuing, so nothing here leaks into another test's `drain()`.
 """
 
@@ -22,8 +23,9 @@ from content_service.webhooks import wiring
 from content_service.webhooks.sending import LADDER_SECONDS, RETRY_AFTER_CAP_SECONDS
 from harness.receiver import Answer, Receiver, refused_port
 from harness.webhooks import FakeClock, store_endpoint
-from tests.conftest import WorkspaceAccess, webhook_options
+from tests.support.clients import WorkspaceAccess
 from tests.support.resolver import FakeResolver
+from tests.support.settings import webhook_options
 from tests.support.webhooks import (
     HOSTILE_URLS,
     Hooks,
@@ -35,7 +37,6 @@ from tests.support.webhooks import (
     sender_for,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack")
 
 # Short for the timeout case alone; the other cases get a generous timeout so a loaded machine

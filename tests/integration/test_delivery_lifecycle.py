@@ -1,5 +1,5 @@
-"""Endpoint lifecycle (spec 3.1, 3.2, 8.4): dead counting, auto-disable, re-enable, deletion,
-redelivery through the pipeline, and `deliveryIntervalMs` 0."""
+"""Endpoint lifecycle (docs/webhooks.md, "State machine", "Operational events"): dead counting,
+auto-disable, re-enable, deletion, redelivery through the pipeline, and `deliveryIntervalMs` 0."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from content_service.webhooks.endpoints import Endpoint
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess, webhook_options
+from tests.support.clients import WorkspaceAccess
+from tests.support.settings import webhook_options
 from tests.support.webhooks import (
     Hooks,
     drain,
@@ -32,7 +33,6 @@ from tests.support.webhooks import (
     write_event,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 

@@ -24,10 +24,9 @@ from content_service.webhooks.sending import message_body
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack
-from tests.conftest import webhook_options
+from tests.support.settings import webhook_options
 from tests.support.webhooks import function_runtime, purge_endpoint, seed_rows, settings
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"

@@ -1,4 +1,4 @@
-"""Two rules of delivery a receiver can observe (spec 3.1, 6.4.2, 8.4.3).
+"""Two rules of delivery a receiver can observe (docs/webhooks.md, "Delivery", "Guarantees").
 
 - The sends of one batch go out serially: never two requests of a batch in flight at once.
 - The claim is committed before any network use: a receiver that reads the delivery row while
@@ -16,7 +16,6 @@ from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.support.webhooks import function_runtime, row, seed_rows, sqs_event
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 

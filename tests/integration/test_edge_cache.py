@@ -27,9 +27,12 @@ import pytest
 
 from content_service.identity.tokens import TokenSpec, create_token, revoke_token
 from harness.edge_cache import SERVED_FROM_CACHE, EdgeCache, edge_keying
-from tests.conftest import WorkspaceAccess, delivery_options
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import create, define, publish, shared_workspace
 from tests.support.graphql import PATH
+from tests.support.settings import delivery_options
+
+pytestmark = pytest.mark.edge
 
 TOKENS = 20
 READS = 20

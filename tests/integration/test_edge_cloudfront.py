@@ -15,7 +15,7 @@ from content_service.edge.changes import EdgeChange
 from content_service.edge.cloudfront import CloudFrontPurger
 from content_service.storage import aws
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import define
 
 

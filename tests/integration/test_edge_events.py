@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import Storage, define
 
 

@@ -35,12 +35,14 @@ from content_service.identity.tokens import TokenSpec, create_token
 from harness.varnish_edge import VarnishEdge
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
 from tests.support.assets import new_asset, png, uploaded
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import create, define, publish, shared_workspace
 from tests.support.graphql import PATH
 from tests.support.settings import settings_changed
 from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.edge
 
 DAY = 86400
 PURGE_DEADLINE = 30.0

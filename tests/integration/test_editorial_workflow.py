@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import Storage, assert_error, capture, define, shared_workspace
 from tests.support.graphql import post as graphql_post
 

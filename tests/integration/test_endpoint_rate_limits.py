@@ -25,7 +25,7 @@ from harness.receiver import Answer, Receiver
 from harness.soak import delivery_containers
 from harness.webhooks import FakeClock, store_endpoint
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.receiver_process import ReceiverProcess
 from tests.support.webhooks import (
     Hooks,
@@ -39,7 +39,6 @@ from tests.support.webhooks import (
     write_events,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 

@@ -18,7 +18,8 @@ from content_service.webhooks.endpoints import OPERATIONAL_KINDS
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess, webhook_options
+from tests.support.clients import WorkspaceAccess
+from tests.support.settings import webhook_options
 from tests.support.webhooks import (
     Hooks,
     all_rows_for_endpoint,
@@ -32,7 +33,6 @@ from tests.support.webhooks import (
     write_event,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack")
 
 

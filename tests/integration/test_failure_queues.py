@@ -23,12 +23,11 @@ from content_service.webhooks.sending import message_body
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess, webhook_options
 from tests.support.cli import run_cli
-from tests.support.settings import settings_changed
+from tests.support.clients import WorkspaceAccess
+from tests.support.settings import settings_changed, webhook_options
 from tests.support.webhooks import Hooks, rows_for_endpoint, seed_rows, write_event
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack")
 
 

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from content_service.storage import request_check
 from content_service.storage.outbox_event import OutboxEvent
 from content_service.webhooks import services
 from content_service.webhooks.deliveries import FanOut, fanout_delivery_id
@@ -15,6 +14,7 @@ from content_service.webhooks.endpoints import Endpoint, mint_secret
 from content_service.webhooks.sending import DeliveryQueue
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock, store_endpoint
+from infra import request_check
 from infra.local_stack import LocalStack
 from tests.support.webhooks import (
     delete_rows,
@@ -29,7 +29,6 @@ from tests.support.webhooks import (
     write_event,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 

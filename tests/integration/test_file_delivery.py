@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory, WorkspaceAccess
+from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.stored_assets import StoredAsset, stored_asset
 
 IMMUTABLE = "public, max-age=31536000, immutable"

@@ -17,7 +17,7 @@ from content_service import runtime
 from content_service.graphql.cache import schemas
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory, WorkspaceAccess
+from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.content import capture, create, define, publish
 from tests.support.field_types import relation
 from tests.support.graphql import (

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import capture, define, shared_workspace
 from tests.support.field_types import relation
 from tests.support.graphql import data, seed, service_calls

@@ -1,11 +1,11 @@
 """REST and GraphQL return the same records for the same arguments.
 
-Each case reads through both protocols over real HTTP and compares ids, statuses and values
-after mapping the documented differences of spec table 2.2: the status in upper case, the list
-envelope without `page`/`pageSize`, relations as nested fields instead of `relations`, a single
-type's record instead of the list's first item, and the relations route's page as the field's
-list. Cursor walks page through a list in both protocols at once: every page, its total and
-its next cursor are the same, and the pages together are the whole list once."""
+Each case reads through both protocols over real HTTP and compares ids, statuses and values after
+mapping the documented differences (docs/graphql.md, "Differences from REST"): the status in upper
+case, the list envelope without `page`/`pageSize`, relations as nested fields instead of
+`relations`, a single type's record instead of the list's first item, and the relations route's page
+as the field's list. Cursor walks page through a list in both protocols at once: every page, its
+total and its next cursor are the same, and the pages together are the whole list once."""
 
 from __future__ import annotations
 

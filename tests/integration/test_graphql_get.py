@@ -17,7 +17,7 @@ from content_service import runtime
 from content_service.graphql.cache import schemas
 from content_service.graphql.cost_limits import measure
 from content_service.identity.tokens import authenticate_token
-from tests.conftest import ClientFactory, WorkspaceAccess
+from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.content import create, define, publish, shared_workspace
 from tests.support.graphql import PATH, only_error, post
 

@@ -1,6 +1,6 @@
-"""Cost limits (spec 8.1) and hostile requests through real HTTP: each limit accepts a document
-at it and refuses one just over it; every hostile request answers HTTP 200 with errors, never a
-500, and runs no resolver (no service call, no request to the content table)."""
+"""Cost limits (docs/graphql.md, "Cost limits") and hostile requests through real HTTP: each limit
+accepts a document at it and refuses one just over it; every hostile request answers HTTP 200 with
+errors, never a 500, and runs no resolver (no service call, no request to the content table)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from graphql import get_introspection_query
 
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import capture, create, define, publish, shared_workspace
 from tests.support.field_types import relation
 from tests.support.graphql import PATH, data, errors, only_error, post, service_calls

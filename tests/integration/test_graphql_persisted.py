@@ -16,7 +16,7 @@ import pytest
 
 from content_service.graphql.persisted import UNTRUSTED_TTL_DAYS, documents
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory, WorkspaceAccess
+from tests.support.clients import ClientFactory, WorkspaceAccess, new_read_token
 from tests.support.content import capture, create, define, plain, publish
 from tests.support.graphql import PATH, only_error
 
@@ -94,15 +94,6 @@ def site(new_workspace: Callable[..., WorkspaceAccess]) -> WorkspaceAccess:
     return workspace
 
 
-def token(
-    admin: httpx.Client, make_client: ClientFactory, site: WorkspaceAccess, **spec: Any
-) -> tuple[dict[str, Any], httpx.Client]:
-    body = {"name": "t", "workspaceId": site.id, "access": "read", **spec}
-    made = admin.post("/api/v1/tokens", json=body)
-    assert made.status_code == 201, made.text
-    return made.json(), make_client(made.json()["token"])
-
-
 @pytest.mark.parametrize("send", [over_post, over_get], ids=["POST", "GET"])
 def test_automatic_persisted_queries(site: WorkspaceAccess, stored: Documents, send: Send) -> None:
     query = f"{{ posts {{ items {{ title }} }} }} # {send.__name__}"
@@ -172,7 +163,7 @@ def test_a_persisted_only_token_runs_only_documents_a_full_token_registered(
     admin: httpx.Client,
     make_client: ClientFactory,
 ) -> None:
-    made, trusted_only = token(admin, make_client, site, persistedOnly=True)
+    made, trusted_only = new_read_token(admin, make_client, site, persistedOnly=True)
     assert made["persistedOnly"] is True
     query = "query Trusted { posts { items { title } } }"
     free_form = trusted_only.post(PATH, json={"query": query}).json()

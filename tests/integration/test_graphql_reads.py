@@ -141,7 +141,8 @@ def test_to_many_page_size_counts_visible_targets_and_later_pages_use_the_relati
         f"/api/v1/content/post/{gamma}/relations/tags", params={"page": 2, "pageSize": 2}
     ).json()
     assert [e["values"]["name"] for e in rest["items"]] == ["t3"]
-    # One list_related call per row for page > 1 (spec 4.1), nested relations still resolve.
+    # One list_related call per row for page > 1 (docs/graphql.md, "Batching"), nested relations
+    # still resolve.
     with service_calls() as calls:
         rows = data(
             blog.access.full,

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import Storage, create, define
 from tests.support.field_types import relation
 from tests.support.graphql import data, errors, only_error, post, service_calls

@@ -39,7 +39,6 @@ from tests.support.webhooks import (
     settings,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"
@@ -193,7 +192,8 @@ def test_schedule_inputs_are_the_templates() -> None:
 
 
 def test_the_delivery_batch_size_is_the_options() -> None:
-    """`batchSize` (spec 8.2) is the SQS event source's BatchSize in the template."""
+    """`batchSize` (docs/webhooks.md, "Options and environment variables") is the SQS event source's
+    BatchSize in the template."""
     from content_service.settings import WebhookOptions
     from infra.template_model import Template
 

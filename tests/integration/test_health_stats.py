@@ -11,10 +11,9 @@ import pytest
 from content_service.webhooks.deliveries import Tally, bin_value, latency_bin
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.webhooks import Hooks, make_worker, seed_rows, sender_for
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 

@@ -29,9 +29,9 @@ from content_service.webhooks.sending import (
     headers_size,
 )
 from harness.webhooks import FakeClock, store_endpoint
-from tests.conftest import webhook_options
 from tests.support.raw_receiver import RawReceiver, answer
 from tests.support.resolver import FakeResolver
+from tests.support.settings import webhook_options
 from tests.support.webhooks import (
     make_worker,
     purge_endpoint,
@@ -41,7 +41,6 @@ from tests.support.webhooks import (
     settings,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack")
 
 LOCAL = UrlPolicy(allow_insecure_urls=True, allow_private_networks=True)

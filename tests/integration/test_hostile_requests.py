@@ -28,7 +28,7 @@ from content_service.graphql.cache import schemas
 from content_service.graphql.introspection_bound import INTROSPECTION_FACTOR, answer_size
 from content_service.identity.tokens import authenticate_token
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess, sign_in
+from tests.support.clients import WorkspaceAccess, sign_in
 from tests.support.content import (
     Storage,
     assert_error,

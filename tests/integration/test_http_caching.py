@@ -10,9 +10,10 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from tests.conftest import WorkspaceAccess, delivery_options
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import create, define, publish
 from tests.support.graphql import PATH
+from tests.support.settings import delivery_options
 
 READ_CACHE = "public, max-age=0, s-maxage=60, stale-while-revalidate=2"
 PRIVATE = "private, no-store"

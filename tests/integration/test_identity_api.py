@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory, WorkspaceAccess, sign_in
 from tests.support.cli import run_cli
+from tests.support.clients import ClientFactory, WorkspaceAccess, sign_in
 
 
 def test_health_answers(make_client: ClientFactory) -> None:

@@ -48,10 +48,10 @@ from infra.permissions import (
     unused,
 )
 from infra.request_recorder import RecordedCall
-from tests.conftest import WorkspaceAccess, sign_in, webhook_options
 from tests.support.assets import new_asset, png
+from tests.support.clients import WorkspaceAccess, sign_in
 from tests.support.content import define
-from tests.support.settings import settings_changed
+from tests.support.settings import settings_changed, webhook_options
 from tests.support.webhooks import function_runtime
 
 FUNCTIONS = (

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import ClientFactory, WorkspaceAccess
 from tests.support.cli import run_cli
+from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.content import Storage, assert_error, create, define, publish
 from tests.support.graphql import post as graphql_post
 

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from content_service.content.schema import get_type
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
 from tests.integration.test_link_refs import define_blog
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import Storage, create, publish, shared_workspace
 
 SOURCES = 2

@@ -40,12 +40,6 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import AttributeValueTypeDef, WriteRequestTypeDef
 
 
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator(port=0) as running:
-        yield running
-
-
 class Recorder:
     """A stand-in handler that remembers the event ids it was given."""
 

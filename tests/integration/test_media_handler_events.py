@@ -17,7 +17,7 @@ from PIL import Image
 
 from infra.lambda_runtime import LambdaContext, lambda_context, load_handler
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.stored_assets import stored_asset
 
 ROOT = Path(__file__).parents[2]

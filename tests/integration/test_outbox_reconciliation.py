@@ -4,7 +4,7 @@ Every event carries a fan-out marker until its rows exist and are queued. The mi
 out again what is still marked after the grace period, exactly as the stream would have; the
 `resume` job (the local stack after a restore, an operator after a purged queue) does it at
 once. Either way a repeat creates no second row and an endpoint never gets an event that
-occurred before it was created (spec 6.4.4).
+occurred before it was created (docs/webhooks.md, "Fan-out").
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from content_service.webhooks.deliveries import OUTBOX_GRACE_SECONDS
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.webhooks import (
     Hooks,
     drain,
@@ -32,7 +32,6 @@ from tests.support.webhooks import (
     write_event,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"

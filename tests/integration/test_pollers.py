@@ -36,12 +36,6 @@ FAST = PollerOptions(
 )
 
 
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator(port=0) as running:
-        yield running
-
-
 class Stack:
     """A freshly provisioned copy of the template (own prefix) with recording handlers."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +17,6 @@ from infra.emulator import Emulator, EmulatorError
 from infra.intrinsics import Intrinsics
 from infra.provisioning import provision
 from infra.template_model import Template, TemplateError, load_yaml
-
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator(port=0) as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

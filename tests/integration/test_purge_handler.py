@@ -24,7 +24,7 @@ from content_service.content.cache_tags import change_tags, token_tag
 from harness.ports import free_port
 from harness.varnish_edge import VarnishEdge
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import create, define, publish
 from tests.support.settings import settings_changed
 from tests.support.webhooks import function_runtime

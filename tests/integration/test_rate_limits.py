@@ -13,17 +13,17 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import httpx
 import pytest
 
 from content_service.identity.rate_limits import limiter
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory, WorkspaceAccess, delivery_options
 from tests.support.api_process import api_process
+from tests.support.clients import ClientFactory, WorkspaceAccess, new_read_token
 from tests.support.content import capture, create, define, publish
 from tests.support.graphql import PATH, only_error
+from tests.support.settings import delivery_options
 
 _seconds = itertools.count(int(time.time()) + 10_000)
 
@@ -46,15 +46,6 @@ def site(new_workspace: Callable[..., WorkspaceAccess]) -> WorkspaceAccess:
     return workspace
 
 
-def new_token(
-    admin: httpx.Client, make_client: ClientFactory, site: WorkspaceAccess, **spec: Any
-) -> tuple[dict[str, Any], httpx.Client]:
-    body = {"name": "t", "workspaceId": site.id, "access": "read", **spec}
-    made = admin.post("/api/v1/tokens", json=body)
-    assert made.status_code == 201, made.text
-    return made.json(), make_client(made.json()["token"])
-
-
 def rate_headers(response: httpx.Response) -> dict[str, str]:
     return {
         name: response.headers[name]
@@ -67,9 +58,9 @@ def rate_headers(response: httpx.Response) -> dict[str, str]:
 def test_over_its_rate_a_token_gets_429_over_rest_while_another_token_is_answered(
     site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
 ) -> None:
-    made, limited = new_token(admin, make_client, site, rateLimit=3)
+    made, limited = new_read_token(admin, make_client, site, rateLimit=3)
     assert made["rateLimit"] == 3
-    _, other = new_token(admin, make_client, site, rateLimit=3)
+    _, other = new_read_token(admin, make_client, site, rateLimit=3)
     answers = [limited.get("/api/v1/content/post") for _ in range(3)]
     assert [a.status_code for a in answers] == [200, 200, 200]
     assert [rate_headers(a) for a in answers] == [
@@ -95,8 +86,8 @@ def test_over_its_rate_a_token_gets_429_over_rest_while_another_token_is_answere
 def test_over_its_rate_graphql_answers_200_with_one_429_error_and_the_same_headers(
     site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
 ) -> None:
-    _, limited = new_token(admin, make_client, site, rateLimit=2)
-    _, other = new_token(admin, make_client, site, rateLimit=2)
+    _, limited = new_read_token(admin, make_client, site, rateLimit=2)
+    _, other = new_read_token(admin, make_client, site, rateLimit=2)
     query = "{ posts { total } }"
     assert "data" in limited.post(PATH, json={"query": query}).json()
     assert "data" in limited.get(PATH, params={"query": query}).json()
@@ -120,7 +111,7 @@ def test_over_its_rate_graphql_answers_200_with_one_429_error_and_the_same_heade
 def test_a_304_counts(
     site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
 ) -> None:
-    _, limited = new_token(admin, make_client, site, rateLimit=2)
+    _, limited = new_read_token(admin, make_client, site, rateLimit=2)
     tag = limited.get("/api/v1/content/post").headers["etag"]
     again = limited.get("/api/v1/content/post", headers={"If-None-Match": tag})
     assert again.status_code == 304
@@ -134,7 +125,7 @@ def test_the_default_rate_and_a_token_s_own_set_by_patch(
     make_client: ClientFactory,
     pinned_clock: float,
 ) -> None:
-    made, client = new_token(admin, make_client, site)
+    made, client = new_read_token(admin, make_client, site)
     assert made["rateLimit"] is None
     with delivery_options(rate_limit=2):
         assert [client.get("/api/v1/me").status_code for _ in range(3)] == [200, 200, 429]
@@ -169,7 +160,7 @@ def test_the_default_rate_and_a_token_s_own_set_by_patch(
 def test_the_limiter_costs_one_conditional_update_per_request(
     site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory, stack: LocalStack
 ) -> None:
-    _, limited = new_token(admin, make_client, site, rateLimit=1)
+    _, limited = new_read_token(admin, make_client, site, rateLimit=1)
     assert stack.settings is not None
     table = stack.settings.tables.rate_limits
     with capture(stack) as calls:
@@ -184,7 +175,7 @@ def test_the_limiter_costs_one_conditional_update_per_request(
 def test_the_limit_is_shared_by_two_api_processes(
     site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory, stack: LocalStack
 ) -> None:
-    made, _ = new_token(admin, make_client, site, rateLimit=5)
+    made, _ = new_read_token(admin, make_client, site, rateLimit=5)
     second = float(next(_seconds)) + 0.5
     headers = {"Authorization": f"Bearer {made['token']}"}
     with (

@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
 from tests.support.cli import run_cli
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import Storage, assert_error, capture, create, define, publish
 from tests.support.graphql import post as graphql_post
 

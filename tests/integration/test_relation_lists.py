@@ -20,7 +20,7 @@ import pytest
 
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import Captured, capture, create, define, publish
 from tests.support.graphql import post as graphql_post
 from tests.support.graphql import seed

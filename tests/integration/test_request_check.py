@@ -3,16 +3,21 @@ emulator lets through (the content-type update of before 7d2f133)."""
 
 from __future__ import annotations
 
+import socket
 import uuid
 from typing import Any
 
+import httpx
 import pytest
 
 from content_service import runtime
-from content_service.storage import aws, dynamo, request_check
-from content_service.storage.request_rules import RequestRefused
+from content_service.storage import aws, dynamo
+from infra import request_check
+from infra.api_workers import WorkerProcesses
 from infra.local_stack import LocalStack
+from infra.request_rules import RequestRefused
 from infra.template_model import Template
+from tests.support.request_check_probe import probe_app
 
 
 def _old_type_update(table: str, pk: str) -> dict[str, Any]:
@@ -74,6 +79,22 @@ def test_pynamodb_requests_are_checked_too(stack: LocalStack) -> None:
             ExpressionAttributeValues={":k": {"S": "USERS"}},
         )
     assert [r.rule for r in request_check.take_refusals()] == ["consistent-read-on-global-index"]
+
+
+def test_an_api_worker_process_holds_the_app_s_requests_too(stack: LocalStack) -> None:
+    """`make run`'s API workers are processes of their own: they install the check as they
+    start (the layer only offers the hook), from the environment the stack gives them."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    workers = WorkerProcesses(1, listener, dict(stack.environment), probe_app)
+    try:
+        workers.start()
+        answer = httpx.get(f"http://127.0.0.1:{listener.getsockname()[1]}/", timeout=30)
+    finally:
+        workers.stop()
+        listener.close()
+    assert answer.text == "refused expression-value-unused"
 
 
 def test_the_check_is_never_on_in_lambda() -> None:

@@ -50,7 +50,7 @@ from content_service.identity.users import (
 )
 from content_service.identity.workspaces import create_workspace
 from infra.local_stack import LocalStack
-from tests.conftest import sign_in
+from tests.support.clients import sign_in
 from tests.support.content import WRITES, Storage
 from tests.support.graphql import post as graphql
 from tests.support.roles_table import GRANTED_LOCALE, OTHER_LOCALE, ROLE_COLUMNS, roles_table

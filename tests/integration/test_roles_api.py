@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import ClientFactory, WorkspaceAccess, sign_in
 from tests.support.cli import run_cli
+from tests.support.clients import ClientFactory, WorkspaceAccess, sign_in
 
 PASSWORD = "roles-password-1"
 BUILTIN = ["administrator", "editor", "author", "translator", "viewer"]

@@ -32,17 +32,6 @@ PNG_ONLY_UP_TO_100_BYTES: list[Any] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def bucket(stack: LocalStack) -> str:
-    assert stack.provisioned is not None
-    return stack.provisioned.buckets["AssetsBucket"].name
-
-
-@pytest.fixture(scope="module")
-def s3(stack: LocalStack) -> S3Client:
-    return stack.emulator.s3()
-
-
 @pytest.fixture
 def http() -> Iterator[httpx.Client]:
     with httpx.Client(timeout=30) as client:

@@ -13,7 +13,7 @@ from content_service.webhooks.sending import RETRY_SWEEP_GRACE_SECONDS
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import webhook_options
+from tests.support.settings import webhook_options
 from tests.support.webhooks import (
     drain,
     function_runtime,
@@ -24,7 +24,6 @@ from tests.support.webhooks import (
     settings,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 DAY = 86400

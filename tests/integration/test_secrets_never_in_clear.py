@@ -12,8 +12,8 @@ import pytest
 
 from content_service.observability import SERVICE_NAME, logger
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory, sign_in
 from tests.support.cli import run_cli
+from tests.support.clients import ClientFactory, sign_in
 
 
 def _schema_table_dump(stack: LocalStack) -> str:

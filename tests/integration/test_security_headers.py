@@ -13,11 +13,9 @@ import pytest
 from content_service.api.auth import SESSION_COOKIE
 from content_service.api.security_headers import current_page_policy
 from content_service.webhooks import wiring
-from tests.conftest import ClientFactory, sign_in
+from tests.support.clients import ClientFactory, sign_in
 from tests.support.resolver import FakeResolver
 from tests.support.webhooks import Hooks
-
-pytest_plugins = ["tests.support.webhook_fixtures"]
 
 URL = "https://hooks.example.com/in"
 

@@ -21,8 +21,8 @@ from content_service.identity.sign_in_throttle import (
 )
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import ClientFactory
 from tests.support.cli import run_cli
+from tests.support.clients import ClientFactory
 
 LOOPBACK = "127.0.0.1"
 

@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 import pytest
-import stripe
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from content_service.webhooks.endpoints import MAX_OLDER_SECRETS
@@ -19,7 +18,7 @@ from content_service.webhooks.sending import LADDER_SECONDS
 from harness.receiver import Answer, Received, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.webhooks import (
     Hooks,
     drain,
@@ -27,23 +26,13 @@ from tests.support.webhooks import (
     row,
     seed_rows,
     sender_for,
+    stripe_accepts,
     write_event,
 )
 
-pytest_plugins = ["tests.support.webhook_fixtures"]
 pytestmark = pytest.mark.usefixtures("stack", "local_receivers_allowed")
 
 HOUR = 3600
-
-
-def stripe_accepts(request: Received, secret: str) -> bool:
-    header = request.header("X-Service-Signature")
-    assert header is not None
-    try:
-        stripe.WebhookSignature.verify_header(request.body.decode(), header, secret, 300)
-    except stripe.SignatureVerificationError:
-        return False
-    return True
 
 
 def standard_accepts(request: Received, secret: str, body: bytes | None = None) -> bool:

@@ -14,7 +14,7 @@ import pytest
 
 from harness.soak import SoakConfig, run_soak
 from infra.local_stack import LocalStack
-from tests.conftest import webhook_options
+from tests.support.settings import webhook_options
 from tests.support.webhooks import endpoint, purge_endpoint
 
 EVENTS = 24

@@ -13,9 +13,10 @@ import pytest
 from content_service.clock import SystemClock, iso_utc
 from content_service.sync.tokens import SyncToken
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess, delivery_options
 from tests.support.assets import new_asset, png
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import assert_error, capture, create, define, publish
+from tests.support.settings import delivery_options
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 

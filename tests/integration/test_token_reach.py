@@ -15,7 +15,7 @@ from content_service.clock import iso_utc
 from content_service.graphql.persisted import document_hash
 from content_service.identity.principal import SCOPE_CONTENT_WRITE
 from content_service.identity.tokens import TokenSpec, create_token
-from tests.conftest import ClientFactory, WorkspaceAccess
+from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.content import Storage, assert_error, create, define, publish
 
 GRAPHQL = "/api/v1/graphql"

@@ -29,10 +29,8 @@ from content_service.webhooks.endpoints import (
 from content_service.webhooks.sending import signature_header
 from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.webhooks import Hooks, write_event
-
-pytest_plugins = ["tests.support.webhook_fixtures"]
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 

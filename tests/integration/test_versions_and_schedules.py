@@ -18,7 +18,7 @@ from content_service.content import schedules
 from content_service.content.items import entry_key, version_key
 from content_service.storage import dynamo
 from harness.webhooks import FakeClock
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import Storage, assert_error, create, define, shared_workspace
 from tests.support.graphql import post as graphql_post
 

@@ -17,11 +17,10 @@ from content_service.identity.users import create_user
 from content_service.webhooks import services, wiring
 from content_service.webhooks.endpoints import catalogue_json
 from harness.webhooks import FakeClock
-from tests.conftest import ClientFactory, WorkspaceAccess, sign_in, webhook_options
+from tests.support.clients import ClientFactory, WorkspaceAccess, sign_in
 from tests.support.resolver import FakeResolver
+from tests.support.settings import webhook_options
 from tests.support.webhooks import HOSTILE_URLS, Hooks, hostile_resolver, seed_rows
-
-pytest_plugins = ["tests.support.webhook_fixtures"]
 
 PUBLIC = FakeResolver({"hooks.example.com": ["93.184.215.14"]})
 URL = "https://hooks.example.com/in"

@@ -1,7 +1,8 @@
 """Helpers for the webhook admin page tests (browser and HTTP).
 
 - `Shots`: numbered screenshots under the test's output folder, at laptop or phone width.
-- `signed_in`: signs a Playwright page in as a user.
+- `sign_in_page`: fills the sign-in form (whatever the answer); `signed_in`: signs a Playwright
+  page in as a user; `admin_in`: as the suite's admin.
 - `editor_user`: a signed-in editor for refusal tests.
 - `no_horizontal_scroll`: the page is not wider than its viewport.
 """
@@ -14,12 +15,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from playwright.sync_api import Page, ViewportSize, expect
 
 from content_service import runtime
 from content_service.identity.users import create_user
-from tests.e2e.conftest import sign_in_page
 
 LAPTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}
@@ -52,6 +53,13 @@ class Shots:
             yield
         finally:
             self.page.set_viewport_size(LAPTOP)
+
+
+def sign_in_page(page: Page, email: str, password: str, next_path: str = "/webhooks") -> None:
+    page.goto(f"/login?next={quote(next_path, safe='/')}")
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
 
 
 def signed_in(page: Page, email: str, password: str, next_path: str = "/webhooks") -> None:

@@ -82,7 +82,9 @@ def main() -> None:
 
     from content_service.api.app import create_app
     from content_service.identity.rate_limits import limiter
+    from infra import request_check
 
+    request_check.hook_into_app_clients()
     if args.frozen_time is not None:
         frozen: float = args.frozen_time
         limiter.clock = lambda: frozen

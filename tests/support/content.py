@@ -20,7 +20,7 @@ from content_service.identity.tokens import TokenSpec, create_token
 from content_service.identity.workspaces import create_workspace
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 
 _deserializer = TypeDeserializer()
 WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Page
 
-from tests.conftest import WorkspaceAccess
 from tests.support.admin_pages import Account, editor_user, signed_in
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import define
 from tests.support.field_types import every_field_type, relation
 

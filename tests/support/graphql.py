@@ -14,7 +14,7 @@ import pytest
 from content_service.content import service
 from content_service.graphql.cache import schemas
 from harness.seeding import seed_published
-from tests.conftest import WorkspaceAccess
+from tests.support.clients import WorkspaceAccess
 from tests.support.content import create, define, publish
 from tests.support.field_types import every_field_type, relation
 

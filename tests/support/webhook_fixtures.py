@@ -1,5 +1,5 @@
-"""Fixtures for the webhook tests; test modules load them with
-`pytest_plugins = ["tests.support.webhook_fixtures"]` (helpers live in tests/support/webhooks.py).
+"""Fixtures for the webhook tests, loaded for every test by tests/conftest.py's `pytest_plugins`
+(helpers live in tests/support/webhooks.py).
 
 - `clock`: an injected clock (starts at the real time, moves only when told) for the API, the
   fan-out, delivery and scheduler handlers alike, so retries are stepped through, not slept.
@@ -22,7 +22,7 @@ from content_service.webhooks import wiring
 from content_service.webhooks.endpoints import Endpoint
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock, store_endpoint
-from tests.conftest import sign_in
+from tests.support.clients import sign_in
 from tests.support.webhooks import Hooks, purge_endpoint
 
 

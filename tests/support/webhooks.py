@@ -4,6 +4,8 @@
 - `write_event`: puts an outbox event into the events table, exactly as the content
   capability's write does, for the stream to carry to the fan-out.
 - `make_worker`, `sender_for`: the delivery core as the handler builds it.
+- `stripe_accepts`: a received delivery's `X-Service-Signature` verifies with a secret, by
+  Stripe's own verifier (code independent of ours).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import stripe
 
 from content_service import runtime
 from content_service.clock import iso_utc
@@ -28,11 +31,23 @@ from content_service.webhooks import services, wiring, workers
 from content_service.webhooks.deliveries import DeliveryRow
 from content_service.webhooks.endpoints import Endpoint
 from content_service.webhooks.sending import DeliveryWorker, Sender, message_body
-from harness.receiver import Receiver
+from harness.receiver import Received, Receiver
 from harness.webhooks import FakeClock
 from infra.lambda_runtime import FunctionRuntime
 from infra.local_stack import LocalStack
 from tests.support.resolver import FakeResolver
+
+
+def stripe_accepts(request: Received, secret: str) -> bool:
+    """The request carries `X-Service-Signature` and Stripe's verifier accepts it with `secret`
+    (five minutes' tolerance, as Stripe's default)."""
+    header = request.header("X-Service-Signature")
+    assert header is not None, "the delivery has no X-Service-Signature"
+    try:
+        stripe.WebhookSignature.verify_header(request.body.decode(), header, secret, 300)
+    except stripe.SignatureVerificationError:
+        return False
+    return True
 
 
 @dataclass
@@ -225,10 +240,10 @@ def _first(values: tuple[str, ...]) -> str | None:
     return values[0] if values else None
 
 
-# Hostile URLs (spec 8.5), each refused on create and again at send time. `{port}` is a local
-# receiver's port, so a URL that slipped through would reach it; the second item gives the DNS
-# answers for the host (None: a literal, decided without DNS); the third is a fragment of the
-# refusal reason. Checked with allowInsecureUrls on, so http:// is refused for its address.
+# Hostile URLs (docs/webhooks.md, "SSRF defences"), each refused on create and again at send time.
+# `{port}` is a local receiver's port, so a URL that slipped through would reach it; the second item
+# gives the DNS answers for the host (None: a literal, decided without DNS); the third is a fragment
+# of the refusal reason. Checked with allowInsecureUrls on, so http:// is refused for its address.
 HOSTILE_URLS: list[tuple[str, list[str] | None, str]] = [
     ("http://127.0.0.1:{port}/hook", None, "loopback"),
     ("http://127.1:{port}/hook", None, "loopback"),

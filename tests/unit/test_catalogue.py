@@ -1,4 +1,4 @@
-"""The event catalogue against the table of spec 6.1 and the contract's JSON shape."""
+"""The event catalogue against its documented table (docs/api.md) and the contract's JSON shape."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from content_service.webhooks.endpoints import (
     is_known_kind,
 )
 
-# Spec 6.1, row by row: kind, group, filtered by content type, carries a workspace.
+# The catalogue, row by row: kind, group, filtered by content type, carries a workspace.
 SPEC_TABLE = [
     ("entry.created", "content", True, True),
     ("entry.updated", "content", True, True),
@@ -28,7 +28,7 @@ SPEC_TABLE = [
     ("entry.purged", "content", True, True),
     ("ping", "system", False, False),
 ]
-# Beyond the spec's table: the operational notices about endpoints (issue 26).
+# Beyond the content events: the operational notices about endpoints (issue 26).
 OPERATIONAL_TABLE = [
     ("endpoint.failing", "operational", False, False),
     ("endpoint.disabled", "operational", False, False),
@@ -59,7 +59,8 @@ def test_every_kind_has_a_description_and_an_example_envelope_of_its_kind() -> N
     for row in catalogue_json():
         assert len(row["description"]) > 20
         example = row["example"]
-        # Spec 2.5: the same fields for every kind, in this order.
+        # The envelope (docs/api.md, "What a receiver gets"): the same fields for every kind, in
+        # this order.
         assert list(example) == [
             "id",
             "event",
@@ -98,7 +99,7 @@ def test_ping_is_known_but_not_subscribable() -> None:
     ["media.created", "workspace.created", "entry.*", "ENTRY.CREATED", "entry.created ", ""],
 )
 def test_unknown_kinds(kind: str) -> None:
-    # Spec 6.1: media, transfer, account and workspace events are not delivered; no custom kinds.
+    # Media, transfer, account and workspace events are not delivered; no custom kinds.
     assert not is_known_kind(kind)
 
 

@@ -1,4 +1,4 @@
-"""Custom header rules of spec 8.5.4."""
+"""Custom header rules (docs/admin-ui.md, "Custom headers"; docs/webhooks.md)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from content_service.webhooks.endpoints import (
 
 
 def test_rules_are_the_spec_rules() -> None:
-    """The spec's names, and the Standard Webhooks headers a `standard` endpoint carries."""
+    """The service's own header names, and the Standard Webhooks headers a `standard` endpoint
+    carries."""
     assert RESERVED_PREFIX == "X-Service-"
     assert set(RESERVED_HEADER_NAMES) == {
         "Host",

@@ -1,4 +1,5 @@
-"""Spec 8.1 cost counting, against the worked examples in tests/vectors/graphql-cost.json."""
+"""Cost counting (docs/graphql.md, "Cost limits"), against the worked examples in
+tests/vectors/graphql-cost.json."""
 
 from __future__ import annotations
 

@@ -314,7 +314,7 @@ def test_adapter_names_yield_to_content_type_names() -> None:
     }
     built = build("ws", 1, types)
     schema = built.schema
-    # The content types keep the names spec 2.1 derives...
+    # The content types keep the names docs/graphql.md ("The schema") derives...
     for name in ("Filter", "Long", "EntryStatus", "BlogPostList", "BlogPostColor"):
         assert isinstance(schema.type_map[name], GraphQLObjectType), name
     # ...and the adapter's own types take the next free name.

@@ -10,6 +10,9 @@
 - The webhooks modules import one another without a cycle (imports run at import time; those
   in functions and under `TYPE_CHECKING` do not, and a name from a sub-package's `__init__` is
   an import of the module that defines it).
+- The AWS request rules and their check serve the local stack and the tests only
+  (`infra/request_rules.py`, `infra/request_check.py`, docs/decisions.md D147): nothing under
+  `layers/` imports them, so the Lambda layer does not ship them.
 """
 
 from __future__ import annotations
@@ -42,19 +45,25 @@ def imported_modules(path: Path, package: str) -> set[str]:
     return found
 
 
-def imports_from(directory: Path, package: str, forbidden: str) -> list[str]:
-    """Each import of `forbidden` (or a module under it) by a file under `directory`, whose
-    files belong to `package` (subpackages resolved from their folders)."""
-    found: list[str] = []
+def imports_under(directory: Path, package: str) -> list[tuple[str, str]]:
+    """(file, module) for each import by a file under `directory`, whose files belong to
+    `package` (subpackages resolved from their folders)."""
+    found: list[tuple[str, str]] = []
     for path in sorted(directory.rglob("*.py")):
-        parts = path.parent.relative_to(directory).parts
-        own = ".".join([package, *parts])
+        own = ".".join([package, *path.parent.relative_to(directory).parts])
         found.extend(
-            f"{path.relative_to(ROOT)} imports {name}"
-            for name in sorted(imported_modules(path, own))
-            if name == forbidden or name.startswith(forbidden + ".")
+            (str(path.relative_to(ROOT)), name) for name in sorted(imported_modules(path, own))
         )
     return found
+
+
+def imports_from(directory: Path, package: str, forbidden: str) -> list[str]:
+    """Each import of `forbidden` (or a module under it) by a file under `directory`."""
+    return [
+        f"{path} imports {name}"
+        for path, name in imports_under(directory, package)
+        if name == forbidden or name.startswith(forbidden + ".")
+    ]
 
 
 def test_content_imports_nothing_from_webhooks() -> None:
@@ -62,6 +71,17 @@ def test_content_imports_nothing_from_webhooks() -> None:
         imports_from(PACKAGE / "content", "content_service.content", "content_service.webhooks")
         == []
     )
+
+
+def test_the_layer_imports_no_request_rules_nor_their_check() -> None:
+    """Under any package name (`infra.`, the old `content_service.storage.`, a relative one)."""
+    test_only = {"request_rules", "request_check"}
+    found = [
+        f"{path} imports {name}"
+        for path, name in imports_under(PACKAGE, "content_service")
+        if test_only & set(name.split("."))
+    ]
+    assert found == []
 
 
 def test_tests_import_nothing_from_bench() -> None:

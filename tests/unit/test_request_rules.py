@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from content_service.storage.request_rules import (
+from infra.request_rules import (
     RULES,
     IndexSchema,
     RequestRefused,

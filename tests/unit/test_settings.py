@@ -1,4 +1,5 @@
-"""Spec 7.2 and 8.2: invalid webhook options refuse construction with a clear message."""
+"""Invalid webhook options (docs/webhooks.md, "Options and environment variables") refuse
+construction with a clear message."""
 
 from __future__ import annotations
 

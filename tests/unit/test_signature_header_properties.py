@@ -1,4 +1,5 @@
-"""Properties of signing and of the header parser (spec 6.3), over generated input."""
+"""Properties of signing and of the header parser (docs/webhooks.md, "Receiver guide"), over
+generated input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Signatures (spec 6.3) against the shared vectors and Stripe's independent verifier."""
+"""Signatures (docs/webhooks.md, "Receiver guide") against the shared vectors and Stripe's
+independent verifier."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The URL policy of spec 8.5: shared vectors, a hostile-URL table, the switches, properties."""
+"""The URL policy (docs/webhooks.md, "SSRF defences"): shared vectors, a hostile-URL table, the
+switches, properties."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The frozen envelope (spec 2.5), delivery ids, the request headers (6.2) and messages."""
+"""The frozen envelope, delivery ids, the request headers (docs/api.md, "What a receiver gets") and
+messages."""
 
 from __future__ import annotations
 

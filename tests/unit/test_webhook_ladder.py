@@ -1,4 +1,4 @@
-"""Verdicts (spec 7.2) and the retry ladder (spec 8.3) as pure functions."""
+"""Verdicts and the retry ladder (docs/webhooks.md, "Delivery") as pure functions."""
 
 from __future__ import annotations
 

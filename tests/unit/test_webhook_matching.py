@@ -1,4 +1,4 @@
-"""Subscription matching, spec 2.3: each rule on its own."""
+"""Subscription matching (docs/webhooks.md, "Fan-out"): each rule on its own."""
 
 from __future__ import annotations
 

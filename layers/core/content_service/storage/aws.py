@@ -7,14 +7,15 @@ session per client (boto3's default) or per connection (PynamoDB's) pays that mo
 PynamoDB's identity models send through this module's DynamoDB client too
 (`storage.binding`), and the session key is read with this module's SSM client.
 
-With `AWS_REQUEST_CHECK=on` (the local stack and the tests, never Lambda) each DynamoDB and SQS
-client holds its requests to AWS's own rules before sending them (`storage.request_check`).
+`on_client_created` hands every client built afterwards to a hook: the local stack and the tests
+hold the app's DynamoDB and SQS requests to AWS's own rules that way (`infra/request_check.py`),
+which Lambda never does and the layer does not ship.
 """
 
 from __future__ import annotations
 
-import os
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import boto3
@@ -32,7 +33,9 @@ if TYPE_CHECKING:
 
 _lock = threading.Lock()
 _session: boto3.session.Session | None = None
-_clients: dict[tuple[str, str | None, str, bool, float | None, int | None], Any] = {}
+_clients: dict[tuple[str, str | None, str, int, float | None, int | None], Any] = {}
+ClientHook = Callable[[Any], None]
+_client_hooks: list[ClientHook] = []
 
 _CONFIG = Config(retries={"max_attempts": 5, "mode": "standard"}, max_pool_connections=32)
 # boto3 presigns S3 with SigV2 in us-east-1 unless told, and S3 refuses SigV2 for new buckets.
@@ -48,13 +51,12 @@ def session() -> boto3.session.Session:
         return _session
 
 
-def _checked() -> bool:
-    """`AWS_REQUEST_CHECK=on`; the check's module is imported only when the variable is set."""
-    if not os.environ.get("AWS_REQUEST_CHECK"):
-        return False
-    from content_service.storage import request_check
-
-    return request_check.enabled()
+def on_client_created(hook: ClientHook) -> None:
+    """Calls `hook` with each client this process builds from now on (a hook given twice is
+    kept once). A client built before a hook was added is not handed out after it."""
+    with _lock:
+        if hook not in _client_hooks:
+            _client_hooks.append(hook)
 
 
 def client_at(
@@ -67,8 +69,9 @@ def client_at(
     """The shared client; with `timeout_s`, one whose connect and read are bounded by it (a
     delivery's send must end within the endpoint's timeout, as an HTTP send does), and with
     `attempts`, one that tries a call at most that often (so the bound holds in all)."""
-    checked = _checked()
-    key = (service, endpoint_url, region, checked, timeout_s, attempts)
+    with _lock:
+        hooks = list(_client_hooks)
+    key = (service, endpoint_url, region, len(hooks), timeout_s, attempts)
     config = _CONFIG
     if timeout_s is not None:
         config = _CONFIG.merge(Config(connect_timeout=timeout_s, read_timeout=timeout_s))
@@ -87,10 +90,8 @@ def client_at(
                 endpoint_url=endpoint_url,
                 config=config,
             )
-            if checked:
-                from content_service.storage import request_check
-
-                request_check.install(client)
+            for hook in hooks:
+                hook(client)
             _clients[key] = client
         return client
 

@@ -2,15 +2,18 @@
 
 Switched on by `AWS_REQUEST_CHECK=on`, which the local stack sets for `make run` and for every
 test stack (and passes to any process it starts through its environment); the template never
-sets it, so on Lambda it is off and this module is not even imported. `AWS_REQUEST_CHECK_TABLES`
-carries the tables' key schemas as JSON (`{name: TableSchema.to_json()}`), written by the local
-stack from what it provisioned.
+sets it, and the layer does not ship this module: on Lambda the check does not exist.
+`AWS_REQUEST_CHECK_TABLES` carries the tables' key schemas as JSON
+(`{name: TableSchema.to_json()}`), written by the local stack from what it provisioned.
 
-The check is a botocore `before-parameter-build` handler on each client `storage.aws` builds (so
-PynamoDB's requests, which go through that client, are held too): a request that breaks a rule
-raises `RequestRefused` naming the rule, before anything is sent, and is also noted in a
-process-wide list, so a test fails on it even when the app caught the exception (a batch handler
-that reports the record as failed, a poller that retries).
+Each process of the local stack (the one you started, the API's workers, the emulator's, which
+runs the invoked functions) and the test process call `hook_into_app_clients` as they start: the
+layer's `storage.aws.on_client_created` then hands this module every client it builds, and a
+DynamoDB or SQS client built while the switch is on gets a botocore `before-parameter-build`
+handler (so PynamoDB's requests, which go through that client, are held too). A request that
+breaks a rule raises `RequestRefused` naming the rule, before anything is sent, and is also
+noted in a process-wide list, so a test fails on it even when the app caught the exception (a
+batch handler that reports the record as failed, a poller that retries).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from content_service.storage.request_rules import RequestRefused, Tables, TableSchema, check
+from content_service.storage import aws
+from infra.request_rules import RequestRefused, Tables, TableSchema, check
 
 SWITCH = "AWS_REQUEST_CHECK"
 TABLES = "AWS_REQUEST_CHECK_TABLES"
@@ -56,6 +60,18 @@ def tables() -> Tables:
     parsed = {str(name): TableSchema.from_json(spec) for name, spec in loaded.items()}
     _parsed = (raw, parsed)
     return parsed
+
+
+def hook_into_app_clients() -> None:
+    """Every client the app builds in this process from now on is checked while the switch is
+    on (`storage.aws` keeps the hook once, however often this is called)."""
+    aws.on_client_created(install_when_switched_on)
+
+
+def install_when_switched_on(client: Any) -> None:
+    """`install` when `AWS_REQUEST_CHECK` is on as the client is built."""
+    if enabled():
+        install(client)
 
 
 def install(client: Any) -> None:
