@@ -51,11 +51,11 @@ from content_service.content.query import (
     select,
 )
 from content_service.content.reads import (
+    entry_views,
     fetch_entries,
     fetch_one,
     stored_visible,
     summary_visible,
-    views,
 )
 from content_service.content.requests import (
     ListRequest,
@@ -108,7 +108,7 @@ def _addressed_page(
     start = (request.page - 1) * request.page_size if request.cursor is None else len(matched)
     rows = [fetched[s.id] for s in matched[start : start + request.page_size] if s.id in fetched]
     return EntryPage(
-        items=views(request.caller, content_type, rows, selection, request.view),
+        items=entry_views(request.caller, content_type, rows, selection, request.view),
         total=len(matched),
         page=request.page,
         page_size=request.page_size,
@@ -152,7 +152,7 @@ def list_entries(request: ListRequest) -> EntryPage:
         if i in fetched and stored_visible(caller, content_type, fetched[i], request.view)
     ]
     return EntryPage(
-        items=views(caller, content_type, rows, selection, request.view),
+        items=entry_views(caller, content_type, rows, selection, request.view),
         total=total,
         page=request.page,
         page_size=request.page_size,

@@ -149,7 +149,7 @@ def _value_keys(selections: Iterable[Selection]) -> set[str] | None:
     return keys
 
 
-def views(
+def entry_views(
     caller: Caller,
     content_type: ContentType,
     entries: Sequence[StoredEntry],
@@ -195,7 +195,7 @@ def get_entry(request: GetRequest) -> Entry:
     stored = from_item(request.workspace_id, item) if item else None
     if stored is None or not stored_visible(request.caller, content_type, stored, request.view):
         raise NotFound(f"entry {request.id[:64]!r} not found")
-    return views(request.caller, content_type, [stored], selection, request.view)[0]
+    return entry_views(request.caller, content_type, [stored], selection, request.view)[0]
 
 
 def list_related(request: RelationRequest) -> EntryPage:
