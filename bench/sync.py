@@ -28,11 +28,15 @@ from bench.content_lists import RICH_TEXT, SEED_CHUNK, _client, _dynamodb, _spre
 from bench.report import Row
 from content_service import runtime
 from content_service.clock import iso_utc
-from content_service.content.items import StoredEntry
-from content_service.content.model import ContentType, FieldSpec, TypeDefinition
-from content_service.content.schema import get_type
-from content_service.content.schema_changes import create_type
-from content_service.content.write_transaction import Versions
+from content_service.content.entries import StoredEntry
+from content_service.content.schema import (
+    ContentType,
+    FieldSpec,
+    TypeDefinition,
+    create_type,
+    get_type,
+)
+from content_service.content.writes import Versions
 from content_service.identity.tokens import TokenSpec, create_token
 from harness.seeding import bulk_put, stored_entry
 from infra.emulator import Emulator

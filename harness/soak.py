@@ -65,7 +65,7 @@ from unittest import mock
 
 from content_service import runtime
 from content_service.clock import parse_iso_utc
-from content_service.content.events import EVENT_KINDS, event_item
+from content_service.content.writes import EVENT_KINDS, event_item
 from content_service.identity.principal import UserCaller
 from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
 from content_service.observability import logger as service_logger

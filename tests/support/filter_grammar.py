@@ -18,7 +18,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from content_service.content.model import FieldDef
+from content_service.content.schema import FieldDef
 
 MAX_DEPTH = 4
 MAX_LEAVES = 20

@@ -17,8 +17,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_service import strict_json
-from content_service.content.items import View
-from content_service.content.list_cursor import Cursor, decode_cursor, query_digest
+from content_service.content.entries import View
+from content_service.content.lists import Cursor, decode_cursor, query_digest
 from content_service.errors import BadRequest, Forbidden
 from content_service.identity.principal import Caller
 

@@ -15,8 +15,7 @@ from urllib.parse import urlencode
 import graphene
 
 from content_service.assets.image_params import parse_image_params
-from content_service.content.asset_views import file_of, file_url
-from content_service.content.views import Entry
+from content_service.content.entries import Entry, file_of, file_url
 from content_service.graphql.built import by_attribute, by_value
 
 FITS = ("pad", "fill", "scale", "crop", "thumb")

@@ -17,24 +17,23 @@ from typing import Any
 from content_service import runtime
 from content_service.assets.service import render
 from content_service.clock import Clock, SystemClock, iso_utc, parse_iso_utc
-from content_service.content.change_log import (
-    RETENTION_DAYS,
-    RETENTION_SECONDS,
-    Change,
-    read_changes,
-)
-from content_service.content.listing import list_entries
-from content_service.content.model import ContentType
-from content_service.content.names import ASSET_TYPE
-from content_service.content.reads import fetch_entries, stored_visible
+from content_service.content.entries import Entry, entry_view, fetch_entries, stored_visible
+from content_service.content.lists import list_entries
 from content_service.content.requests import (
     MAX_PAGE_SIZE,
     ListRequest,
     is_locale,
     parse_view,
 )
-from content_service.content.schema import get_type, get_types, require_read, visible_schema
-from content_service.content.views import Entry, entry_view
+from content_service.content.schema import (
+    ASSET_TYPE,
+    ContentType,
+    get_type,
+    get_types,
+    require_read,
+    visible_schema,
+)
+from content_service.content.writes import RETENTION_DAYS, RETENTION_SECONDS, Change, read_changes
 from content_service.errors import BadRequest, Gone, NotFound
 from content_service.identity.principal import Caller
 from content_service.sync.tokens import SyncToken, Walk, decode_token
