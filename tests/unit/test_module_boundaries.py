@@ -4,15 +4,26 @@
   (`storage/outbox_event.py`), so the content capability imports nothing from webhooks.
 - The tests and the benchmarks share what they share through `harness/`: neither imports the
   other.
+- A content sub-package (`schema`, `entries`, `writes`, `lists`, `relations`) is imported from
+  outside it by its own name only: `from content_service.content.lists import list_entries`,
+  never from one of its modules (a test may reach a module's private `_name`); its `__init__`
+  names what it exports and loads each lazily (D150).
+- The content modules import one another without a cycle (imports run at import time; those
+  in functions and under `TYPE_CHECKING` do not, and a name from a sub-package's `__init__` is
+  an import of the module that defines it).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "layers" / "core" / "content_service"
+CONTENT = PACKAGE / "content"
+CONTENT_NAME = "content_service.content"
+IMPORTERS = ("layers", "functions", "harness", "bench", "infra", "tests")
 
 
 def imported_modules(path: Path, package: str) -> set[str]:
@@ -84,3 +95,212 @@ def test_the_probe_sees_relative_and_absolute_imports(tmp_path: Path) -> None:
         "content_service.webhooks.queue",
         "content_service.content.values",
     } <= found
+
+
+def from_imports(tree: ast.AST, package: str) -> Iterator[tuple[ast.stmt, str, list[str]]]:
+    """Each import statement under `tree`: the module it names (relative resolved) and the
+    names it takes from it (`import a.b` takes nothing)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node, alias.name, []
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            yield node, module, [alias.name for alias in node.names]
+
+
+def package_of(path: Path, root: Path) -> str:
+    """The package a file under `root` (the layer, or a folder of the repository) is in: where
+    its relative imports start from."""
+    return ".".join(path.relative_to(root).parent.parts)
+
+
+def content_subpackages(content: Path = CONTENT) -> set[str]:
+    return {init.parent.name for init in content.glob("*/__init__.py")}
+
+
+def content_inner_imports(root: Path, content: Path = CONTENT) -> list[str]:
+    """Each import, by a file under `root` outside the content sub-package it names, of one of
+    that sub-package's modules (`from ...lists.list_keys import token`, `from ...lists import
+    list_keys`); a test's import of a module's private `_name` is no such import."""
+    subs = content_subpackages(content)
+    found: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        own = package_of(path, root)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for _, module, names in from_imports(tree, own):
+            parts = module.split(".")
+            if not module.startswith(CONTENT_NAME + ".") or parts[2] not in subs:
+                continue
+            inside = ".".join(parts[:3])
+            if own == inside or own.startswith(inside + "."):
+                continue
+            modules = {m.stem for m in (content / parts[2]).glob("*.py")}
+            private = bool(names) and all(name.startswith("_") for name in names)
+            if (len(parts) > 3 and not private) or set(names) & modules:
+                found.append(f"{path.relative_to(root)} imports {module} {names}")
+    return found
+
+
+def test_content_subpackages_are_imported_by_their_own_names_only() -> None:
+    found = content_inner_imports(ROOT / "layers" / "core")
+    for folder in IMPORTERS[1:]:
+        found += content_inner_imports(ROOT / folder)
+    assert found == []
+
+
+def exported_from(init: Path) -> dict[str, str]:
+    """A sub-package's `_MODULES`: each name its `__init__` exports, and the module defining it."""
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(node, ast.Assign)
+            and [getattr(t, "id", None) for t in node.targets] == ["_MODULES"]
+            and isinstance(node.value, ast.Dict)
+        ):
+            return {
+                ast.literal_eval(key): ast.literal_eval(value)
+                for key, value in zip(node.value.keys, node.value.values, strict=True)
+                if key is not None
+            }
+    return {}
+
+
+def executed_at_import(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The import statements a module runs when imported: its body, into `if`/`try` blocks,
+    except what runs only for the type checker (`if TYPE_CHECKING:`); not into functions."""
+    for node in body:
+        if isinstance(node, ast.If):
+            if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                yield from executed_at_import(node.body)
+            yield from executed_at_import(node.orelse)
+        elif isinstance(node, ast.Try):
+            for block in (node.body, node.orelse, node.finalbody):
+                yield from executed_at_import(block)
+            for handler in node.handlers:
+                yield from executed_at_import(handler.body)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the modules under `root` (a package of the layer) its import runs (a package
+    is its `__init__`; a name from a sub-package's `__init__` is its defining module)."""
+    files = {
+        ".".join(path.relative_to(root.parents[1]).with_suffix("").parts).removesuffix(
+            ".__init__"
+        ): path
+        for path in root.rglob("*.py")
+    }
+    exports = {name: exported_from(path) for name, path in files.items() if path.stem == "__init__"}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = name if path.stem == "__init__" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        module_body = ast.Module(body=list(executed_at_import(tree.body)), type_ignores=[])
+        edges: set[str] = set()
+        for _, module, names in from_imports(module_body, package):
+            if module in files:
+                edges.add(module)
+            for imported in names:
+                if f"{module}.{imported}" in files:
+                    edges.add(f"{module}.{imported}")
+                elif imported in exports.get(module, {}):
+                    edges.add(f"{module}.{exports[module][imported]}")
+        graph[name] = edges - {name}
+    return graph
+
+
+def a_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of `graph` (its modules, the first repeated at the end), or []."""
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> list[str]:
+        if node in path:
+            return [*path[path.index(node) :], node]
+        if node in done:
+            return []
+        for target in sorted(graph.get(node, ())):
+            cycle = visit(target, [*path, node])
+            if cycle:
+                return cycle
+        done.add(node)
+        return []
+
+    for start in sorted(graph):
+        cycle = visit(start, [])
+        if cycle:
+            return cycle
+    return []
+
+
+def test_content_modules_import_one_another_without_a_cycle() -> None:
+    graph = import_graph(CONTENT)
+    assert graph[f"{CONTENT_NAME}.writes.write_transaction"] >= {
+        f"{CONTENT_NAME}.lists",
+        f"{CONTENT_NAME}.lists.list_index",
+    }
+    assert a_cycle(graph) == []
+
+
+def test_content_subpackages_export_what_their_modules_define() -> None:
+    """Each `__init__`: `__all__`, the names imported for the type checker and the lazy map
+    agree, each from the module that defines it; no export is named like a module (loading
+    that module would replace the name on the package)."""
+    for name in sorted(content_subpackages()):
+        init = CONTENT / name / "__init__.py"
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        exported = exported_from(init)
+        declared = next(
+            ast.literal_eval(node.value)
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and [getattr(t, "id", None) for t in node.targets] == ["__all__"]
+        )
+        typed = {
+            alias.name: (node.module or "")
+            for statement in tree.body
+            if isinstance(statement, ast.If)
+            for node in statement.body
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+        }
+        modules = {path.stem for path in (CONTENT / name).glob("*.py")}
+        assert exported, name
+        assert sorted(declared) == sorted(exported) == sorted(typed), name
+        assert {n: m for n, m in exported.items() if typed[n] != m} == {}, name
+        assert set(exported) & modules == set(), name
+        assert set(exported.values()) <= modules, name
+
+
+def test_the_content_probes_see_an_inner_import_and_a_cycle(tmp_path: Path) -> None:
+    layer = tmp_path / "layers" / "core"
+    content = layer / "content_service" / "content"
+    (content / "lists").mkdir(parents=True)
+    (content / "__init__.py").write_text("")
+    (content / "lists" / "__init__.py").write_text("_MODULES = {'token': 'list_keys'}\n")
+    (content / "lists" / "list_keys.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .. import service\n"
+        "from .. import requests\n"
+    )
+    (content / "requests.py").write_text("def f():\n    from . import service\n")
+    (content / "service.py").write_text("from .lists import token\n")
+    (content / "api.py").write_text(
+        "from .lists.list_keys import token\nfrom .lists.list_keys import _private\n"
+    )
+    found = content_inner_imports(layer, content)
+    assert found == [
+        "content_service/content/api.py imports content_service.content.lists.list_keys ['token']"
+    ]
+    assert a_cycle(import_graph(content)) == []
+    (content / "requests.py").write_text("from . import service\n")
+    assert a_cycle(import_graph(content)) == [
+        "content_service.content.lists.list_keys",
+        "content_service.content.requests",
+        "content_service.content.service",
+        "content_service.content.lists.list_keys",
+    ]
