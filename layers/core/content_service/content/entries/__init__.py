@@ -1,4 +1,10 @@
-"""Entries: their stored shape and reading them."""
+"""Entries as stored and as read: the storage shape of entries and their claim items (`items`),
+who sees which entry (`visibility`), what the service returns (`views`, `asset_views`), reading
+one entry, relation pages and expansions (`reads`) and a locale group (`translations`).
+
+Other packages import only the names below; each loads its module on first use
+(`content_service.lazy_exports`), so a sub-package that needs `items` does not load `reads`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,12 @@
-"""Relations between entries: the reverse-link index and relation filters."""
+"""Relations between entries: the reverse-link index (`link_refs`) and its reindex
+(`link_reindex`), what links here (`linkers`), lists of the entries linking one entry
+(`list_by_link`), filters on relation fields and on a linked entry's field
+(`relation_filters`, `linked_field_filters`), and planning a relation's first targets
+(`relation_planner`).
+
+Other packages import only the names below; each loads its module on first use
+(`content_service.lazy_exports`).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,10 @@
-"""Content types: their definitions, names, storage, validation and changes."""
+"""Content types: what a type is (`model`), its names and the GraphQL names derived from them
+(`names`), how the schema table stores types and reading them (`schema`), validating a definition
+(`schema_validation`) and changing types (`schema_changes`).
+
+Every other sub-package reads types from here; this one imports none of them. Other packages
+import only the names below; each loads its module on first use (`content_service.lazy_exports`).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,11 @@
-"""Writing entries: every write rule, the transaction and what it records."""
+"""Changing entries: the draft writes (`writes`, checked by `write_body`), the state changes
+(`transitions`), version history (`versions`), scheduled publishing (`schedules`) and the role
+check of every write (`role_guard`); each write is one transaction (`write_transaction`) with
+its outbox event (`events`) and change-log item (`change_log`).
+
+Other packages import only the names below; each loads its module on first use
+(`content_service.lazy_exports`).
+"""
 
 from __future__ import annotations
 
