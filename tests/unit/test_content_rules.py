@@ -12,8 +12,15 @@ from hypothesis import strategies as st
 
 from content_service.content import values
 from content_service.content.entries import Summary
-from content_service.content.lists import compile_filter, direct_address, sort_summaries
-from content_service.content.requests import FilterGroup, FilterLeaf, parse_filter, parse_sort
+from content_service.content.lists import (
+    FilterGroup,
+    FilterLeaf,
+    compile_filter,
+    direct_address,
+    parse_filter,
+    sort_summaries,
+)
+from content_service.content.requests import parse_sort
 from content_service.content.schema import (
     ContentType,
     FieldDef,

@@ -16,10 +16,11 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from content_service.content.entries import Summary, summary_from
-from content_service.content.lists import compile_filter, direct_address
-from content_service.content.requests import (
+from content_service.content.lists import (
     FilterLeaf,
     FilterNode,
+    compile_filter,
+    direct_address,
     parse_filter,
 )
 from content_service.content.schema import ContentType, FieldDef

@@ -47,7 +47,8 @@ from graphql import (
 
 from content_service.assets.builtin_type import asset_definition
 from content_service.content import service
-from content_service.content.requests import FILTER_OPS, MAX_LIST_DEPTH
+from content_service.content.lists import FILTER_OPS
+from content_service.content.requests import MAX_LIST_DEPTH
 from content_service.content.schema import ASSET_TYPE, ContentType, FieldDef
 from content_service.graphql import mutations, resolvers
 from content_service.graphql.asset_type import asset_object

@@ -49,8 +49,9 @@ from graphql import (
     value_from_ast_untyped,
 )
 
+from content_service.content.lists import MAX_FILTER_DEPTH
 from content_service.content.relations import MAX_LINKED_MATCHES
-from content_service.content.requests import DEFAULT_PAGE_SIZE, MAX_FILTER_DEPTH, check_page
+from content_service.content.requests import DEFAULT_PAGE_SIZE, check_page
 from content_service.errors import BadRequest
 from content_service.settings import GraphQLLimits
 

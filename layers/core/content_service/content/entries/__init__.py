@@ -15,6 +15,7 @@ from content_service.lazy_exports import lazy_exports
 if TYPE_CHECKING:
     from .asset_views import file_of, file_path, file_url
     from .items import (
+        ID_PATTERN,
         MAX_ITEM_BYTES,
         PUBLISHED_SK,
         STATUSES,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
         entry_pk,
         from_item,
         group_claim_key,
+        is_entry_id,
         item_size,
         link_claim_key,
         plain_value,
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
     from .visibility import audiences_allow
 
 __all__ = [
+    "ID_PATTERN",
     "MAX_ITEM_BYTES",
     "PUBLISHED_SK",
     "STATUSES",
@@ -84,6 +87,7 @@ __all__ = [
     "from_item",
     "get_entry",
     "group_claim_key",
+    "is_entry_id",
     "item_size",
     "link_claim_key",
     "list_related",
@@ -108,6 +112,7 @@ __all__ = [
 _MODULES = {
     "Entry": "views",
     "EntryPage": "views",
+    "ID_PATTERN": "items",
     "MAX_ITEM_BYTES": "items",
     "PUBLISHED_SK": "items",
     "STATUSES": "items",
@@ -132,6 +137,7 @@ _MODULES = {
     "from_item": "items",
     "get_entry": "reads",
     "group_claim_key": "items",
+    "is_entry_id": "items",
     "item_size": "items",
     "link_claim_key": "items",
     "list_related": "reads",

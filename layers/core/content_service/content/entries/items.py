@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -57,6 +58,9 @@ from typing import Any, Literal
 
 from content_service.content.schema import ENTRY_SYSTEM_FIELDS, ContentType, FieldDef
 from content_service.storage import dynamo
+
+ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+_ID = re.compile(ID_PATTERN)
 
 Status = Literal["draft", "published", "changed"]
 View = Literal["latest", "published"]
@@ -74,6 +78,11 @@ SYSTEM_ATTRIBUTES: tuple[str, ...] = (*ENTRY_SYSTEM_FIELDS, "deleted", "version"
 # What an answer shows of the workflow, read with the system attributes (and who created the
 # entry, for the editor page's own-entries rules).
 VERSION_ATTRIBUTES: tuple[str, ...] = ("updatedBy", "publishedVersion", "createdBy")
+
+
+def is_entry_id(value: object) -> bool:
+    """An entry id: a lowercase UUID, as the service makes them."""
+    return isinstance(value, str) and _ID.match(value) is not None
 
 
 def entry_pk(workspace_id: str, entry_id: str) -> str:

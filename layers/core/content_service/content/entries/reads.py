@@ -16,6 +16,7 @@ from content_service.content.entries.items import (
     Summary,
     View,
     from_item,
+    is_entry_id,
     projection_paths,
     view_key,
 )
@@ -23,12 +24,7 @@ from content_service.content.entries.views import Entry, EntryPage, entry_view
 from content_service.content.entries.visibility import visible
 from content_service.content.lists import Selection, select
 from content_service.content.relations import Targets
-from content_service.content.requests import (
-    DEFAULT_PAGE_SIZE,
-    GetRequest,
-    RelationRequest,
-    is_entry_id,
-)
+from content_service.content.requests import DEFAULT_PAGE_SIZE, GetRequest, RelationRequest
 from content_service.content.schema import ContentType, FieldDef, get_type, get_types, require_type
 from content_service.content.store import store
 from content_service.errors import NotFound

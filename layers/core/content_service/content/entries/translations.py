@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from content_service.content.entries.items import group_claim_key
+from content_service.content.entries.items import group_claim_key, is_entry_id
 from content_service.content.entries.reads import load_entries_by_ids
-from content_service.content.requests import DEFAULT_LOCALE, is_entry_id, parse_view
+from content_service.content.requests import DEFAULT_LOCALE, parse_view
 from content_service.content.schema import require_type
 from content_service.identity.principal import Caller
 from content_service.storage import dynamo

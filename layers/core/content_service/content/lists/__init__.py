@@ -15,6 +15,18 @@ from content_service.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from .counts import StateCounts, count_by_state
+    from .filters import (
+        FILTER_OPS,
+        MAX_FILTER_DEPTH,
+        FilterGroup,
+        FilterLeaf,
+        FilterNode,
+        compile_filter,
+        direct_address,
+        filter_json,
+        parse_filter,
+        unfollowed,
+    )
     from .list_cursor import MAX_CURSOR_LENGTH, Cursor, Position, decode_cursor, query_digest
     from .list_in_memory import READ_BUDGET
     from .list_index import index_changes, index_state, with_state
@@ -35,24 +47,21 @@ if TYPE_CHECKING:
     )
     from .list_plan import Scope, Served, plan, root_leaves
     from .listing import list_entries
-    from .query import (
-        DEFAULT_SORT,
-        Selection,
-        compile_filter,
-        direct_address,
-        select,
-        sort_operand,
-        sort_summaries,
-    )
+    from .query import DEFAULT_SORT, Selection, select, sort_operand, sort_summaries
 
 __all__ = [
     "AFTER_IDS",
     "COUNT_SK",
     "DEFAULT_SORT",
+    "FILTER_OPS",
     "MAX_CURSOR_LENGTH",
+    "MAX_FILTER_DEPTH",
     "READ_BUDGET",
     "TERM",
     "Cursor",
+    "FilterGroup",
+    "FilterLeaf",
+    "FilterNode",
     "Position",
     "Scope",
     "Selection",
@@ -67,10 +76,12 @@ __all__ = [
     "count_shard_of",
     "decode_cursor",
     "direct_address",
+    "filter_json",
     "index_changes",
     "index_sk",
     "index_state",
     "list_entries",
+    "parse_filter",
     "plan",
     "query_digest",
     "reindex_stored",
@@ -82,6 +93,7 @@ __all__ = [
     "sort_summaries",
     "split_sk",
     "token",
+    "unfollowed",
     "with_state",
 ]
 
@@ -90,7 +102,12 @@ _MODULES = {
     "COUNT_SK": "list_keys",
     "Cursor": "list_cursor",
     "DEFAULT_SORT": "query",
+    "FILTER_OPS": "filters",
+    "FilterGroup": "filters",
+    "FilterLeaf": "filters",
+    "FilterNode": "filters",
     "MAX_CURSOR_LENGTH": "list_cursor",
+    "MAX_FILTER_DEPTH": "filters",
     "Position": "list_cursor",
     "READ_BUDGET": "list_in_memory",
     "Scope": "list_plan",
@@ -101,16 +118,18 @@ _MODULES = {
     "Visibility": "list_keys",
     "before": "list_index_reads",
     "bucket": "list_keys",
-    "compile_filter": "query",
+    "compile_filter": "filters",
     "count_by_state": "counts",
     "count_pks": "list_keys",
     "count_shard_of": "list_keys",
     "decode_cursor": "list_cursor",
-    "direct_address": "query",
+    "direct_address": "filters",
+    "filter_json": "filters",
     "index_changes": "list_index",
     "index_sk": "list_keys",
     "index_state": "list_index",
     "list_entries": "listing",
+    "parse_filter": "filters",
     "plan": "list_plan",
     "query_digest": "list_cursor",
     "reindex_stored": "list_jobs",
@@ -122,6 +141,7 @@ _MODULES = {
     "sort_summaries": "query",
     "split_sk": "list_keys",
     "token": "list_keys",
+    "unfollowed": "filters",
     "with_state": "list_index",
 }
 

@@ -9,16 +9,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from content_service.content.entries import Summary, summary_from, summary_visible
+from content_service.content.lists.filters import compile_filter
 from content_service.content.lists.list_cursor import Cursor, Position
 from content_service.content.lists.list_index_reads import before
 from content_service.content.lists.list_keys import Visibility, partition, token
 from content_service.content.lists.list_plan import Counts, Scope, family
-from content_service.content.lists.query import (
-    DEFAULT_SORT,
-    compile_filter,
-    sort_operand,
-    sort_summaries,
-)
+from content_service.content.lists.query import DEFAULT_SORT, sort_operand, sort_summaries
 from content_service.content.requests import (
     ListRequest,
     SortKey,

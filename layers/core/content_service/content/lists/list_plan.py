@@ -10,6 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from content_service.content.entries import STATUSES
+from content_service.content.lists.filters import (
+    SYSTEM_FILTER_FIELDS,
+    FilterLeaf,
+    FilterNode,
+    leaf_value,
+)
 from content_service.content.lists.list_keys import (
     AFTER_IDS,
     COUNT_SK,
@@ -21,13 +27,8 @@ from content_service.content.lists.list_keys import (
     count_pks,
     token,
 )
-from content_service.content.lists.query import DEFAULT_SORT, SYSTEM_FILTER_FIELDS, leaf_value
-from content_service.content.requests import (
-    FilterLeaf,
-    FilterNode,
-    ListRequest,
-    SortKey,
-)
+from content_service.content.lists.query import DEFAULT_SORT
+from content_service.content.requests import ListRequest, SortKey
 from content_service.content.schema import ContentType
 from content_service.content.store import store
 from content_service.identity.principal import TokenCaller

@@ -34,12 +34,14 @@ from content_service.content.entries import (
     fetch_one,
     from_item,
     group_claim_key,
+    is_entry_id,
     projection_paths,
     stored_visible,
     summary_from,
     summary_of,
     summary_visible,
 )
+from content_service.content.lists.filters import compile_filter, direct_address
 from content_service.content.lists.list_in_memory import in_memory
 from content_service.content.lists.list_index_reads import from_index
 from content_service.content.lists.list_keys import COUNT_SK
@@ -51,18 +53,9 @@ from content_service.content.lists.list_plan import (
     sum_counts,
     wants,
 )
-from content_service.content.lists.query import (
-    Selection,
-    check_sort,
-    compile_filter,
-    direct_address,
-    select,
-)
+from content_service.content.lists.query import Selection, check_sort, select
 from content_service.content.relations import by_link, link_address, resolve_linked
-from content_service.content.requests import (
-    ListRequest,
-    is_entry_id,
-)
+from content_service.content.requests import ListRequest
 from content_service.content.schema import ContentType, require_type_with
 from content_service.content.store import store
 from content_service.storage import dynamo

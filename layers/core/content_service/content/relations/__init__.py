@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from .linked_field_filters import MAX_LINKED_MATCHES, resolve_linked
     from .linkers import LinkedFromRequest, LinkerPage, linked_from, published_linkers
     from .list_by_link import by_link, link_address
-    from .relation_filters import relation_predicate
     from .relation_planner import Targets, from_known
 
 __all__ = [
@@ -38,7 +37,6 @@ __all__ = [
     "linked_from",
     "published_linkers",
     "reindex_links",
-    "relation_predicate",
     "resolve_linked",
 ]
 
@@ -57,7 +55,6 @@ _MODULES = {
     "linked_from": "linkers",
     "published_linkers": "linkers",
     "reindex_links": "link_reindex",
-    "relation_predicate": "relation_filters",
     "resolve_linked": "linked_field_filters",
 }
 

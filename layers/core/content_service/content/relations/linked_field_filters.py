@@ -19,9 +19,14 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from content_service.content.entries import EntryPage
-from content_service.content.lists import compile_filter
-from content_service.content.relations.relation_filters import unfollowed
-from content_service.content.requests import FilterGroup, FilterLeaf, FilterNode, ListRequest
+from content_service.content.lists import (
+    FilterGroup,
+    FilterLeaf,
+    FilterNode,
+    compile_filter,
+    unfollowed,
+)
+from content_service.content.requests import ListRequest
 from content_service.content.schema import ContentType, require_type
 from content_service.errors import BadRequest, NotFound
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from content_service.content.entries import StoredEntry, stored_visible
+from content_service.content.entries import StoredEntry, is_entry_id, stored_visible
 from content_service.content.lists import (
     DEFAULT_SORT,
     READ_BUDGET,
@@ -26,7 +26,7 @@ from content_service.content.lists import (
     token,
 )
 from content_service.content.relations.linkers import Linker, verified
-from content_service.content.requests import ListRequest, SortKey, is_entry_id
+from content_service.content.requests import ListRequest, SortKey
 from content_service.content.schema import ContentType, FieldDef
 
 _SERVED_OPS = {True: "eq", False: "contains"}

@@ -21,11 +21,12 @@ from content_service.content.entries import (
     entry_pk,
     entry_view,
     from_item,
+    is_entry_id,
     version_key,
     version_sk,
 )
 from content_service.content.lists import select
-from content_service.content.requests import VersionRequest, VersionsRequest, is_entry_id
+from content_service.content.requests import VersionRequest, VersionsRequest
 from content_service.content.schema import ContentType, require_type
 from content_service.content.writes.write_transaction import delete, put_version
 from content_service.errors import Forbidden, NotFound

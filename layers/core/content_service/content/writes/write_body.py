@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from content_service.content import values as value_rules
-from content_service.content.entries import StoredEntry, fetch_entries, stored_visible
-from content_service.content.requests import RelationChange, is_entry_id
+from content_service.content.entries import StoredEntry, fetch_entries, is_entry_id, stored_visible
+from content_service.content.requests import RelationChange
 from content_service.content.schema import (
     ASSET_CONTENT_TYPE_KEY,
     ASSET_STATE_KEY,

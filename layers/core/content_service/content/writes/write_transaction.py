@@ -34,6 +34,7 @@ from content_service.content.entries import (
     entry_item,
     entry_key,
     from_item,
+    is_entry_id,
     item_size,
     link_claim_key,
     published_item,
@@ -42,7 +43,6 @@ from content_service.content.entries import (
 )
 from content_service.content.lists import Visibility, index_changes, index_state, with_state
 from content_service.content.relations import Link, Source, changes, held
-from content_service.content.requests import is_entry_id
 from content_service.content.schema import ASSET_TYPE, ContentType, FieldDef, get_type, type_key
 from content_service.content.store import store
 from content_service.content.writes.change_log import change_put

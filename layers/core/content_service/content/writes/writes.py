@@ -24,6 +24,7 @@ from content_service.content.entries import (
     entry_view,
     fetch_entries,
     group_claim_key,
+    is_entry_id,
     single_claim_key,
     stored_visible,
     title_of,
@@ -36,7 +37,6 @@ from content_service.content.requests import (
     RelationChange,
     VersionRequest,
     WriteRequest,
-    is_entry_id,
     is_locale,
 )
 from content_service.content.schema import ContentType, get_type
