@@ -1,7 +1,8 @@
-"""Lists of one type's entries: the filter, sort and field selection compiled (`query`), a
-list's plan (`list_plan`), the list index's keys, items and reads (`list_keys`, `list_index`,
-`list_index_reads`), lists sorted in memory (`list_in_memory`), cursors (`list_cursor`), the
-page itself (`listing`), the background index job (`list_jobs`) and counts by state (`counts`).
+"""Lists of one type's entries: the filter grammar, parsed and compiled (`filters`), the sort
+and field selection (`query`), a list's plan (`list_plan`), the list index's keys, items and
+reads (`list_keys`, `list_index`, `list_index_reads`), lists sorted in memory
+(`list_in_memory`), cursors (`list_cursor`), the page itself (`listing`), the background index
+job (`list_jobs`) and counts by state (`counts`).
 
 Other packages import only the names below; each loads its module on first use
 (`content_service.lazy_exports`).

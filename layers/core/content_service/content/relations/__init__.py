@@ -1,8 +1,8 @@
 """Relations between entries: the reverse-link index (`link_refs`) and its reindex
 (`link_reindex`), what links here (`linkers`), lists of the entries linking one entry
-(`list_by_link`), filters on relation fields and on a linked entry's field
-(`relation_filters`, `linked_field_filters`), and planning a relation's first targets
-(`relation_planner`).
+(`list_by_link`), filters on a linked entry's field resolved to ids (`linked_field_filters`;
+conditions on a relation field itself are the filter grammar's, `lists.filters`), and planning
+a relation's first targets (`relation_planner`).
 
 Other packages import only the names below; each loads its module on first use
 (`content_service.lazy_exports`).
