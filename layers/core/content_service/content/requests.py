@@ -169,7 +169,7 @@ class ListRequest:
     """The latest versions (preview) or the published ones (delivery): `parse_view`."""
     asked_filter: FilterNode | None = None
     """The filter as the caller sent it, once its linked-field conditions were resolved into
-    ids (`content.linked_field_filters`): a cursor stays bound to what was asked."""
+    ids (`content.relations.linked_field_filters`): a cursor stays bound to what was asked."""
 
     @property
     def digest(self) -> str:
