@@ -23,9 +23,7 @@ import httpx
 from bench.report import Row
 from content_service import runtime
 from content_service.clock import iso_utc
-from content_service.content.model import FieldSpec, TypeDefinition
-from content_service.content.schema import get_type
-from content_service.content.schema_changes import create_type
+from content_service.content.schema import FieldSpec, TypeDefinition, create_type, get_type
 from content_service.identity.principal import UserCaller
 from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
 from content_service.identity.users import create_user

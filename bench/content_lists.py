@@ -43,14 +43,17 @@ import httpx
 from bench.report import Row, median_seconds
 from content_service import runtime
 from content_service.clock import iso_utc
-from content_service.content.items import StoredEntry
-from content_service.content.list_in_memory import READ_BUDGET
-from content_service.content.model import ContentType, FieldSpec, TypeDefinition
+from content_service.content.entries import StoredEntry
+from content_service.content.lists import READ_BUDGET
 from content_service.content.requests import RelationChange, WriteRequest
-from content_service.content.schema import get_type
-from content_service.content.schema_changes import create_type
-from content_service.content.write_transaction import Versions
-from content_service.content.writes import create_entry
+from content_service.content.schema import (
+    ContentType,
+    FieldSpec,
+    TypeDefinition,
+    create_type,
+    get_type,
+)
+from content_service.content.writes import Versions, create_entry
 from content_service.identity.principal import TokenCaller
 from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
 from content_service.identity.workspaces import create_workspace

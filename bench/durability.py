@@ -17,8 +17,7 @@ import httpx
 
 from bench.report import Row
 from content_service import runtime
-from content_service.content.model import FieldSpec, TypeDefinition
-from content_service.content.schema_changes import create_type
+from content_service.content.schema import FieldSpec, TypeDefinition, create_type
 from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
 from content_service.identity.workspaces import create_workspace
 from infra import moto_journal

@@ -48,15 +48,17 @@ from bench.content_lists import (
 from bench.report import Row
 from content_service.assets.builtin_type import asset_type
 from content_service.clock import iso_utc
-from content_service.content.items import StoredEntry
-from content_service.content.list_in_memory import READ_BUDGET
-from content_service.content.model import ContentType, FieldSpec, TypeDefinition
+from content_service.content.entries import StoredEntry
+from content_service.content.lists import READ_BUDGET
 from content_service.content.requests import EntryAction, WriteRequest
-from content_service.content.schema import get_type
-from content_service.content.schema_changes import create_type
-from content_service.content.transitions import publish_entry
-from content_service.content.write_transaction import Versions
-from content_service.content.writes import create_entry
+from content_service.content.schema import (
+    ContentType,
+    FieldSpec,
+    TypeDefinition,
+    create_type,
+    get_type,
+)
+from content_service.content.writes import Versions, create_entry, publish_entry
 from content_service.identity.principal import TokenCaller
 from content_service.identity.tokens import TokenSpec, create_token
 from harness.seeding import bulk_put, bulk_put_chunks, stored_entry

@@ -35,10 +35,14 @@ from bench.content_lists import (
 from bench.report import Row
 from content_service import runtime
 from content_service.clock import iso_utc
-from content_service.content.items import StoredEntry
-from content_service.content.model import ContentType, FieldSpec, TypeDefinition
-from content_service.content.schema import get_type
-from content_service.content.schema_changes import create_type
+from content_service.content.entries import StoredEntry
+from content_service.content.schema import (
+    ContentType,
+    FieldSpec,
+    TypeDefinition,
+    create_type,
+    get_type,
+)
 from content_service.identity.tokens import TokenSpec, create_token
 from harness.seeding import bulk_put_chunks, stored_entry
 from infra.emulator import Emulator

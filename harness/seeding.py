@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from content_service.clock import iso_utc
-from content_service.content.items import (
+from content_service.content.entries import (
     StoredEntry,
     content_digest,
     entry_item,
@@ -27,13 +27,11 @@ from content_service.content.items import (
     title_of,
     version_sk,
 )
-from content_service.content.link_refs import Source, held
-from content_service.content.list_index import index_state, with_state
-from content_service.content.list_keys import COUNT_SK
-from content_service.content.model import ContentType
-from content_service.content.schema import get_type, type_key
+from content_service.content.lists import COUNT_SK, index_state, with_state
+from content_service.content.relations import Source, held
+from content_service.content.schema import ContentType, get_type, type_key
 from content_service.content.values import to_storage
-from content_service.content.write_transaction import Versions
+from content_service.content.writes import Versions
 from content_service.storage import dynamo
 from infra.emulator import Emulator
 

@@ -3,8 +3,8 @@
 What runs (the product's own code throughout, on moto in server mode):
 
 - **Events**: `--events` outbox events built by the content service's own builder
-  (`content.events.event_item`, the item a content write puts in its transaction), written into
-  the EventsTable 25 per BatchWriteItem, `--wave` at a time; every kind, two content types.
+  (`content.writes.events.event_item`, the item a content write puts in its transaction), written
+  into the EventsTable 25 per BatchWriteItem, `--wave` at a time; every kind, two content types.
 - **Fan-out**: the template's stream poller and the real fan-out handler.
 - **Delivery**: `--containers` instances of the delivery handler, each its own module (its own
   batch processor) with its own SQS poller, working the queue at once as Lambda's execution
@@ -65,7 +65,7 @@ from unittest import mock
 
 from content_service import runtime
 from content_service.clock import parse_iso_utc
-from content_service.content.events import EVENT_KINDS, event_item
+from content_service.content.writes import EVENT_KINDS, event_item
 from content_service.identity.principal import UserCaller
 from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
 from content_service.observability import logger as service_logger

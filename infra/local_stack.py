@@ -67,7 +67,7 @@ def default_resumer(settings: Settings) -> Any:
     """`content_service.webhooks.deliveries:resume_after_restart`, with storage bound first; and
     the upgrade of entries a release before versions stored (`lists reindex`, legacy ones)."""
     importlib.import_module("content_service.runtime").configure(settings)
-    upgraded = importlib.import_module("content_service.content.list_jobs").reindex_stored(
+    upgraded = importlib.import_module("content_service.content.lists").reindex_stored(
         legacy_only=True
     )
     module = importlib.import_module("content_service.webhooks.deliveries")

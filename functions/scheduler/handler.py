@@ -50,15 +50,15 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, object]:
         result = prune.to_json()
     elif job == "lists":
         # Only this job needs the content package; sweeps and prunes never load it (D56).
-        from content_service.content import list_jobs
+        from content_service.content.lists import run_jobs
 
-        lists = list_jobs.run_jobs(out_of_time)
+        lists = run_jobs(out_of_time)
         metrics.add_metric(name="ListEntriesIndexed", unit=MetricUnit.Count, value=lists.entries)
         result = lists.to_json()
     elif job == "schedules":
-        from content_service.content import schedules
+        from content_service.content.writes import run_due
 
-        due = schedules.run_due(out_of_time, wiring.dependencies().clock)
+        due = run_due(out_of_time, wiring.dependencies().clock)
         metrics.add_metric(name="SchedulesRun", unit=MetricUnit.Count, value=due.done)
         metrics.add_metric(name="SchedulesFailed", unit=MetricUnit.Count, value=due.failed)
         result = due.to_json()

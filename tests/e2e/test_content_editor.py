@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from content_service.content import schedules
+from content_service.content.writes import run_due
 from harness.webhooks import FakeClock
 from tests.e2e.test_admin_access import tab_until
 from tests.support.admin_pages import Shots
@@ -216,7 +216,7 @@ def test_an_editor_writes_publishes_edits_restores_schedules_and_trashes_a_post(
     expect(planned).to_contain_text(f"By {account.email}")
     shot("scheduled")
     clock.advance(3600 + 60)
-    assert schedules.run_due(lambda: False, clock).done >= 1
+    assert run_due(lambda: False, clock).done >= 1
     assert api_entry(ws, post_id, read=True).status_code == 404
     page.reload()
     expect(state).to_have_text("Draft")

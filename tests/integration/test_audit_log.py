@@ -15,7 +15,7 @@ import pytest
 
 from content_service import runtime
 from content_service.clock import iso_utc
-from content_service.content import schedules
+from content_service.content.writes import run_due
 from content_service.identity.tokens import TokenInfo, TokenSpec, create_token
 from content_service.identity.users import create_user
 from content_service.identity.workspaces import create_workspace
@@ -162,7 +162,7 @@ def test_a_schedule_that_runs_is_recorded_as_its_creator_and_the_schedule(site: 
         site.full.post(_url(entry_id, "/schedules"), json={"action": "publish", "at": at}), 201
     )
     clock.advance(180)
-    schedules.run_due(lambda: False, clock)
+    run_due(lambda: False, clock)
 
     (ran,) = site.log(target=f"entry:{entry_id}", action="entry.published")
     assert ran["actor"] == _token_actor(site.info)

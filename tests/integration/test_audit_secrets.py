@@ -19,7 +19,7 @@ import pytest
 
 from content_service import runtime
 from content_service.clock import iso_utc
-from content_service.content import schedules
+from content_service.content.writes import run_due
 from content_service.identity.models import UserRecord
 from content_service.identity.tokens import TokenSpec, create_token
 from content_service.identity.users import create_user
@@ -65,7 +65,7 @@ def _content_changes(full: httpx.Client) -> None:
     at = iso_utc(clock.now() + 120)
     _ok(full.post(f"{url}/schedules", json={"action": "unpublish", "at": at}), 201)
     clock.advance(180)
-    schedules.run_due(lambda: False, clock)
+    run_due(lambda: False, clock)
     _ok(full.delete(url), 204)
     new_asset(full, png(), "logo.png", "image/png", title="Logo")
 

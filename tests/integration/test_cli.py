@@ -166,7 +166,7 @@ def test_lists_reindex_indexes_entries_stored_before_list_indexes(
     capsys: pytest.CaptureFixture[str], new_workspace: Any
 ) -> None:
     from content_service.clock import iso_utc
-    from content_service.content.items import entry_item
+    from content_service.content.entries import entry_item
     from content_service.content.schema import get_type
     from content_service.storage import dynamo
     from harness.seeding import stored_entry

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from content_service.clock import iso_utc
-from content_service.content.list_in_memory import READ_BUDGET
+from content_service.content.lists import READ_BUDGET
 from content_service.content.requests import MAX_LIST_DEPTH
 from content_service.content.schema import get_type
 from harness.seeding import bulk_put, stored_entry

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from content_service.content.requests import FILTER_OPS
+from content_service.content.lists import FILTER_OPS
 from tests.support.clients import ClientFactory
 
 ROUTES = {

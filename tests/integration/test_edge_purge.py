@@ -29,8 +29,8 @@ import httpx
 import pytest
 
 from content_service.clock import iso_utc
-from content_service.content import schedules
 from content_service.content.cache_tags import entry_tag, list_tag
+from content_service.content.writes import run_due
 from content_service.identity.tokens import TokenSpec, create_token
 from harness.varnish_edge import VarnishEdge
 from harness.webhooks import FakeClock
@@ -278,7 +278,7 @@ def test_a_schedule_that_runs_and_an_asset_replaced_purge_what_they_alter(site: 
     )
     assert made.status_code == 201, made.text
     clock.advance(660)
-    assert schedules.run_due(lambda: False, clock).done >= 1
+    assert run_due(lambda: False, clock).done >= 1
     fresh(site, listing, shows("s1 v1"))
 
     asset = new_asset(full, png(), "first.png", "image/png", title="swap")

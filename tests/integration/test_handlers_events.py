@@ -155,8 +155,8 @@ def test_scheduler_prune_sample(
 def test_scheduler_lists_sample_indexes_a_pending_layout(stack: LocalStack) -> None:
     from content_service import runtime
     from content_service.content import service
-    from content_service.content.model import FieldSpec, TypeDefinition
     from content_service.content.requests import WriteRequest
+    from content_service.content.schema import FieldSpec, TypeDefinition
     from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
     from content_service.identity.workspaces import create_workspace
 

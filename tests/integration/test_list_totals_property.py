@@ -29,9 +29,9 @@ from hypothesis.stateful import (
 
 from content_service import runtime
 from content_service.content import service
-from content_service.content.items import entry_key, from_item
-from content_service.content.model import FieldSpec, TypeDefinition
+from content_service.content.entries import entry_key, from_item
 from content_service.content.requests import EntryAction, ListRequest, WriteRequest
+from content_service.content.schema import FieldSpec, TypeDefinition
 from content_service.errors import Conflict, NotFound
 from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
 from content_service.identity.workspaces import create_workspace

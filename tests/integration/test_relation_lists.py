@@ -241,7 +241,7 @@ def test_cursors_page_through_more_than_two_pages_and_match_page_numbers(
 def test_a_stale_reverse_item_never_shows(blog: Blog, stack: LocalStack) -> None:
     """A link removed while its reverse item stayed (a transaction without room for the
     delete), and a reverse item of a source that is gone."""
-    from content_service.content.link_refs import Source
+    from content_service.content.relations import Source
     from content_service.storage import dynamo
 
     ids, ws = blog.ids, blog.access.id

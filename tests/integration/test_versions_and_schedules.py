@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from content_service.clock import iso_utc
-from content_service.content import schedules
-from content_service.content.items import entry_key, version_key
+from content_service.content.entries import entry_key, version_key
+from content_service.content.writes import run_due
 from content_service.storage import dynamo
 from harness.webhooks import FakeClock
 from tests.support.clients import WorkspaceAccess
@@ -136,15 +136,15 @@ def test_a_due_schedule_runs_within_the_minute_and_once(
     assert schedule["createdBy"]["kind"] == "token"
 
     clock.advance(599)  # the minute before it is due: nothing runs
-    schedules.run_due(_never, clock)
+    run_due(_never, clock)
     assert site.read.get(_url(entry_id)).status_code == 404
 
     clock.advance(60)  # the scheduler's next minute: at most 60 s late
-    report = schedules.run_due(_never, clock)
+    report = run_due(_never, clock)
     assert report.done >= 1
     assert site.read.get(_url(entry_id)).json()["values"]["title"] == "Launch"
     clock.advance(60)
-    schedules.run_due(_never, clock)  # again: nothing runs twice
+    run_due(_never, clock)  # again: nothing runs twice
     kinds = [e["kind"] for e in storage.events_of(site.id, entry_id)]
     assert kinds == ["entry.created", "entry.published"]
     listed = site.full.get(_url(entry_id, "/schedules")).json()["items"]
@@ -158,7 +158,7 @@ def test_a_cancelled_schedule_never_runs(site: WorkspaceAccess, storage: Storage
     schedule = _schedule(site, entry_id, "publish", clock.now() + 120)
     assert site.full.delete(_url(entry_id, f"/schedules/{schedule['id']}")).status_code == 204
     clock.advance(3600)
-    schedules.run_due(_never, clock)
+    run_due(_never, clock)
     assert site.read.get(_url(entry_id)).status_code == 404
     assert [e["kind"] for e in storage.events_of(site.id, entry_id)] == ["entry.created"]
     listed = site.full.get(_url(entry_id, "/schedules")).json()["items"]
@@ -174,7 +174,7 @@ def test_a_schedule_that_can_no_longer_run_fails_with_its_reason(
     assert site.full.delete(_url(entry_id)).status_code == 204
     before = storage.events_of(site.id, entry_id)
     clock.advance(180)
-    report = schedules.run_due(_never, clock)
+    report = run_due(_never, clock)
     assert report.failed >= 1
     assert storage.events_of(site.id, entry_id) == before
     assert site.full.post(_url(entry_id, "/restore")).status_code == 200

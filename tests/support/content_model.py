@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from content_service.content import values as value_rules
-from content_service.content.items import Status, StoredEntry, title_of
-from content_service.content.model import ContentType, FieldDef, FieldType, ListLayout
+from content_service.content.entries import Status, StoredEntry, title_of
+from content_service.content.schema import ContentType, FieldDef, FieldType, ListLayout
 from content_service.identity.principal import TokenCaller, UserCaller
 from content_service.identity.roles import EVERY_WORKSPACE, RoleGrant
 

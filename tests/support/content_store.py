@@ -26,16 +26,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from content_service.content.items import (
-    StoredEntry,
-    entry_item,
-    published_item,
-    summary_text,
-)
-from content_service.content.list_index import index_state, with_state
-from content_service.content.list_keys import COUNT_SK
-from content_service.content.model import ContentType
-from content_service.content.schema import TYPE_SK_PREFIX, workspace_pk
+from content_service.content.entries import StoredEntry, entry_item, published_item, summary_text
+from content_service.content.lists import COUNT_SK, index_state, with_state
+from content_service.content.schema import TYPE_SK_PREFIX, ContentType, workspace_pk
 from content_service.content.store import Item, Key, Named, Paths, Raw, Request, Table
 from content_service.storage import dynamo
 from tests.support.dynamo_expressions import Unsupported, apply_update, holds

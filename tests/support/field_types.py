@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from content_service.content.model import FIELD_TYPES
+from content_service.content.schema import FIELD_TYPES
 
 NAMES: dict[str, str] = {
     "string": "title",

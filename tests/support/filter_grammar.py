@@ -1,7 +1,7 @@
 """The list filter grammar (docs/content.md, "Filter, sort, fields") for property tests:
 strategies for valid filters, and a reference evaluation of a filter over one entry.
 
-Both are written here from the documentation, independently of `content.query`, so the tests
+Both are written here from the documentation, independently of `content.lists.filters`, so the tests
 compare the service against them: which operators apply to which field kinds, which values each
 kind takes, what each operator means (`ne` and `nin` match null, the others do not). Value
 domains are deliberately small (a few letters, small numbers, a few days) so generated filters
@@ -18,7 +18,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from content_service.content.model import FieldDef
+from content_service.content.schema import FieldDef
 
 MAX_DEPTH = 4
 MAX_LEAVES = 20

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 from hypothesis import HealthCheck, settings
 
-from content_service.content.model import FieldDef
+from content_service.content.schema import FieldDef
 from tests.support.content import create, define, publish
 from tests.support.field_types import every_field_type, relation
 from tests.support.filter_grammar import Operand, operands

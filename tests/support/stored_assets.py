@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from content_service import runtime
-from content_service.content.items import entry_key, published_key, version_key
+from content_service.content.entries import entry_key, published_key, version_key
 from content_service.storage import dynamo
 from infra.local_stack import LocalStack
 

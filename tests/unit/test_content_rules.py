@@ -11,11 +11,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from content_service.content import values
-from content_service.content.items import Summary
-from content_service.content.model import ContentType, FieldDef
-from content_service.content.names import graphql_collision, graphql_names, plural
-from content_service.content.query import compile_filter, direct_address, sort_summaries
-from content_service.content.requests import FilterGroup, FilterLeaf, parse_filter, parse_sort
+from content_service.content.entries import Summary
+from content_service.content.lists import (
+    FilterGroup,
+    FilterLeaf,
+    compile_filter,
+    direct_address,
+    parse_filter,
+    sort_summaries,
+)
+from content_service.content.requests import parse_sort
+from content_service.content.schema import (
+    ContentType,
+    FieldDef,
+    graphql_collision,
+    graphql_names,
+    plural,
+)
 from content_service.errors import BadRequest
 
 

@@ -15,14 +15,15 @@ from typing import Any
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from content_service.content.items import Summary, summary_from
-from content_service.content.model import ContentType, FieldDef
-from content_service.content.query import compile_filter, direct_address
-from content_service.content.requests import (
+from content_service.content.entries import Summary, summary_from
+from content_service.content.lists import (
     FilterLeaf,
     FilterNode,
+    compile_filter,
+    direct_address,
     parse_filter,
 )
+from content_service.content.schema import ContentType, FieldDef
 from content_service.errors import BadRequest
 from tests.support.filter_grammar import (
     MAX_DEPTH,

@@ -10,7 +10,7 @@ from typing import Any
 import graphql
 import pytest
 
-from content_service.content.model import ContentType, FieldDef
+from content_service.content.schema import ContentType, FieldDef
 from content_service.graphql import cost_limits, execution
 from content_service.graphql.build import build_schema
 from content_service.graphql.errors import RequestError

@@ -21,7 +21,7 @@ from graphql import (
     print_schema,
 )
 
-from content_service.content.model import ContentType, FieldDef
+from content_service.content.schema import ContentType, FieldDef
 from content_service.graphql.build import build_schema as build
 from content_service.graphql.context import plain
 from content_service.graphql.cost_limits import Cost, CostModel, FieldKind, measure
@@ -479,7 +479,7 @@ def test_hostile_variables_are_refused_without_recursion() -> None:
 
 
 def _entry(**changes: Any) -> Any:
-    from content_service.content.views import Entry
+    from content_service.content.entries import Entry
 
     base: dict[str, Any] = {
         "id": "e1",
@@ -578,7 +578,7 @@ def test_the_direct_paths_answer_as_graphql_core_does(
     from graphql import ExecutionContext, execute
 
     from content_service.content import service
-    from content_service.content.views import EntryPage
+    from content_service.content.entries import EntryPage
     from content_service.graphql import execution
     from content_service.graphql.context import Context
     from content_service.identity.principal import UserCaller

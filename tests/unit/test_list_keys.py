@@ -1,4 +1,4 @@
-"""List index keys compare like the values they encode (content/list_keys.py), as DynamoDB
+"""List index keys compare like the values they encode (content/lists/list_keys.py), as DynamoDB
 compares sort keys: by their UTF-8 bytes. Properties over generated values of every kind."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from content_service.content.list_keys import (
+from content_service.content.lists import (
     AFTER_IDS,
     TERM,
     bucket,

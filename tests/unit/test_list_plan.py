@@ -18,10 +18,16 @@ from typing import Any
 import pytest
 
 from content_service.content import store as content_store
-from content_service.content.list_in_memory import READ_BUDGET
-from content_service.content.list_keys import COUNT_SK, bucket, count_pks
-from content_service.content.list_plan import Scope, Served, plan
-from content_service.content.listing import list_entries
+from content_service.content.lists import (
+    COUNT_SK,
+    READ_BUDGET,
+    Scope,
+    Served,
+    bucket,
+    count_pks,
+    list_entries,
+    plan,
+)
 from content_service.content.requests import ListRequest
 from content_service.content.schema import get_type
 from content_service.errors import BadRequest

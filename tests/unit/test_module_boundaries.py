@@ -7,9 +7,13 @@
 - A webhooks sub-package (`endpoints`, `deliveries`, `sending`, `operations`) is imported from
   outside it by its own name only: `from content_service.webhooks.sending import Sender`, never
   from one of its modules; its `__init__` names what it exports and loads each lazily (D146).
-- The webhooks modules import one another without a cycle (imports run at import time; those
-  in functions and under `TYPE_CHECKING` do not, and a name from a sub-package's `__init__` is
-  an import of the module that defines it).
+- A content sub-package (`schema`, `entries`, `writes`, `lists`, `relations`) is imported from
+  outside it by its own name only: `from content_service.content.lists import list_entries`,
+  never from one of its modules (a test may reach a module's private `_name`); its `__init__`
+  names what it exports and loads each lazily (D150).
+- The webhooks modules, and the content modules, import one another without a cycle (imports run
+  at import time; those in functions and under `TYPE_CHECKING` do not, and a name from a
+  sub-package's `__init__` is an import of the module that defines it).
 - The AWS request rules and their check serve the local stack and the tests only
   (`infra/request_rules.py`, `infra/request_check.py`, docs/decisions.md D147): nothing under
   `layers/` imports them, so the Lambda layer does not ship them.
@@ -25,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "layers" / "core" / "content_service"
 WEBHOOKS = PACKAGE / "webhooks"
 WEBHOOKS_NAME = "content_service.webhooks"
+CONTENT = PACKAGE / "content"
+CONTENT_NAME = "content_service.content"
+IMPORTERS = ("functions", "harness", "bench", "infra", "tests")
 
 
 def imported_modules(path: Path, package: str) -> set[str]:
@@ -132,40 +139,53 @@ def from_imports(tree: ast.AST, package: str) -> Iterator[tuple[ast.stmt, str, l
             yield node, module, [alias.name for alias in node.names]
 
 
-def inner_module_imports(root: Path, files: Path, webhooks: Path) -> list[str]:
+def inner_module_imports(
+    root: Path, files: Path, split: Path, *, private_ok: bool = False
+) -> list[str]:
     """Each import, by a file under `files` outside the sub-package, of an inner module of a
-    webhooks sub-package (`webhooks`' folders with an `__init__`): `from ...sending.http_sender
+    sub-package of `split` (its folders with an `__init__`): `from ...sending.http_sender
     import Sender` or `from ...sending import http_sender`. Relative imports are resolved from
-    the file's folder under `root` (the layer's code from `layers/core`)."""
+    the file's folder under `root` (the layer's code from `layers/core`). With `private_ok`, an
+    import taking only private `_names` from a module is allowed (a test of its helpers)."""
+    split_name = ".".join(split.relative_to(split.parents[1]).parts)
     inner = {
         init.parent.name: {path.stem for path in init.parent.glob("*.py")}
-        for init in webhooks.glob("*/__init__.py")
+        for init in split.glob("*/__init__.py")
     }
     found: list[str] = []
     for path in sorted(files.rglob("*.py")):
         own = ".".join(path.relative_to(root).parent.parts)
         for _, module, names in from_imports(ast.parse(path.read_text(encoding="utf-8")), own):
             parts = module.split(".")
-            if not module.startswith(WEBHOOKS_NAME + ".") or parts[2] not in inner:
+            if not module.startswith(split_name + ".") or parts[2] not in inner:
                 continue
             inside = ".".join(parts[:3])
             if own == inside or own.startswith(inside + "."):
                 continue
-            if len(parts) > 3 or set(names) & inner[parts[2]]:
+            private = private_ok and bool(names) and all(name.startswith("_") for name in names)
+            if (len(parts) > 3 and not private) or set(names) & inner[parts[2]]:
                 found.append(f"{path.relative_to(root)} imports {module} {names}")
     return found
 
 
-def test_webhooks_subpackages_are_imported_by_their_own_names_only() -> None:
+def imported_from_outside(split: Path, *, private_ok: bool = False) -> list[str]:
     layer = ROOT / "layers" / "core"
-    found = inner_module_imports(layer, layer, WEBHOOKS)
-    for folder in ("functions", "harness", "bench", "infra", "tests"):
-        found += inner_module_imports(ROOT, ROOT / folder, WEBHOOKS)
-    assert found == []
+    found = inner_module_imports(layer, layer, split, private_ok=private_ok)
+    for folder in IMPORTERS:
+        found += inner_module_imports(ROOT, ROOT / folder, split, private_ok=private_ok)
+    return found
 
 
-def subpackages() -> set[str]:
-    return {init.parent.name for init in WEBHOOKS.glob("*/__init__.py")}
+def test_webhooks_subpackages_are_imported_by_their_own_names_only() -> None:
+    assert imported_from_outside(WEBHOOKS) == []
+
+
+def test_content_subpackages_are_imported_by_their_own_names_only() -> None:
+    assert imported_from_outside(CONTENT, private_ok=True) == []
+
+
+def subpackages(split: Path) -> set[str]:
+    return {init.parent.name for init in split.glob("*/__init__.py")}
 
 
 def exported_from(init: Path) -> dict[str, str]:
@@ -202,11 +222,11 @@ def executed_at_import(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield node
 
 
-def webhooks_import_graph(root: Path) -> dict[str, set[str]]:
-    """Module -> the webhooks modules its import runs (a package is its `__init__`); `root` is
-    the folder of `content_service.webhooks`."""
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the modules under `root` (a package of the layer) its import runs (a package
+    is its `__init__`; a name from a sub-package's `__init__` is its defining module)."""
     files = {
-        ".".join([WEBHOOKS_NAME, *path.relative_to(root).with_suffix("").parts]).removesuffix(
+        ".".join(path.relative_to(root.parents[1]).with_suffix("").parts).removesuffix(
             ".__init__"
         ): path
         for path in root.rglob("*.py")
@@ -254,7 +274,7 @@ def a_cycle(graph: dict[str, set[str]]) -> list[str]:
 
 
 def test_webhooks_modules_import_one_another_without_a_cycle() -> None:
-    graph = webhooks_import_graph(WEBHOOKS)
+    graph = import_graph(WEBHOOKS)
     assert graph[f"{WEBHOOKS_NAME}.sending.delivery_worker"] >= {
         f"{WEBHOOKS_NAME}.deliveries",
         f"{WEBHOOKS_NAME}.deliveries.delivery_store",
@@ -262,12 +282,21 @@ def test_webhooks_modules_import_one_another_without_a_cycle() -> None:
     assert a_cycle(graph) == []
 
 
-def test_webhooks_subpackages_export_what_their_modules_define() -> None:
-    """Each `__init__`: `__all__`, the names imported for the type checker and the lazy map
-    agree, each from the module that defines it; no export is named like a module (loading
-    that module would replace the name on the package)."""
-    for name in sorted(subpackages()):
-        init = WEBHOOKS / name / "__init__.py"
+def test_content_modules_import_one_another_without_a_cycle() -> None:
+    graph = import_graph(CONTENT)
+    assert graph[f"{CONTENT_NAME}.writes.write_transaction"] >= {
+        f"{CONTENT_NAME}.lists",
+        f"{CONTENT_NAME}.lists.list_index",
+    }
+    assert a_cycle(graph) == []
+
+
+def exports_agree(split: Path) -> None:
+    """Each `__init__` of `split`'s sub-packages: `__all__`, the names imported for the type
+    checker and the lazy map agree, each from the module that defines it; no export is named
+    like a module (loading that module would replace the name on the package)."""
+    for name in sorted(subpackages(split)):
+        init = split / name / "__init__.py"
         tree = ast.parse(init.read_text(encoding="utf-8"))
         exported = exported_from(init)
         declared = next(
@@ -284,12 +313,20 @@ def test_webhooks_subpackages_export_what_their_modules_define() -> None:
             if isinstance(node, ast.ImportFrom)
             for alias in node.names
         }
-        modules = {path.stem for path in (WEBHOOKS / name).glob("*.py")}
+        modules = {path.stem for path in (split / name).glob("*.py")}
         assert exported, name
         assert sorted(declared) == sorted(exported) == sorted(typed), name
         assert {n: m for n, m in exported.items() if typed[n] != m} == {}, name
         assert set(exported) & modules == set(), name
         assert set(exported.values()) <= modules, name
+
+
+def test_webhooks_subpackages_export_what_their_modules_define() -> None:
+    exports_agree(WEBHOOKS)
+
+
+def test_content_subpackages_export_what_their_modules_define() -> None:
+    exports_agree(CONTENT)
 
 
 def test_the_probes_see_an_inner_import_and_a_cycle(tmp_path: Path) -> None:
@@ -310,11 +347,40 @@ def test_the_probes_see_an_inner_import_and_a_cycle(tmp_path: Path) -> None:
         "content_service/webhooks/api.py imports content_service.webhooks.sending.http_sender "
         "['Sender']"
     ]
-    assert a_cycle(webhooks_import_graph(package)) == []
+    assert a_cycle(import_graph(package)) == []
     (package / "wiring.py").write_text("from . import services\n")
-    assert a_cycle(webhooks_import_graph(package)) == [
+    assert a_cycle(import_graph(package)) == [
         f"{WEBHOOKS_NAME}.sending.http_sender",
         f"{WEBHOOKS_NAME}.wiring",
         f"{WEBHOOKS_NAME}.services",
         f"{WEBHOOKS_NAME}.sending.http_sender",
+    ]
+
+
+def test_the_content_probes_see_an_inner_import_and_a_cycle(tmp_path: Path) -> None:
+    layer = tmp_path / "layers" / "core"
+    content = layer / "content_service" / "content"
+    (content / "lists").mkdir(parents=True)
+    (content / "__init__.py").write_text("")
+    (content / "lists" / "__init__.py").write_text("_MODULES = {'token': 'list_keys'}\n")
+    (content / "lists" / "list_keys.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .. import service\n"
+        "from .. import requests\n"
+    )
+    (content / "requests.py").write_text("def f():\n    from . import service\n")
+    (content / "service.py").write_text("from .lists import token\n")
+    (content / "api.py").write_text(
+        "from .lists.list_keys import token\nfrom .lists.list_keys import _private\n"
+    )
+    found = inner_module_imports(layer, layer, content, private_ok=True)
+    assert found == [
+        "content_service/content/api.py imports content_service.content.lists.list_keys ['token']"
+    ]
+    assert a_cycle(import_graph(content)) == []
+    (content / "requests.py").write_text("from . import service\n")
+    assert a_cycle(import_graph(content)) == [
+        "content_service.content.lists.list_keys",
+        "content_service.content.requests",
+        "content_service.content.service",
+        "content_service.content.lists.list_keys",
     ]

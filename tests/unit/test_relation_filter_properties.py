@@ -14,10 +14,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from content_service.content.items import summary_from, summary_text
-from content_service.content.model import ContentType, FieldDef
-from content_service.content.query import compile_filter
-from content_service.content.requests import parse_filter
+from content_service.content.entries import summary_from, summary_text
+from content_service.content.lists import compile_filter, parse_filter
+from content_service.content.schema import ContentType, FieldDef
 from harness.seeding import stored_entry
 
 FIELDS = (

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 
 from content_service.content import store as content_store
-from content_service.content.reads import get_entry
-from content_service.content.relation_planner import Targets, from_known
+from content_service.content.entries import get_entry
+from content_service.content.relations import Targets, from_known
 from content_service.content.requests import DEFAULT_PAGE_SIZE, GetRequest
 from content_service.identity.principal import Caller
 from tests.support.content_model import (

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from content_service.content import values
-from content_service.content.model import FieldDef
 from content_service.content.rich_text import ALLOWED_TAGS, sanitise
+from content_service.content.schema import FieldDef
 
 BODY = FieldDef(name="body", type="richtext", key="f1")
 

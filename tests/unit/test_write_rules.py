@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from content_service.content import store as content_store
-from content_service.content.linked_from import LinkedFromRequest, linked_from
-from content_service.content.listing import list_entries
-from content_service.content.reads import get_entry
+from content_service.content.entries import Entry, get_entry
+from content_service.content.lists import list_entries
+from content_service.content.relations import LinkedFromRequest, linked_from
 from content_service.content.requests import (
     EntryAction,
     GetRequest,
@@ -31,14 +31,14 @@ from content_service.content.requests import (
     RelationChange,
     WriteRequest,
 )
-from content_service.content.transitions import (
+from content_service.content.writes import (
+    create_entry,
     delete_entry,
     discard_changes,
     publish_entry,
     restore_entry,
+    update_entry,
 )
-from content_service.content.views import Entry
-from content_service.content.writes import create_entry, update_entry
 from content_service.errors import Conflict, NotFound, VersionConflict
 from tests.support.content_model import EDITOR, TAG, WORKSPACE, content_type, entry, field
 from tests.support.content_store import InMemoryContentStore

@@ -16,8 +16,7 @@ import pytest
 
 from content_service.content import store as content_store
 from content_service.content.requests import RelationChange, WriteRequest
-from content_service.content.write_body import Problems, check_targets
-from content_service.content.writes import create_entry, update_entry
+from content_service.content.writes import Problems, check_targets, create_entry, update_entry
 from content_service.errors import NotFound, ValidationFailed, VersionConflict
 from content_service.identity.principal import Caller
 from tests.support.content_model import (

@@ -297,7 +297,7 @@ def _receive(args: argparse.Namespace) -> int:
 
 
 def _lists_reindex(args: argparse.Namespace, settings: Settings) -> None:
-    from content_service.content.list_jobs import reindex_stored
+    from content_service.content.lists import reindex_stored
     from content_service.identity.workspaces import resolve_workspace
 
     workspace_id = resolve_workspace(args.workspace).id if args.workspace else None
@@ -305,7 +305,7 @@ def _lists_reindex(args: argparse.Namespace, settings: Settings) -> None:
 
 
 def _links_reindex(args: argparse.Namespace, settings: Settings) -> None:
-    from content_service.content.link_reindex import reindex_links
+    from content_service.content.relations import reindex_links
     from content_service.identity.workspaces import resolve_workspace
 
     workspace_id = resolve_workspace(args.workspace).id if args.workspace else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fastapi import Depends, Request
 
-from content_service.content.names import BUILTIN_TYPE_NAMES
+from content_service.content.schema import BUILTIN_TYPE_NAMES
 from content_service.errors import NotFound
 
 _TYPE_PARAMS = ("content_type", "name")

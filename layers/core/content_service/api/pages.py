@@ -19,7 +19,7 @@ from fastapi.responses import RedirectResponse, Response
 from content_service.api.routes.admin import PAGE_HEADERS
 from content_service.api.templating import templates
 from content_service.content import service
-from content_service.content.model import ContentType
+from content_service.content.schema import ContentType
 from content_service.errors import NotFound
 from content_service.identity.bootstrap import DEFAULT_SLUG
 from content_service.identity.principal import Caller, UserCaller

@@ -13,14 +13,18 @@ from __future__ import annotations
 from typing import Any
 
 from content_service.clock import iso_utc
-from content_service.content.model import ContentType, FieldDef, ListLayout
-from content_service.content.names import (
+from content_service.content.schema import (
     ASSET_CONTENT_TYPE_KEY,
     ASSET_FILE_KEY,
     ASSET_STATE_KEY,
     ASSET_TYPE,
+    TYPE_SK_PREFIX,
+    ContentType,
+    FieldDef,
+    ListLayout,
+    get_type,
+    workspace_pk,
 )
-from content_service.content.schema import TYPE_SK_PREFIX, get_type, workspace_pk
 from content_service.storage import dynamo
 
 TITLE_KEY = "f1"

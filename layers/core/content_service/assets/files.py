@@ -17,7 +17,7 @@ from content_service import runtime
 from content_service.assets import objects
 from content_service.assets.inspection import HEAD_BYTES, Rejected
 from content_service.assets.remote_inspection import inspect_file
-from content_service.content.asset_views import file_path
+from content_service.content.entries import file_path
 
 FileState = Literal["ready", "failed"]
 _IDS = uuid.UUID("6c1f4f0e-52a1-4c55-9a47-3f1d3cf0a8b5")

@@ -20,9 +20,8 @@ from content_service.assets.uploads import check_upload_id, require_writer
 from content_service.assets.views import asset_json, file_of
 from content_service.clock import SystemClock
 from content_service.content import service
-from content_service.content.linked_from import LinkedFromRequest
-from content_service.content.model import ContentType
-from content_service.content.names import ASSET_TYPE
+from content_service.content.entries import Entry, entry_view, written
+from content_service.content.relations import LinkedFromRequest
 from content_service.content.requests import (
     EntryAction,
     GetRequest,
@@ -31,9 +30,8 @@ from content_service.content.requests import (
     VersionsRequest,
     WriteRequest,
 )
-from content_service.content.schema import get_type, require_read
-from content_service.content.views import Entry, entry_view, written
-from content_service.content.write_transaction import Versions, read_for_write
+from content_service.content.schema import ASSET_TYPE, ContentType, get_type, require_read
+from content_service.content.writes import Versions, read_for_write
 from content_service.errors import Conflict, NotFound
 from content_service.identity.principal import Caller
 

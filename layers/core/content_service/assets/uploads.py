@@ -20,8 +20,8 @@ from content_service.assets import objects
 from content_service.assets.bodies import MAX_FILE_NAME, UploadBody
 from content_service.audit.records import Target
 from content_service.clock import iso_utc
-from content_service.content import role_guard
-from content_service.content.names import ASSET_TYPE
+from content_service.content.schema import ASSET_TYPE
+from content_service.content.writes import check as role_check
 from content_service.errors import BadRequest, Forbidden, PayloadTooLarge
 from content_service.identity.principal import Caller
 from content_service.identity.roles import MANAGE_ASSETS
@@ -77,7 +77,7 @@ def start_upload(caller: Caller, workspace_id: str, body: UploadBody, now: float
     for a caller whose role may manage assets (the asset itself is checked again when made)."""
     require_writer(caller)
     target = Target("asset", "upload", ASSET_TYPE)
-    role_guard.check(caller, workspace_id, MANAGE_ASSETS, target)
+    role_check(caller, workspace_id, MANAGE_ASSETS, target)
     if body.url is not None:
         if body.contentType is not None or body.size is not None:
             raise BadRequest("give either url (and fileName) or fileName, contentType and size")

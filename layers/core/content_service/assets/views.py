@@ -6,7 +6,7 @@ from typing import Any
 
 from content_service.assets import objects
 from content_service.assets.files import AssetFile, delivery_path
-from content_service.content.views import Entry
+from content_service.content.entries import Entry
 from content_service.identity.principal import Caller
 
 

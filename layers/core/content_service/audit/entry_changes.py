@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from content_service.content.items import StoredEntry
-from content_service.content.model import ContentType
+from content_service.content.entries import StoredEntry
+from content_service.content.schema import ContentType
 from content_service.storage.json_values import plain
 
 MAX_VALUE_BYTES = 1024

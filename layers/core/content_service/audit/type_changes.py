@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from content_service.content.model import ContentType, FieldDef
+from content_service.content.schema import ContentType, FieldDef
 
 
 def _settings(content_type: ContentType | None) -> dict[str, Any]:

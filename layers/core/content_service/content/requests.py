@@ -12,17 +12,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from content_service import strict_json
-from content_service.content.items import View
-from content_service.content.list_cursor import Cursor, decode_cursor, query_digest
+from content_service.content.entries import View
+from content_service.content.lists import (
+    Cursor,
+    FilterNode,
+    decode_cursor,
+    filter_json,
+    parse_filter,
+    query_digest,
+)
 from content_service.errors import BadRequest, Forbidden
 from content_service.identity.principal import Caller
 
-ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 LOCALE_PATTERN = r"^[a-z]{2,3}(-[A-Z]{2})?$"
 DEFAULT_LOCALE = "en"
 DEFAULT_PAGE_SIZE = 25
@@ -30,36 +35,10 @@ MAX_PAGE_SIZE = 100
 MAX_PAGE = 1_000_000
 # Page numbers reach the first 10,000 entries of a list; past them, a cursor (docs/content.md).
 MAX_LIST_DEPTH = 10_000
-MAX_FILTER_DEPTH = 4
-MAX_FILTER_LEAVES = 20
-MAX_FILTER_BYTES = 8 * 1024
-MAX_IN_VALUES = 100
 MAX_SORT_KEYS = 5
 MAX_NAMES = 100
-FILTER_OPS = (
-    "eq",
-    "ne",
-    "lt",
-    "lte",
-    "gt",
-    "gte",
-    "in",
-    "nin",
-    "contains",
-    "containsAny",
-    "containsAll",
-    "startsWith",
-    "isNull",
-)
-_ID = re.compile(ID_PATTERN)
 _LOCALE = re.compile(LOCALE_PATTERN)
 _NAME_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-# A filter's field: a field name, or a relation field and one of its target's fields.
-_FILTER_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}(\.[A-Za-z_][A-Za-z0-9_]{0,63})?$")
-
-
-def is_entry_id(value: object) -> bool:
-    return isinstance(value, str) and _ID.match(value) is not None
 
 
 def is_locale(value: object) -> bool:
@@ -70,96 +49,6 @@ def is_locale(value: object) -> bool:
 class SortKey:
     field: str
     descending: bool = False
-
-
-@dataclass(frozen=True)
-class FilterLeaf:
-    field: str
-    op: str
-    value: Any
-
-
-@dataclass(frozen=True)
-class FilterGroup:
-    op: Literal["and", "or"]
-    children: tuple[FilterNode, ...]
-
-
-FilterNode = FilterLeaf | FilterGroup
-
-
-# A refusal quotes only this much of the caller's input, so its message stays readable.
-_QUOTED_LENGTH = 34
-_QUOTED_KEYS = 3
-
-
-def _quoted(text: str) -> str:
-    quoted = repr(text)
-    return quoted if len(quoted) <= _QUOTED_LENGTH else quoted[: _QUOTED_LENGTH - 3] + "..."
-
-
-def _parse_node(raw: Any, depth: int, leaves: list[int], where: str) -> FilterNode:
-    if not isinstance(raw, Mapping):
-        raise BadRequest(f"filter: {where} must be an object")
-    keys = set(raw)
-    if keys in ({"and"}, {"or"}):
-        (op,) = keys
-        if depth >= MAX_FILTER_DEPTH:
-            raise BadRequest(f"filter: nesting deeper than {MAX_FILTER_DEPTH} levels")
-        children = raw[op]
-        if not isinstance(children, list) or not children:
-            raise BadRequest(f"filter: {where}.{op} must be a non-empty list")
-        return FilterGroup(
-            op="and" if op == "and" else "or",
-            children=tuple(
-                _parse_node(child, depth + 1, leaves, f"{where}.{op}[{i}]")
-                for i, child in enumerate(children)
-            ),
-        )
-    if "field" in keys or "op" in keys:
-        extra = keys - {"field", "op", "value"}
-        if extra:
-            named = sorted(map(str, extra))
-            listed = ", ".join(_quoted(key) for key in named[:_QUOTED_KEYS])
-            more = f" and {len(named) - _QUOTED_KEYS} more" if len(named) > _QUOTED_KEYS else ""
-            raise BadRequest(f"filter: {where} has unknown keys {listed}{more}")
-        name, op = raw.get("field"), raw.get("op")
-        if not isinstance(name, str) or not _FILTER_FIELD.match(name):
-            raise BadRequest(
-                f"filter: {where}.field must name a field, or a relation field and a field "
-                "of its target (`author.city`, one level deep)"
-            )
-        if op not in FILTER_OPS:
-            shown = _quoted(op if isinstance(op, str) else "?")
-            raise BadRequest(
-                f"filter: unknown operator {shown} at {where}; use one of {', '.join(FILTER_OPS)}"
-            )
-        if "value" not in raw and op != "isNull":
-            raise BadRequest(f"filter: {where} needs a value for {op}")
-        leaves[0] += 1
-        if leaves[0] > MAX_FILTER_LEAVES:
-            raise BadRequest(f"filter: more than {MAX_FILTER_LEAVES} conditions")
-        return FilterLeaf(field=name, op=op, value=raw.get("value", True))
-    raise BadRequest(
-        f"filter: {where} must be {{'and': [...]}}, {{'or': [...]}} or "
-        "{'field': ..., 'op': ..., 'value': ...}"
-    )
-
-
-def parse_filter(raw: str | Mapping[str, Any] | None) -> FilterNode | None:
-    """The filter grammar: `{"and"|"or": [node, ...]}` or `{"field", "op", "value"}`."""
-    if raw is None or raw == "":
-        return None
-    if isinstance(raw, str):
-        if len(raw) > MAX_FILTER_BYTES:
-            raise BadRequest(f"filter: longer than {MAX_FILTER_BYTES} characters")
-        try:
-            parsed = strict_json.loads(raw, where="filter")
-        except strict_json.JsonRefused as refused:
-            raise BadRequest(f"filter: {refused}", details=refused.details()) from None
-    else:
-        parsed = raw
-    return _parse_node(parsed, 0, [0], "filter")
 
 
 def _names(raw: str | Iterable[str] | None, what: str) -> tuple[str, ...]:
@@ -233,14 +122,6 @@ def parse_view(caller: Caller, raw: str | None) -> View:
     raise BadRequest(f"version must be one of {', '.join(VIEWS)}")
 
 
-def _node_json(node: FilterNode | None) -> Any:
-    if node is None:
-        return None
-    if isinstance(node, FilterLeaf):
-        return [node.field, node.op, node.value]
-    return [node.op, [_node_json(child) for child in node.children]]
-
-
 def list_digest(
     content_type: str, locale: str, sort: tuple[SortKey, ...], node: FilterNode | None
 ) -> str:
@@ -248,7 +129,7 @@ def list_digest(
     a position, a sort value and an id, means the same in the latest and the published
     versions)."""
     return query_digest(
-        [content_type, locale, [[k.field, k.descending] for k in sort], _node_json(node)]
+        [content_type, locale, [[k.field, k.descending] for k in sort], filter_json(node)]
     )
 
 
@@ -288,7 +169,7 @@ class ListRequest:
     """The latest versions (preview) or the published ones (delivery): `parse_view`."""
     asked_filter: FilterNode | None = None
     """The filter as the caller sent it, once its linked-field conditions were resolved into
-    ids (`content.linked_field_filters`): a cursor stays bound to what was asked."""
+    ids (`content.relations.linked_field_filters`): a cursor stays bound to what was asked."""
 
     @property
     def digest(self) -> str:

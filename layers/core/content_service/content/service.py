@@ -19,14 +19,21 @@ cache.
 
 from __future__ import annotations
 
-from content_service.content.counts import StateCounts, count_by_state
-from content_service.content.linked_from import linked_from
-from content_service.content.listing import list_entries
-from content_service.content.reads import get_entry, list_related, load_entries_by_ids
-from content_service.content.schedules import cancel_schedule, create_schedule, list_schedules
+from content_service.content.entries import (
+    Translation,
+    get_entry,
+    list_related,
+    load_entries_by_ids,
+    locale_group,
+)
+from content_service.content.lists import StateCounts, count_by_state, list_entries
+from content_service.content.relations import linked_from
 from content_service.content.schema import (
+    create_type,
+    delete_type,
     get_schema,
     list_types,
+    replace_type,
     require_type,
     schema_version,
     schema_version_key,
@@ -34,18 +41,22 @@ from content_service.content.schema import (
     version_of,
     visible_schema,
 )
-from content_service.content.schema_changes import create_type, delete_type, replace_type
-from content_service.content.transitions import (
+from content_service.content.writes import (
+    cancel_schedule,
+    create_entry,
+    create_schedule,
     delete_entry,
     discard_changes,
+    get_version,
+    list_schedules,
+    list_versions,
     publish_entry,
     purge_entry,
     restore_entry,
+    restore_version,
     unpublish_entry,
+    update_entry,
 )
-from content_service.content.translations import Translation, locale_group
-from content_service.content.versions import get_version, list_versions
-from content_service.content.writes import create_entry, restore_version, update_entry
 
 __all__ = [
     "StateCounts",

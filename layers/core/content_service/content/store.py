@@ -9,7 +9,7 @@ swaps it for the code it encloses, every thread.
 
 The typed reads give items back decoded (`storage.dynamo.decode`: numbers as Decimal); keys
 are `storage.dynamo.key(pk, sk)`. The list index's partitions are read by sort key only, the
-keys themselves holding the sort value and the entry id (`content.list_keys`). The writes and
+keys themselves holding the sort value and the entry id (`content.lists.list_keys`). The writes and
 the other Queries take DynamoDB's own request shapes, naming tables by `table_name`: the write
 rules build them, the store sends them. A refused condition is `storage.dynamo`'s
 `TransactionCancelled` for a transaction and False for a single write, in every store

@@ -27,7 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from content_service.content import rich_text
-from content_service.content.model import FieldDef
+from content_service.content.schema import FieldDef
 from content_service.storage.dynamo import is_storable_number
 from content_service.strict_json import is_unicode
 

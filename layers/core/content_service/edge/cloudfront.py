@@ -27,7 +27,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from content_service.content.names import ASSET_TYPE
+from content_service.content.schema import ASSET_TYPE
 from content_service.edge.changes import EdgeChange, PurgeFailed
 
 MAX_PATHS = 10

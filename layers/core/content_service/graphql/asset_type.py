@@ -1,8 +1,8 @@
 """GraphQL's `Asset`: what an asset field resolves to, with `url(transform: ...)`.
 
 The linked asset is an entry of the built-in type `asset`, loaded like any relation target;
-its fields come from `content.asset_views`, as REST's `expand` does. A transform is the image
-parameters of the file URLs (docs/assets.md) in GraphQL's words, validated by the same parser,
+its fields come from `content.entries.asset_views`, as REST's `expand` does. A transform is the
+image parameters of the file URLs (docs/assets.md) in GraphQL's words, validated by the same parser,
 so a bad combination is the same readable error in both protocols.
 """
 
@@ -15,8 +15,7 @@ from urllib.parse import urlencode
 import graphene
 
 from content_service.assets.image_params import FITS, FOCUS, FORMATS, parse_image_params
-from content_service.content.asset_views import file_of, file_url
-from content_service.content.views import Entry
+from content_service.content.entries import Entry, file_of, file_url
 from content_service.graphql.built import by_attribute, by_value
 
 _PARAMETERS = {

@@ -47,9 +47,9 @@ from graphql import (
 
 from content_service.assets.builtin_type import asset_definition
 from content_service.content import service
-from content_service.content.model import ContentType, FieldDef
-from content_service.content.names import ASSET_TYPE
-from content_service.content.requests import FILTER_OPS, MAX_LIST_DEPTH
+from content_service.content.lists import FILTER_OPS
+from content_service.content.requests import MAX_LIST_DEPTH
+from content_service.content.schema import ASSET_TYPE, ContentType, FieldDef
 from content_service.graphql import mutations, resolvers
 from content_service.graphql.asset_type import asset_object
 from content_service.graphql.built import (

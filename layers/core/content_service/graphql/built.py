@@ -22,7 +22,7 @@ from graphql import (
     print_schema,
 )
 
-from content_service.content.model import ContentType, FieldDef
+from content_service.content.schema import ContentType, FieldDef
 from content_service.graphql.cost_limits import CostModel
 from content_service.graphql.introspection_bound import INTROSPECTION_FACTOR, standard_size
 from content_service.graphql.naming import SchemaNames

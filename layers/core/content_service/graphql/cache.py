@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from content_service.content import service
-from content_service.content.model import ContentType
+from content_service.content.schema import ContentType
 from content_service.errors import Forbidden
 from content_service.graphql.build import build_schema
 from content_service.graphql.built import BuiltSchema

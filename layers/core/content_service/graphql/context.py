@@ -25,15 +25,13 @@ from graphql.execution.collect_fields import collect_sub_fields
 from graphql.execution.values import get_argument_values
 
 from content_service.content import service
-from content_service.content.items import View
-from content_service.content.model import ContentType, FieldDef
-from content_service.content.names import ASSET_TYPE
-from content_service.content.relation_planner import Targets
+from content_service.content.entries import Entry, View
+from content_service.content.relations import Targets
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
 )
-from content_service.content.views import Entry
+from content_service.content.schema import ASSET_TYPE, ContentType, FieldDef
 from content_service.identity.principal import Caller
 
 Resolver = Callable[..., Any]

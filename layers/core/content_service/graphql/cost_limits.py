@@ -50,8 +50,9 @@ from graphql import (
     value_from_ast_untyped,
 )
 
-from content_service.content.linked_field_filters import MAX_LINKED_MATCHES
-from content_service.content.requests import DEFAULT_PAGE_SIZE, MAX_FILTER_DEPTH, check_page
+from content_service.content.lists import MAX_FILTER_DEPTH
+from content_service.content.relations import MAX_LINKED_MATCHES
+from content_service.content.requests import DEFAULT_PAGE_SIZE, check_page
 from content_service.errors import BadRequest
 from content_service.settings import GraphQLLimits
 
@@ -319,8 +320,8 @@ def _filter_addresses_one(condition: Any) -> bool:
 
 def _linked_conditions(condition: Any, depth: int) -> int:
     """How many conditions of the filter name a linked entry's field (`author.city`): each
-    first lists up to `MAX_LINKED_MATCHES` targets (`content.linked_field_filters`). Deeper
-    than the grammar allows is not counted: the filter's parsing refuses it."""
+    first lists up to `MAX_LINKED_MATCHES` targets (`content.relations.linked_field_filters`).
+    Deeper than the grammar allows is not counted: the filter's parsing refuses it."""
     if depth > MAX_FILTER_DEPTH:
         return 0
     if isinstance(condition, list):

@@ -15,7 +15,7 @@ from typing import Any
 
 import graphene
 
-from content_service.content.model import ContentType, FieldDef
+from content_service.content.schema import ContentType, FieldDef
 from content_service.graphql import resolvers
 from content_service.graphql.naming import SchemaNames, pascal
 

@@ -14,6 +14,7 @@ from graphql import (
 from pydantic import ValidationError
 
 from content_service.content import service
+from content_service.content.entries import Entry
 from content_service.content.requests import (
     EntryAction,
     EntryWriteBody,
@@ -22,7 +23,6 @@ from content_service.content.requests import (
     VersionRequest,
     WriteRequest,
 )
-from content_service.content.views import Entry
 from content_service.errors import ValidationFailed
 from content_service.graphql.context import Context, Resolver, context_of, plain
 from content_service.graphql.resolvers import read_back

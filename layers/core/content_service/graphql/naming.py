@@ -2,7 +2,7 @@
 
 Content types keep the names docs/graphql.md ("The schema") gives them (`blog_post` ->
 `BlogPost`, `blogPost`, `blogPosts`, `createBlogPost`...:
-`content_service.content.names.graphql_names`, the same function the content-type validation
+`content_service.content.schema.graphql_names`, the same function the content-type validation
 uses, so a name the validation accepted is the name served). The adapter's own types yield to
 them: shared types (`EntryStatus`, `Filter`, `FilterOp`, `RelationLinkInput`, `Long`, `JSON`,
 `EntryVersion`, `EntryUser`, `EntrySchedule`, `ScheduleAction`, `ScheduleStatus`) and per-type
@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from content_service.content.model import ContentType
-from content_service.content.names import graphql_names
+from content_service.content.schema import ContentType, graphql_names
 
 BUILTIN_NAMES = frozenset(
     {"String", "Int", "Float", "Boolean", "ID", "Query", "Mutation", "Subscription"}

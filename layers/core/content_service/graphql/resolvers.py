@@ -46,8 +46,8 @@ from graphql import (
 from graphql.execution.values import get_argument_values
 
 from content_service.content import service
-from content_service.content.items import View
-from content_service.content.relation_planner import Targets, from_known
+from content_service.content.entries import Entry, EntryPage, View
+from content_service.content.relations import Targets, from_known
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
     GetRequest,
@@ -55,7 +55,6 @@ from content_service.content.requests import (
     RelationRequest,
     check_page,
 )
-from content_service.content.views import Entry, EntryPage
 from content_service.graphql.context import (
     NOT_READY,
     Context,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Literal
 
-from content_service.content.names import ASSET_TYPE
+from content_service.content.schema import ASSET_TYPE
 from content_service.identity.roles import RoleGrant
 
 Access = Literal["read", "full"]

@@ -19,14 +19,9 @@ from typing import Any
 
 from content_service import runtime
 from content_service.assets.files import AssetFile
-from content_service.content.items import (
-    VERSION_SK_PREFIX,
-    entry_key,
-    entry_pk,
-    published_key,
-)
-from content_service.content.names import ASSET_FILE_KEY as FILE_KEY
-from content_service.content.names import ASSET_TYPE
+from content_service.content.entries import VERSION_SK_PREFIX, entry_key, entry_pk, published_key
+from content_service.content.schema import ASSET_FILE_KEY as FILE_KEY
+from content_service.content.schema import ASSET_TYPE
 from content_service.errors import NotFound
 from content_service.storage import dynamo
 

@@ -3,7 +3,7 @@ what the change log holds since the token's position (docs/api.md, "Sync").
 
 An initial sync walks the caller's types (and the assets), locale by locale, through the
 list service, so its visibility and cost are a list's. A delta reads the change log
-(`content.change_log`) from its position and then each changed entry's current version in the
+(`content.writes.change_log`) from its position and then each changed entry's current version in the
 token's view, in one BatchGetItem per 100 entries: its cost follows the changes, not the
 workspace. An entry that is no longer visible in that view (unpublished for the published
 view, trashed, purged, out of the caller's audiences) is answered as deleted.
@@ -17,24 +17,23 @@ from typing import Any
 from content_service import runtime
 from content_service.assets.service import render
 from content_service.clock import Clock, SystemClock, iso_utc, parse_iso_utc
-from content_service.content.change_log import (
-    RETENTION_DAYS,
-    RETENTION_SECONDS,
-    Change,
-    read_changes,
-)
-from content_service.content.listing import list_entries
-from content_service.content.model import ContentType
-from content_service.content.names import ASSET_TYPE
-from content_service.content.reads import fetch_entries, stored_visible
+from content_service.content.entries import Entry, entry_view, fetch_entries, stored_visible
+from content_service.content.lists import list_entries
 from content_service.content.requests import (
     MAX_PAGE_SIZE,
     ListRequest,
     is_locale,
     parse_view,
 )
-from content_service.content.schema import get_type, get_types, require_read, visible_schema
-from content_service.content.views import Entry, entry_view
+from content_service.content.schema import (
+    ASSET_TYPE,
+    ContentType,
+    get_type,
+    get_types,
+    require_read,
+    visible_schema,
+)
+from content_service.content.writes import RETENTION_DAYS, RETENTION_SECONDS, Change, read_changes
 from content_service.errors import BadRequest, Gone, NotFound
 from content_service.identity.principal import Caller
 from content_service.sync.tokens import SyncToken, Walk, decode_token

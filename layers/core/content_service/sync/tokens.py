@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from content_service.clock import parse_iso_utc
-from content_service.content.change_log import TIME_LENGTH
-from content_service.content.items import View
+from content_service.content.entries import View
+from content_service.content.writes import TIME_LENGTH
 from content_service.errors import BadRequest
 
 MAX_TOKEN_LENGTH = 4096

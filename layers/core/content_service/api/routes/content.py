@@ -21,11 +21,10 @@ from content_service.api.error_handlers import errors
 from content_service.api.http_cache import cached_answer, render_json
 from content_service.api.routes.content_types import ContentRoute
 from content_service.content import service
-from content_service.content.linked_from import LinkedFromRequest
-from content_service.content.list_cursor import MAX_CURSOR_LENGTH
+from content_service.content.lists import FILTER_OPS, MAX_CURSOR_LENGTH
+from content_service.content.relations import LinkedFromRequest
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
-    FILTER_OPS,
     MAX_LIST_DEPTH,
     MAX_PAGE,
     MAX_PAGE_SIZE,

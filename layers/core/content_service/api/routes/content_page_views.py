@@ -15,10 +15,8 @@ from typing import Any
 from content_service.api.routes.admin_views import when
 from content_service.assets.objects import preview_url
 from content_service.content import values as value_rules
-from content_service.content.asset_views import file_of
-from content_service.content.model import ContentType, FieldDef
-from content_service.content.names import ASSET_TYPE
-from content_service.content.views import Entry
+from content_service.content.entries import Entry, file_of
+from content_service.content.schema import ASSET_TYPE, ContentType, FieldDef
 
 STATE_LABELS = {"draft": "Draft", "published": "Published", "changed": "Changed"}
 STATE_TONES = {"draft": "neutral", "published": "ok", "changed": "warn"}

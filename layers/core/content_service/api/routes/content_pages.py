@@ -24,19 +24,12 @@ from content_service.api.routes import content_page_views as views
 from content_service.api.routes.admin_views import when
 from content_service.assets.builtin_type import asset_definition
 from content_service.content import service
-from content_service.content.linked_from import LinkedFromRequest, LinkerPage
-from content_service.content.list_cursor import MAX_CURSOR_LENGTH
-from content_service.content.model import ContentType
-from content_service.content.names import ASSET_TYPE
-from content_service.content.requests import (
-    DEFAULT_LOCALE,
-    GetRequest,
-    ListRequest,
-    is_entry_id,
-    is_locale,
-)
-from content_service.content.role_guard import is_own
-from content_service.content.views import Entry
+from content_service.content.entries import Entry, is_entry_id
+from content_service.content.lists import MAX_CURSOR_LENGTH
+from content_service.content.relations import LinkedFromRequest, LinkerPage
+from content_service.content.requests import DEFAULT_LOCALE, GetRequest, ListRequest, is_locale
+from content_service.content.schema import ASSET_TYPE, ContentType
+from content_service.content.writes import is_own
 from content_service.errors import BadRequest, NotFound
 from content_service.identity.permissions import permissions_for
 from content_service.identity.principal import UserCaller

@@ -20,7 +20,7 @@ from content_service.api.auth import CallerDep, WorkspaceIdDep
 from content_service.api.builtin_types import USER_TYPES_ONLY
 from content_service.api.error_handlers import errors
 from content_service.content import service
-from content_service.content.model import (
+from content_service.content.schema import (
     MAX_LIST_SHARDS,
     MAX_SORTABLE_FIELDS,
     Cardinality,

@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse, Response
 from content_service.api import pages
 from content_service.api.auth import OptionalCallerDep
 from content_service.assets import service
-from content_service.content.names import ASSET_TYPE
+from content_service.content.schema import ASSET_TYPE
 from content_service.errors import NotFound
 from content_service.identity.permissions import permissions_for
 from content_service.identity.principal import UserCaller

@@ -19,7 +19,7 @@ from content_service.api.auth import OptionalCallerDep
 from content_service.api.routes.admin_views import when
 from content_service.api.routes.content_page_views import RELATION_HELP
 from content_service.content import service
-from content_service.content.model import CARDINALITIES, FIELD_TYPES
+from content_service.content.schema import CARDINALITIES, FIELD_TYPES
 from content_service.identity.principal import UserCaller
 
 router = APIRouter(include_in_schema=False)
