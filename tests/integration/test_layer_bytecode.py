@@ -111,7 +111,7 @@ def test_the_probe_counts_what_is_compiled(layer: Path, tmp_path: Path) -> None:
     shutil.copytree(layer, bare, ignore=shutil.ignore_patterns("__pycache__"))
     answer = _import_as_lambda("fanout", bare, tmp_path)
     compiled = answer["compiled"]
-    assert any(path.endswith("content_service/webhooks/fanout.py") for path in compiled)
+    assert any(path.endswith("content_service/webhooks/deliveries/fanout.py") for path in compiled)
     assert any("/botocore/" in path for path in compiled)
 
 

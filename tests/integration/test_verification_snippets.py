@@ -1,4 +1,5 @@
-"""The receivers' verification code (webhooks/verification_snippets.py) against a real delivery.
+"""The receivers' verification code (webhooks/endpoints/verification_snippets.py) against a
+real delivery.
 
 A delivery made by the real pipeline reaches a receiver on 127.0.0.1; the Python snippet runs
 under this machine's Python and the Node snippet under its `node`, each exactly as a receiver
