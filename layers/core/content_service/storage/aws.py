@@ -69,9 +69,6 @@ def client_at(
     """The shared client; with `timeout_s`, one whose connect and read are bounded by it (a
     delivery's send must end within the endpoint's timeout, as an HTTP send does), and with
     `attempts`, one that tries a call at most that often (so the bound holds in all)."""
-    with _lock:
-        hooks = list(_client_hooks)
-    key = (service, endpoint_url, region, len(hooks), timeout_s, attempts)
     config = _CONFIG
     if timeout_s is not None:
         config = _CONFIG.merge(Config(connect_timeout=timeout_s, read_timeout=timeout_s))
@@ -81,6 +78,7 @@ def client_at(
         config = config.merge(_S3_CONFIG)
     shared = session()
     with _lock:
+        key = (service, endpoint_url, region, len(_client_hooks), timeout_s, attempts)
         client = _clients.get(key)
         if client is None:
             # boto3 sessions are not thread-safe: clients are created under the lock.
@@ -90,7 +88,7 @@ def client_at(
                 endpoint_url=endpoint_url,
                 config=config,
             )
-            for hook in hooks:
+            for hook in _client_hooks:
                 hook(client)
             _clients[key] = client
         return client
