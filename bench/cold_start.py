@@ -137,13 +137,12 @@ def _rows_for(
     it serves through FastAPI and Mangum by design; every other function is a worker."""
     layer, bare_layer = layers
     probe = [_PROBE, str(handler_file), str(handler_file.parent)]
-    api = http
-    floor_name, floor_code = API_FLOOR if api else WORKER_FLOOR
+    floor_name, floor_code = API_FLOOR if http else WORKER_FLOOR
     floor_probe = [_FLOOR_PROBE, str(layer), floor_code]
     median_ms, floor_ms, modules = medians_in_turn([*probe, str(layer)], floor_probe, env)
     traced_ms, _ = median_of_fresh([*probe, str(layer)], {**env, **TRACING_ON})
     bare_ms, _ = median_of_fresh([*probe, str(bare_layer)], env)
-    budget = API_IMPORT_BUDGET if api else WORKER_IMPORT_BUDGET
+    budget = API_IMPORT_BUDGET if http else WORKER_IMPORT_BUDGET
     ratio = median_ms / floor_ms
     rows = [
         Row(BENCHMARK, logical_id, "import time (median of fresh processes)", median_ms, "ms"),
@@ -169,7 +168,7 @@ def _rows_for(
             meets_target="aws_xray_sdk" not in modules,
         ),
     ]
-    if not api:
+    if not http:
         imported = sorted(m for m in WEB_FRAMEWORKS if m in modules)
         rows.append(
             Row(
