@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from content_service.content.schema import get_type
 from infra.local_stack import LocalStack
-from tests.integration.test_link_refs import define_blog
+from tests.support.blog import define_every_cardinality
 from tests.support.clients import WorkspaceAccess
 from tests.support.content import Storage, create, publish, shared_workspace
 
@@ -35,7 +35,7 @@ Links = dict[str, list[str]]
 @pytest.fixture(scope="module")
 def site(base_url: str) -> Iterator[WorkspaceAccess]:
     with shared_workspace(base_url) as access:
-        define_blog(access)
+        define_every_cardinality(access.full)
         yield access
 
 
