@@ -426,11 +426,12 @@ def _ensure_distributions(client: Any, prefix: str, template: Template) -> dict[
     for logical_id in template.resources_of_type(DISTRIBUTION_TYPE):
         name = physical_name(prefix, logical_id)
         known = [d["Id"] for d in listed if d.get("Comment") == name]
-        found[logical_id] = known[0] if known else _new_distribution(client, name)
+        found[logical_id] = known[0] if known else new_distribution(client, name)
     return found
 
 
-def _new_distribution(client: Any, name: str) -> str:
+def new_distribution(client: Any, name: str) -> str:
+    """A minimal distribution named `name` (its caller reference and comment): its id."""
     origin = {
         "Id": "api",
         "DomainName": "api.local.invalid",

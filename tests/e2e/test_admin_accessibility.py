@@ -16,9 +16,15 @@ from playwright.sync_api import Page, expect
 
 from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
-from tests.support.admin_pages import Shots, admin_in, editor_user, signed_in, unique_path
+from tests.support.admin_pages import (
+    Shots,
+    admin_in,
+    editor_user,
+    endpoint_with_log,
+    signed_in,
+)
 from tests.support.axe import assert_no_violations, violations
-from tests.support.webhooks import Hooks, write_event
+from tests.support.webhooks import Hooks
 
 pytestmark = pytest.mark.browser
 
@@ -42,11 +48,9 @@ def test_every_admin_page_has_no_axe_violation(
 ) -> None:
     shot = Shots(page, output_dir)
     workspace = new_workspace()
-    endpoint = hooks.create(receiver.url(unique_path("axe")), workspaces=[workspace.id])
-    receiver.respond(Answer(200, b'{"ok": true}'), Answer(500, b"broken"), Answer(410))
-    for title in ("First", "Second", "Third"):
-        write_event(workspace_id=workspace.id, kind="entry.published", title=title)
-    stack.drain()
+    answers = [Answer(200, b'{"ok": true}'), Answer(500, b"broken"), Answer(410)]
+    titles = ["First", "Second", "Third"]
+    endpoint = endpoint_with_log(stack, hooks, receiver, workspace.id, answers, titles, label="axe")
 
     page.goto("/login")
     assert_no_violations(page, "the sign-in page")

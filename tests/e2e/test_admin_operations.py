@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.support.admin_pages import Shots, admin_in, unique_path
+from tests.support.admin_pages import Shots, admin_in, endpoint_with_log, unique_path
 from tests.support.axe import assert_no_violations
 from tests.support.webhooks import Hooks, rows_for_endpoint, seed_rows, write_event
 
@@ -165,10 +165,16 @@ def test_retry_now_moves_a_failed_row_to_its_next_attempt(
 ) -> None:
     shot = Shots(page, output_dir)
     workspace = new_workspace()
-    endpoint = hooks.create(receiver.url(unique_path("retry")), workspaces=[workspace.id])
-    receiver.respond(Answer(503, b"busy"))
-    write_event(workspace_id=workspace.id, kind="entry.updated", title="Try again")
-    stack.drain()
+    endpoint = endpoint_with_log(
+        stack,
+        hooks,
+        receiver,
+        workspace.id,
+        [Answer(503, b"busy")],
+        ["Try again"],
+        label="retry",
+        kind="entry.updated",
+    )
     (failed,) = rows_for_endpoint(endpoint["id"])
     assert (failed.status, failed.attempts) == ("failed", 1)
     receiver.always(Answer(200, b"thanks"))

@@ -16,10 +16,10 @@ from playwright.sync_api import Page, expect
 
 from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
-from tests.support.admin_pages import Shots, admin_in, unique_path
+from tests.support.admin_pages import Shots, admin_in, endpoint_with_log, unique_path
 from tests.support.axe import assert_no_violations
 from tests.support.settings import webhook_options
-from tests.support.webhooks import Hooks, write_event
+from tests.support.webhooks import Hooks
 
 pytestmark = pytest.mark.browser
 
@@ -38,11 +38,11 @@ def test_the_endpoint_page_draws_attempts_and_latency(
 ) -> None:
     shot = Shots(page, output_dir)
     workspace = new_workspace()
-    endpoint = hooks.create(receiver.url(unique_path("chart")), workspaces=[workspace.id])
-    receiver.respond(Answer(200), Answer(200), Answer(503), Answer(410))
-    for title in ("One", "Two", "Three", "Four"):
-        write_event(workspace_id=workspace.id, kind="entry.published", title=title)
-    stack.drain()
+    answers = [Answer(200), Answer(200), Answer(503), Answer(410)]
+    titles = ["One", "Two", "Three", "Four"]
+    endpoint = endpoint_with_log(
+        stack, hooks, receiver, workspace.id, answers, titles, label="chart"
+    )
 
     admin_in(page, credentials, f"/webhooks/{endpoint['id']}")
     chart = page.get_by_role("img", name="Attempts by verdict and latency, the last 24 hours")

@@ -4,7 +4,6 @@ rich text and the title as typed (decisions.md D74, D75). In Debian's Chromium."
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from playwright.sync_api import Dialog, Page, expect
 from tests.support.admin_pages import Shots
 from tests.support.content import create, publish
 from tests.support.content_pages import blog_model, editor_in, in_ws
+from tests.support.start_tags import start_tags
 
 pytestmark = pytest.mark.browser
 
@@ -52,22 +52,9 @@ def assert_inert(page: Page, where: str) -> None:
     )
 
 
-class Elements(HTMLParser):
-    """The start tags of a fragment with their attributes, as a browser's tokenizer sees them."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[tuple[str, list[tuple[str, str | None]]]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.found.append((tag, attrs))
-
-
 def sanitised(html: str) -> bool:
     """No element that runs or loads anything, no handler, no `javascript:` link."""
-    elements = Elements()
-    elements.feed(html)
-    for tag, attributes in elements.found:
+    for tag, attributes in start_tags(html):
         if tag in ("script", "img", "svg", "iframe", "style"):
             return False
         for name, value in attributes:

@@ -11,6 +11,7 @@ import pytest
 from infra.emulator import Emulator
 from infra.local_stack import LocalStack
 from tests.support.clients import WorkspaceAccess
+from tests.support.content import create, define, publish
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -40,6 +41,15 @@ def bucket(stack: LocalStack) -> str:
 def ws(new_workspace: Callable[..., WorkspaceAccess]) -> WorkspaceAccess:
     """A fresh workspace of the test's own (with no content model)."""
     return new_workspace()
+
+
+@pytest.fixture
+def post_site(new_workspace: Callable[..., WorkspaceAccess]) -> WorkspaceAccess:
+    """A fresh workspace with a `post` type (a title) and one published post, "Hi"."""
+    workspace = new_workspace()
+    define(workspace.full, "post", [{"name": "title", "type": "string"}])
+    publish(workspace.full, "post", create(workspace.full, "post", {"title": "Hi"})["id"])
+    return workspace
 
 
 @pytest.fixture

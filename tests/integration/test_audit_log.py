@@ -21,6 +21,7 @@ from content_service.identity.users import create_user
 from content_service.identity.workspaces import create_workspace
 from harness.webhooks import FakeClock
 from tests.support.assets import new_asset, png
+from tests.support.audit_log import every_record
 from tests.support.cli import run_cli
 from tests.support.clients import ClientFactory, sign_in
 from tests.support.content import assert_error, create, define
@@ -45,18 +46,8 @@ class Site:
         admin.headers["X-Workspace-Id"] = self.workspace.id
 
     def log(self, **params: Any) -> list[dict[str, Any]]:
-        """Every record the filters match, newest first, following the cursor."""
-        found: list[dict[str, Any]] = []
-        cursor: str | None = None
-        while True:
-            query = {**params, **({"cursor": cursor} if cursor else {})}
-            response = self.admin.get("/api/v1/audit", params=query)
-            assert response.status_code == 200, response.text
-            body = response.json()
-            found.extend(body["items"])
-            cursor = body["nextCursor"]
-            if cursor is None:
-                return found
+        """Every record the filters match, newest first."""
+        return every_record(self.admin, **params)
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from content_service.identity.users import create_user
 from content_service.webhooks import services
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock
+from tests.support.audit_log import every_record
 from tests.support.clients import ClientFactory, WorkspaceAccess, sign_in
 from tests.support.webhooks import Hooks, endpoint, mark_failed, seed_rows
 
@@ -26,17 +27,7 @@ HEADER_VALUE = "Bearer receiver-credential-7f3a9"
 
 def service_log(client: httpx.Client, **params: Any) -> list[dict[str, Any]]:
     """Every record of the `service` log the filters match, newest first."""
-    found: list[dict[str, Any]] = []
-    cursor: str | None = None
-    while True:
-        query = {"scope": "service", **params, **({"cursor": cursor} if cursor else {})}
-        response = client.get("/api/v1/audit", params=query)
-        assert response.status_code == 200, response.text
-        body = response.json()
-        found.extend(body["items"])
-        cursor = body["nextCursor"]
-        if cursor is None:
-            return found
+    return every_record(client, **{"scope": "service", **params})
 
 
 def _ok(response: httpx.Response, status: int = 200) -> dict[str, Any]:

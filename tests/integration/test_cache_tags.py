@@ -20,6 +20,7 @@ from content_service.content.cache_tags import (
 )
 from tests.support.clients import WorkspaceAccess
 from tests.support.content import create, define, publish
+from tests.support.field_types import relation
 from tests.support.graphql import PATH
 
 NewWorkspace = Callable[..., WorkspaceAccess]
@@ -47,12 +48,7 @@ def blog(new_workspace: NewWorkspace) -> tuple[WorkspaceAccess, dict[str, dict[s
         "post",
         [
             {"name": "title", "type": "string"},
-            {
-                "name": "author",
-                "type": "relation",
-                "target": "author",
-                "cardinality": "many-to-one",
-            },
+            relation("author", "author", "many-to-one"),
         ],
     )
     define(full, "page", [{"name": "title", "type": "string"}])

@@ -95,6 +95,19 @@ def test_user_create_then_sign_in(
     assert "already exists" in err
 
 
+def _token_list(local_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`content-service --local-dir <local_dir> token list` in a process of its own."""
+    argv = ["--local-dir", str(local_dir), "token", "list"]
+    return subprocess.run(
+        [sys.executable, "-m", "content_service.cli", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
 def test_cli_finds_the_running_local_stack_from_its_state_folder(
     stack: LocalStack, tmp_path: Path
 ) -> None:
@@ -103,44 +116,14 @@ def test_cli_finds_the_running_local_stack_from_its_state_folder(
     clean_env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "WEBHOOKS_"))}
     for name in stack.environment:
         clean_env.pop(name, None)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "content_service.cli",
-            "--local-dir",
-            str(tmp_path),
-            "token",
-            "list",
-        ],
-        env=clean_env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = _token_list(tmp_path, clean_env)
     assert result.returncode == 0, result.stderr
     assert any(t["name"] == "bootstrap read" for t in json.loads(result.stdout)["items"])
 
 
 def test_cli_without_any_stack_says_how_to_start_one(tmp_path: Path) -> None:
     clean_env = {k: v for k, v in os.environ.items() if not k.endswith("_TABLE")}
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "content_service.cli",
-            "--local-dir",
-            str(tmp_path),
-            "token",
-            "list",
-        ],
-        env=clean_env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = _token_list(tmp_path, clean_env)
     assert result.returncode == 1
     assert "make run" in result.stderr
 

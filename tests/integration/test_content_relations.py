@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from infra.local_stack import LocalStack
+from tests.support.blog import LABEL, define_every_cardinality
 from tests.support.clients import WorkspaceAccess
 from tests.support.content import (
     Storage,
@@ -19,36 +20,18 @@ from tests.support.content import (
     publish,
     shared_workspace,
 )
+from tests.support.field_types import relation
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 
 
-def relation(name: str, target: str, cardinality: str, **extra: Any) -> dict[str, Any]:
-    return {"name": name, "type": "relation", "target": target, "cardinality": cardinality, **extra}
-
-
 def _define_blog(workspace: WorkspaceAccess) -> None:
-    """author, tag, and post (author many-to-one, tags many-to-many, cover one-to-one,
-    sections one-to-many, related posts many-to-many to itself)."""
-    define(workspace.full, "author", [{"name": "name", "type": "string"}])
-    define(
+    """The blog of every cardinality, tags with notes, and related posts (many-to-many to the
+    post type itself)."""
+    define_every_cardinality(
         workspace.full,
-        "tag",
-        [{"name": "label", "type": "string"}, {"name": "notes", "type": "richtext"}],
-    )
-    define(workspace.full, "image", [{"name": "url", "type": "string"}])
-    define(workspace.full, "section", [{"name": "heading", "type": "string"}])
-    define(
-        workspace.full,
-        "post",
-        [
-            {"name": "title", "type": "string"},
-            relation("author", "author", "many-to-one"),
-            relation("tags", "tag", "many-to-many"),
-            relation("cover", "image", "one-to-one"),
-            relation("sections", "section", "one-to-many"),
-            relation("related", "post", "many-to-many"),
-        ],
+        tag_fields=(LABEL, {"name": "notes", "type": "richtext"}),
+        post_extra=(relation("related", "post", "many-to-many"),),
     )
 
 

@@ -16,6 +16,7 @@ from tests.support.content import (
     define,
     publish,
 )
+from tests.support.field_types import relation
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 
@@ -122,12 +123,7 @@ def test_relations_to_ungranted_types_are_not_expandable(
         "post",
         [
             {"name": "title", "type": "string"},
-            {
-                "name": "author",
-                "type": "relation",
-                "target": "author",
-                "cardinality": "many-to-one",
-            },
+            relation("author", "author", "many-to-one"),
         ],
     )
     author = publish(
@@ -179,7 +175,7 @@ def test_entries_of_another_workspace_are_404_never_data(new_workspace: NewWorks
     define(
         mine.full,
         "ref",
-        [{"name": "note", "type": "relation", "target": "note", "cardinality": "many-to-one"}],
+        [relation("note", "note", "many-to-one")],
     )
     assert_error(
         mine.full.post(
@@ -267,12 +263,7 @@ def test_audience_gating_applies_to_expansion_and_the_relations_route(
         "course",
         [
             {"name": "name", "type": "string"},
-            {
-                "name": "lessons",
-                "type": "relation",
-                "target": "lesson",
-                "cardinality": "one-to-many",
-            },
+            relation("lessons", "lesson", "one-to-many"),
         ],
     )
     hidden = create(admin, "lesson", {"title": "staff"}, audiences=["staff"])

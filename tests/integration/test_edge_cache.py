@@ -29,6 +29,7 @@ from content_service.identity.tokens import TokenSpec, create_token, revoke_toke
 from harness.edge_cache import SERVED_FROM_CACHE, EdgeCache, edge_keying
 from tests.support.clients import WorkspaceAccess
 from tests.support.content import create, define, publish, shared_workspace
+from tests.support.gated_docs import gated_writer, publish_docs, readers, titles_seen
 from tests.support.graphql import PATH
 from tests.support.settings import delivery_options
 
@@ -67,34 +68,11 @@ def library(base_url: str) -> Iterator[tuple[WorkspaceAccess, list[str], list[st
                 },
             ],
         )
-        audiences = tuple(f"d{k}" for k in range(DOCS))
-        writer_token, _ = create_token(
-            TokenSpec(name="writer", workspace_id=workspace.id, access="full", audiences=audiences)
-        )
-        writer = httpx.Client(
-            base_url=base_url,
-            headers={"Origin": base_url, "Authorization": f"Bearer {writer_token}"},
-            timeout=30,
-        )
-        docs = []
-        with writer:
-            for k in range(DOCS):
-                doc = create(writer, "doc", {"title": f"doc-{k}"}, audiences=[f"d{k}"])
-                publish(writer, "doc", doc["id"])
-                docs.append(doc["id"])
+        with gated_writer(base_url, workspace.id, DOCS) as writer:
+            docs = publish_docs(writer, DOCS)
             shelf = create(writer, "shelf", {"name": "all"}, relations={"docs": {"link": docs}})
             publish(writer, "shelf", shelf["id"])
-        tokens = [
-            create_token(
-                TokenSpec(
-                    name=f"reader {i}",
-                    workspace_id=workspace.id,
-                    access="read",
-                    audiences=tuple(f"d{k}" for k in range(DOCS) if (i + 1) >> k & 1),
-                )
-            )[0]
-            for i in range(TOKENS)
-        ]
+        tokens = readers(workspace.id, DOCS, TOKENS)
         # For the publish test; defined now, before GraphQL caches the workspace's schema.
         define(workspace.full, "article", [{"name": "title", "type": "string"}])
         first = create(workspace.full, "article", {"title": "first"})
@@ -129,10 +107,6 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _titles_seen(token_index: int) -> set[str]:
-    return {f"doc-{k}" for k in range(DOCS) if (token_index + 1) >> k & 1}
-
-
 def test_twenty_tokens_read_hot_urls_through_the_cache_and_never_get_another_s_answer(
     edge: EdgeCache, base_url: str, library: tuple[WorkspaceAccess, list[str], list[str]]
 ) -> None:
@@ -151,7 +125,7 @@ def test_twenty_tokens_read_hot_urls_through_the_cache_and_never_get_another_s_a
             if cache_status not in SERVED_FROM_CACHE:
                 from_origin.add((token_index, url))
             seen = {t for t in (f"doc-{k}" for k in range(DOCS)) if t.encode() in body}
-            assert seen <= _titles_seen(token_index), (token_index, url)
+            assert seen <= titles_seen(token_index, DOCS), (token_index, url)
             statuses[cache_status] += 1
     # Each (token, URL) got one answer, fetched from the origin for that token's own request,
     # and no two tokens got the same answer to a URL: a shared entry would break all three.
@@ -306,4 +280,4 @@ def test_the_template_s_cache_key_alone_keeps_tokens_apart(
                     seen = {
                         t for t in (f"doc-{k}" for k in range(DOCS)) if t.encode() in answer.content
                     }
-                    assert seen == _titles_seen(i), (i, url, answer.headers["x-cache-status"])
+                    assert seen == titles_seen(i, DOCS), (i, url, answer.headers["x-cache-status"])

@@ -15,6 +15,7 @@ from content_service.edge.changes import EdgeChange
 from content_service.edge.cloudfront import CloudFrontPurger
 from content_service.storage import aws
 from infra.local_stack import LocalStack
+from infra.provisioning import new_distribution
 from tests.support.clients import WorkspaceAccess
 from tests.support.content import define
 
@@ -22,28 +23,7 @@ from tests.support.content import define
 @pytest.fixture(scope="module")
 def distribution(stack: LocalStack) -> str:
     client = aws.cloudfront(runtime.settings())
-    origin = {
-        "Id": "api",
-        "DomainName": "api.example.com",
-        "CustomOriginConfig": {
-            "HTTPPort": 80,
-            "HTTPSPort": 443,
-            "OriginProtocolPolicy": "https-only",
-        },
-    }
-    config = {
-        "CallerReference": str(uuid.uuid4()),
-        "Comment": "edge purge tests",
-        "Enabled": True,
-        "Origins": {"Quantity": 1, "Items": [origin]},
-        "DefaultCacheBehavior": {
-            "TargetOriginId": "api",
-            "ViewerProtocolPolicy": "redirect-to-https",
-            "CachePolicyId": "658327ea-f89d-4fab-a63d-7e88639e58f6",
-        },
-    }
-    created = client.create_distribution(DistributionConfig=config)
-    return str(created["Distribution"]["Id"])
+    return new_distribution(client, f"edge purge tests {uuid.uuid4()}")
 
 
 def invalidated(distribution_id: str) -> list[list[str]]:

@@ -31,13 +31,13 @@ import pytest
 from content_service.clock import iso_utc
 from content_service.content.cache_tags import entry_tag, list_tag
 from content_service.content.writes import run_due
-from content_service.identity.tokens import TokenSpec, create_token
 from harness.varnish_edge import VarnishEdge
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.support.assets import new_asset, png, uploaded
 from tests.support.clients import WorkspaceAccess
 from tests.support.content import create, define, publish, shared_workspace
+from tests.support.gated_docs import gated_writer, publish_docs, readers, titles_seen
 from tests.support.graphql import PATH
 from tests.support.settings import settings_changed
 from tests.support.waiting import wait_until
@@ -303,39 +303,16 @@ def library(edge: VarnishEdge, base_url: str) -> Iterator[tuple[list[str], list[
     bits of i + 1, so the tokens see different sets. The URLs they all read; the tokens."""
     with shared_workspace(base_url) as workspace:
         define(workspace.full, "doc", [{"name": "title", "type": "string"}], audienceGated=True)
-        audiences = tuple(f"d{k}" for k in range(DOCS))
-        writer_token, _ = create_token(
-            TokenSpec(name="writer", workspace_id=workspace.id, access="full", audiences=audiences)
-        )
-        headers = {"Origin": base_url, "Authorization": f"Bearer {writer_token}"}
-        with httpx.Client(base_url=base_url, headers=headers, timeout=30) as writer:
-            docs = []
-            for k in range(DOCS):
-                doc = create(writer, "doc", {"title": f"doc-{k}"}, audiences=[f"d{k}"])
-                publish(writer, "doc", doc["id"])
-                docs.append(doc["id"])
+        with gated_writer(base_url, workspace.id, DOCS) as writer:
+            docs = publish_docs(writer, DOCS)
         settled(edge, workspace.id, docs[-1])
-        tokens = [
-            create_token(
-                TokenSpec(
-                    name=f"reader {i}",
-                    workspace_id=workspace.id,
-                    access="read",
-                    audiences=tuple(f"d{k}" for k in range(DOCS) if (i + 1) >> k & 1),
-                )
-            )[0]
-            for i in range(TOKENS)
-        ]
+        tokens = readers(workspace.id, DOCS, TOKENS)
         urls = [
             "/api/v1/content/doc",
             "/api/v1/content/doc?pageSize=2&fields=title",
             str(httpx.URL(PATH, params={"query": "{ docs { items { title } } }"})),
         ]
         yield urls, tokens
-
-
-def _titles_seen(token_index: int) -> set[str]:
-    return {f"doc-{k}" for k in range(DOCS) if (token_index + 1) >> k & 1}
 
 
 def _read(edge_url: str, urls: list[str], token: str, seed: int) -> list[tuple[str, str, bytes]]:
@@ -370,7 +347,7 @@ def test_tokens_with_different_audiences_never_get_another_s_answer_through_varn
             if cache == "MISS":
                 from_origin.add((index, url))
             seen = {t for t in (f"doc-{k}" for k in range(DOCS)) if t.encode() in body}
-            assert seen <= _titles_seen(index), (index, url)
+            assert seen <= titles_seen(index, DOCS), (index, url)
     # One answer per (token, URL), fetched for that token's own request, and no two tokens
     # share one: a shared cache entry would break all three.
     assert all(len(found) == 1 for found in bodies.values())

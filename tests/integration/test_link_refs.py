@@ -11,43 +11,21 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.blog import define_every_cardinality
 from tests.support.cli import run_cli
 from tests.support.clients import ClientFactory, WorkspaceAccess
 from tests.support.content import Storage, assert_error, create, define, publish
+from tests.support.field_types import relation
 from tests.support.graphql import post as graphql_post
 
 NewWorkspace = Callable[..., WorkspaceAccess]
 Ref = tuple[str, str, str]  # (target id, source id, field key)
 
 
-def relation(name: str, target: str, cardinality: str) -> dict[str, Any]:
-    return {"name": name, "type": "relation", "target": target, "cardinality": cardinality}
-
-
-def define_blog(workspace: WorkspaceAccess) -> None:
-    """author, tag, image, section, and post linking them through every cardinality."""
-    define(workspace.full, "author", [{"name": "name", "type": "string"}], titleField="name")
-    define(workspace.full, "tag", [{"name": "label", "type": "string"}], titleField="label")
-    define(workspace.full, "image", [{"name": "url", "type": "string"}])
-    define(workspace.full, "section", [{"name": "heading", "type": "string"}])
-    define(
-        workspace.full,
-        "post",
-        [
-            {"name": "title", "type": "string"},
-            relation("author", "author", "many-to-one"),
-            relation("tags", "tag", "many-to-many"),
-            relation("cover", "image", "one-to-one"),
-            relation("sections", "section", "one-to-many"),
-        ],
-        titleField="title",
-    )
-
-
 @pytest.fixture
 def blog(new_workspace: NewWorkspace) -> WorkspaceAccess:
     workspace = new_workspace()
-    define_blog(workspace)
+    define_every_cardinality(workspace.full)
     return workspace
 
 
@@ -182,7 +160,7 @@ def test_links_groups_by_type_and_field_newest_first_and_pages(
     new_workspace: NewWorkspace,
 ) -> None:
     workspace = new_workspace()
-    define_blog(workspace)
+    define_every_cardinality(workspace.full)
     define(
         workspace.full,
         "book",
@@ -230,7 +208,7 @@ def test_links_shows_each_caller_what_it_may_read(
     from content_service.identity.tokens import TokenSpec, create_token
 
     workspace = new_workspace(read_audiences=("members",))
-    define_blog(workspace)
+    define_every_cardinality(workspace.full)
     define(
         workspace.full,
         "lesson",

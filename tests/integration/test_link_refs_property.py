@@ -9,25 +9,24 @@ trashed, a full token the sources whose latest draft links it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from content_service.content.schema import get_type
 from infra.local_stack import LocalStack
-from tests.integration.test_link_refs import define_blog
+from tests.support.blog import define_every_cardinality
 from tests.support.clients import WorkspaceAccess
 from tests.support.content import Storage, create, publish, shared_workspace
+from tests.support.fuzzing import stack_properties
 
 SOURCES = 2
 TARGETS = {"author": 2, "tags": 2}
 TARGET_TYPE = {"author": "author", "tags": "tag"}
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "3"))
 
 Links = dict[str, list[str]]
 
@@ -35,7 +34,7 @@ Links = dict[str, list[str]]
 @pytest.fixture(scope="module")
 def site(base_url: str) -> Iterator[WorkspaceAccess]:
     with shared_workspace(base_url) as access:
-        define_blog(access)
+        define_every_cardinality(access.full)
         yield access
 
 
@@ -183,12 +182,7 @@ def _check(world: World, answers: set[str]) -> None:
             assert _answered(world, world.site.full, type_name, target) == latest
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@stack_properties(quick_examples=3)
 @given(steps=steps)
 # Besides the random ones: a publish replacing a to-one link, then a draft-only unlink and a
 # discard, each of which leaves a reverse item to delete.

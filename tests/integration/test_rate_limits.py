@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -21,7 +21,7 @@ from content_service.identity.rate_limits import limiter
 from infra.local_stack import LocalStack
 from tests.support.api_process import api_process
 from tests.support.clients import ClientFactory, WorkspaceAccess, new_read_token
-from tests.support.content import capture, create, define, publish
+from tests.support.content import capture
 from tests.support.graphql import PATH, only_error
 from tests.support.settings import delivery_options
 
@@ -38,14 +38,6 @@ def pinned_clock() -> Iterator[float]:
     limiter.clock = before
 
 
-@pytest.fixture
-def site(new_workspace: Callable[..., WorkspaceAccess]) -> WorkspaceAccess:
-    workspace = new_workspace()
-    define(workspace.full, "post", [{"name": "title", "type": "string"}])
-    publish(workspace.full, "post", create(workspace.full, "post", {"title": "Hi"})["id"])
-    return workspace
-
-
 def rate_headers(response: httpx.Response) -> dict[str, str]:
     return {
         name: response.headers[name]
@@ -56,11 +48,11 @@ def rate_headers(response: httpx.Response) -> dict[str, str]:
 
 @pytest.mark.usefixtures("pinned_clock")
 def test_over_its_rate_a_token_gets_429_over_rest_while_another_token_is_answered(
-    site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
+    post_site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
 ) -> None:
-    made, limited = new_read_token(admin, make_client, site, rateLimit=3)
+    made, limited = new_read_token(admin, make_client, post_site, rateLimit=3)
     assert made["rateLimit"] == 3
-    _, other = new_read_token(admin, make_client, site, rateLimit=3)
+    _, other = new_read_token(admin, make_client, post_site, rateLimit=3)
     answers = [limited.get("/api/v1/content/post") for _ in range(3)]
     assert [a.status_code for a in answers] == [200, 200, 200]
     assert [rate_headers(a) for a in answers] == [
@@ -79,15 +71,15 @@ def test_over_its_rate_a_token_gets_429_over_rest_while_another_token_is_answere
     }
     assert limited.get("/api/v1/me").status_code == 429  # every route a token calls counts
     assert other.get("/api/v1/content/post").status_code == 200
-    assert site.read.get("/api/v1/content/post").status_code == 200  # no default in the tests
+    assert post_site.read.get("/api/v1/content/post").status_code == 200  # no default in the tests
 
 
 @pytest.mark.usefixtures("pinned_clock")
 def test_over_its_rate_graphql_answers_200_with_one_429_error_and_the_same_headers(
-    site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
+    post_site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
 ) -> None:
-    _, limited = new_read_token(admin, make_client, site, rateLimit=2)
-    _, other = new_read_token(admin, make_client, site, rateLimit=2)
+    _, limited = new_read_token(admin, make_client, post_site, rateLimit=2)
+    _, other = new_read_token(admin, make_client, post_site, rateLimit=2)
     query = "{ posts { total } }"
     assert "data" in limited.post(PATH, json={"query": query}).json()
     assert "data" in limited.get(PATH, params={"query": query}).json()
@@ -109,9 +101,9 @@ def test_over_its_rate_graphql_answers_200_with_one_429_error_and_the_same_heade
 
 @pytest.mark.usefixtures("pinned_clock")
 def test_a_304_counts(
-    site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
+    post_site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory
 ) -> None:
-    _, limited = new_read_token(admin, make_client, site, rateLimit=2)
+    _, limited = new_read_token(admin, make_client, post_site, rateLimit=2)
     tag = limited.get("/api/v1/content/post").headers["etag"]
     again = limited.get("/api/v1/content/post", headers={"If-None-Match": tag})
     assert again.status_code == 304
@@ -120,12 +112,12 @@ def test_a_304_counts(
 
 
 def test_the_default_rate_and_a_token_s_own_set_by_patch(
-    site: WorkspaceAccess,
+    post_site: WorkspaceAccess,
     admin: httpx.Client,
     make_client: ClientFactory,
     pinned_clock: float,
 ) -> None:
-    made, client = new_read_token(admin, make_client, site)
+    made, client = new_read_token(admin, make_client, post_site)
     assert made["rateLimit"] is None
     with delivery_options(rate_limit=2):
         assert [client.get("/api/v1/me").status_code for _ in range(3)] == [200, 200, 429]
@@ -151,16 +143,16 @@ def test_the_default_rate_and_a_token_s_own_set_by_patch(
         assert refused.status_code == 422, refused.text
     created = admin.post(
         "/api/v1/tokens",
-        json={"name": "t", "workspaceId": site.id, "access": "read", "rateLimit": 5000},
+        json={"name": "t", "workspaceId": post_site.id, "access": "read", "rateLimit": 5000},
     )
     assert created.status_code == 422
 
 
 @pytest.mark.usefixtures("pinned_clock")
 def test_the_limiter_costs_one_conditional_update_per_request(
-    site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory, stack: LocalStack
+    post_site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory, stack: LocalStack
 ) -> None:
-    _, limited = new_read_token(admin, make_client, site, rateLimit=1)
+    _, limited = new_read_token(admin, make_client, post_site, rateLimit=1)
     assert stack.settings is not None
     table = stack.settings.tables.rate_limits
     with capture(stack) as calls:
@@ -173,9 +165,9 @@ def test_the_limiter_costs_one_conditional_update_per_request(
 
 
 def test_the_limit_is_shared_by_two_api_processes(
-    site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory, stack: LocalStack
+    post_site: WorkspaceAccess, admin: httpx.Client, make_client: ClientFactory, stack: LocalStack
 ) -> None:
-    made, _ = new_read_token(admin, make_client, site, rateLimit=5)
+    made, _ = new_read_token(admin, make_client, post_site, rateLimit=5)
     second = float(next(_seconds)) + 0.5
     headers = {"Authorization": f"Bearer {made['token']}"}
     with (

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from infra.local_stack import LocalStack
+from tests.support.blog import NAME, define_authored_posts, relink
 from tests.support.cli import run_cli
 from tests.support.clients import WorkspaceAccess
 from tests.support.content import Storage, assert_error, capture, create, define, publish
@@ -31,41 +32,10 @@ class Posts:
     published: dict[str, Links]
 
 
-def _patch(client: httpx.Client, entry_id: str, relations: dict[str, Any]) -> None:
-    response = client.patch(f"/api/v1/content/post/{entry_id}", json={"relations": relations})
-    assert response.status_code == 200, response.text
-
-
 @pytest.fixture
 def posts(new_workspace: Callable[..., WorkspaceAccess]) -> Posts:
     ws = new_workspace()
-    define(
-        ws.full,
-        "author",
-        [{"name": "name", "type": "string"}, {"name": "city", "type": "string"}],
-        titleField="name",
-    )
-    define(ws.full, "tag", [{"name": "name", "type": "string"}], titleField="name")
-    define(
-        ws.full,
-        "post",
-        [
-            {"name": "title", "type": "string"},
-            {
-                "name": "author",
-                "type": "relation",
-                "target": "author",
-                "cardinality": "many-to-one",
-            },
-            {"name": "tags", "type": "relation", "target": "tag", "cardinality": "many-to-many"},
-        ],
-        titleField="title",
-    )
-    ids: dict[str, str] = {}
-    for kind, names in (("author", ("ada", "grace")), ("tag", ("t1", "t2", "t3"))):
-        for name in names:
-            ids[name] = create(ws.full, kind, {"name": name})["id"]
-            publish(ws.full, kind, ids[name])
+    ids = define_authored_posts(ws.full, [NAME, {"name": "city", "type": "string"}])
 
     def new_post(title: str, author: str | None, tags: tuple[str, ...]) -> str:
         relations: dict[str, Any] = {"tags": {"link": [ids[t] for t in tags]}}
@@ -76,7 +46,7 @@ def posts(new_workspace: Callable[..., WorkspaceAccess]) -> Posts:
 
     p1 = new_post("p1", "ada", ("t1", "t2"))
     publish(ws.full, "post", p1)
-    _patch(
+    relink(
         ws.full,
         p1,
         {

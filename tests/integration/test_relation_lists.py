@@ -20,8 +20,9 @@ import pytest
 
 from infra.local_stack import LocalStack
 from infra.request_recorder import RecordedCall
+from tests.support.blog import define_authored_posts, relink
 from tests.support.clients import WorkspaceAccess
-from tests.support.content import Captured, capture, create, define, publish
+from tests.support.content import Captured, capture, create, publish
 from tests.support.graphql import post as graphql_post
 from tests.support.graphql import seed
 
@@ -38,38 +39,12 @@ class Blog:
         return {"full": self.access.full, "read": self.access.read}
 
 
-def _patch(client: httpx.Client, entry_id: str, relations: dict[str, Any]) -> None:
-    response = client.patch(f"/api/v1/content/post/{entry_id}", json={"relations": relations})
-    assert response.status_code == 200, response.text
-
-
 @pytest.fixture
 def blog(new_workspace: Callable[..., WorkspaceAccess]) -> Blog:
     """Nine posts by Ada and Grace over three tags: some published, some drafts, some
     published and then re-linked in a draft (author and tags), one trashed."""
     ws = new_workspace()
-    define(ws.full, "author", [{"name": "name", "type": "string"}], titleField="name")
-    define(ws.full, "tag", [{"name": "name", "type": "string"}], titleField="name")
-    define(
-        ws.full,
-        "post",
-        [
-            {"name": "title", "type": "string"},
-            {
-                "name": "author",
-                "type": "relation",
-                "target": "author",
-                "cardinality": "many-to-one",
-            },
-            {"name": "tags", "type": "relation", "target": "tag", "cardinality": "many-to-many"},
-        ],
-        titleField="title",
-    )
-    ids: dict[str, str] = {}
-    for kind, names in (("author", ("ada", "grace")), ("tag", ("t1", "t2", "t3"))):
-        for name in names:
-            ids[name] = create(ws.full, kind, {"name": name})["id"]
-            publish(ws.full, kind, ids[name])
+    ids = define_authored_posts(ws.full)
     plan = [
         ("p1", "ada", ("t1",), "published"),
         ("p2", "ada", ("t1", "t2"), "relinked"),
@@ -88,7 +63,7 @@ def blog(new_workspace: Callable[..., WorkspaceAccess]) -> Blog:
             publish(ws.full, "post", ids[title])
         if state == "relinked":  # the draft links the other author and swaps t1 for t3
             other = ids["grace" if author == "ada" else "ada"]
-            _patch(
+            relink(
                 ws.full,
                 ids[title],
                 {"author": {"link": [other]}, "tags": {"link": [ids["t3"]], "unlink": [ids["t1"]]}},

@@ -85,30 +85,27 @@ def _cases(body: bytes, header: str, secret: str) -> list[dict[str, str]]:
 EXPECTED = [True, False, False, False]
 
 
-def test_the_python_snippet_verifies_a_real_delivery(delivery: tuple[bytes, str, str]) -> None:
+def _verdicts(command: list[str], delivery: tuple[bytes, str, str]) -> Any:
+    """What a snippet's driver prints for the cases of `delivery`, one verdict each."""
     result = subprocess.run(
-        [sys.executable, "-c", PYTHON + PYTHON_DRIVER],
+        command,
         input=json.dumps(_cases(*delivery)),
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     )
-    assert json.loads(result.stdout) == EXPECTED
+    return json.loads(result.stdout)
+
+
+def test_the_python_snippet_verifies_a_real_delivery(delivery: tuple[bytes, str, str]) -> None:
+    assert _verdicts([sys.executable, "-c", PYTHON + PYTHON_DRIVER], delivery) == EXPECTED
 
 
 def test_the_node_snippet_verifies_a_real_delivery(delivery: tuple[bytes, str, str]) -> None:
     node = shutil.which("node")
     assert node is not None, "node is part of this machine (the Node snippet is tested with it)"
-    result = subprocess.run(
-        [node, "-e", NODE + NODE_DRIVER],
-        input=json.dumps(_cases(*delivery)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert json.loads(result.stdout) == EXPECTED
+    assert _verdicts([node, "-e", NODE + NODE_DRIVER], delivery) == EXPECTED
 
 
 def test_the_standard_python_snippet_verifies_a_real_delivery(

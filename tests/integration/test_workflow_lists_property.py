@@ -13,7 +13,6 @@ partition) and the in-memory path (`contains`), in REST and GraphQL.
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,11 +20,12 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.clients import WorkspaceAccess
 from tests.support.content import define, shared_workspace
+from tests.support.fuzzing import stack_properties
 from tests.support.graphql import post as graphql_post
 
 FIELDS: list[dict[str, Any]] = [
@@ -34,7 +34,6 @@ FIELDS: list[dict[str, Any]] = [
     {"name": "batch", "type": "string", "sortable": True},
 ]
 ENTRIES = 4
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "8"))
 
 
 @pytest.fixture(scope="module")
@@ -190,12 +189,7 @@ def _check_graphql(world: World) -> None:
         assert found["total"] == len(rows)
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@stack_properties(quick_examples=8)
 @given(steps=steps)
 def test_lists_over_published_values_while_drafts_differ(
     site: WorkspaceAccess, steps: list[Step]

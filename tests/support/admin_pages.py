@@ -5,12 +5,13 @@
   page in as a user; `admin_in`: as the suite's admin.
 - `editor_user`: a signed-in editor for refusal tests.
 - `no_horizontal_scroll`: the page is not wider than its viewport.
+- `endpoint_with_log`: an endpoint on the test receiver whose log holds a few deliveries.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,9 @@ from playwright.sync_api import Page, ViewportSize, expect
 
 from content_service import runtime
 from content_service.identity.users import create_user
+from harness.receiver import Answer, Receiver
+from infra.local_stack import LocalStack
+from tests.support.webhooks import Hooks, write_event
 
 LAPTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}
@@ -101,3 +105,24 @@ def no_horizontal_scroll(page: Page) -> bool:
 def unique_path(label: str = "hook") -> str:
     """A receiver path unique to one test, so a URL filter finds only its endpoints."""
     return f"/{label}-{uuid.uuid4().hex[:10]}"
+
+
+def endpoint_with_log(
+    stack: LocalStack,
+    hooks: Hooks,
+    receiver: Receiver,
+    workspace_id: str,
+    answers: Sequence[Answer],
+    titles: Sequence[str],
+    *,
+    label: str,
+    kind: str = "entry.published",
+) -> dict[str, Any]:
+    """An endpoint on `receiver` (a path of its own, `label`) for the workspace, and one `kind`
+    event per title delivered while the receiver gives `answers` in turn: the endpoint."""
+    endpoint = hooks.create(receiver.url(unique_path(label)), workspaces=[workspace_id])
+    receiver.respond(*answers)
+    for title in titles:
+        write_event(workspace_id=workspace_id, kind=kind, title=title)
+    stack.drain()
+    return endpoint

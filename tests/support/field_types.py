@@ -22,8 +22,8 @@ NAMES: dict[str, str] = {
 }
 
 
-def relation(name: str, target: str, cardinality: str) -> dict[str, Any]:
-    return {"name": name, "type": "relation", "target": target, "cardinality": cardinality}
+def relation(name: str, target: str, cardinality: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "type": "relation", "target": target, "cardinality": cardinality, **extra}
 
 
 def every_field_type(

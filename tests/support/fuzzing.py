@@ -46,6 +46,19 @@ FUZZ = settings(
     ],
 )
 
+
+def stack_properties(quick_examples: int) -> settings:
+    """The settings of a property test against the local stack with function-scoped fixtures:
+    `FUZZ_EXAMPLES` examples (else `quick_examples`), derandomized, no deadline (the stack's
+    pace is not the property's)."""
+    return settings(
+        max_examples=int(os.environ.get("FUZZ_EXAMPLES", str(quick_examples))),
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+
+
 AUTHOR_FIELDS: list[dict[str, Any]] = [
     {"name": "name", "type": "string", "required": True},
     {"name": "born", "type": "date"},

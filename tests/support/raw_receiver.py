@@ -11,11 +11,12 @@ import socket
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from types import TracebackType
+
+from infra.running import Running
 
 
 @dataclass
-class RawReceiver:
+class RawReceiver(Running):
     answers: deque[bytes] = field(default_factory=deque)
     requests: list[bytes] = field(default_factory=list)
     _last: bytes = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
@@ -24,7 +25,7 @@ class RawReceiver:
     _stop: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def __enter__(self) -> RawReceiver:
+    def start(self) -> None:
         server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         server.bind(("127.0.0.1", 0))
         server.listen(16)
@@ -32,14 +33,8 @@ class RawReceiver:
         self._server = server
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def stop(self) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(5)

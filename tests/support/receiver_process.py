@@ -13,10 +13,10 @@ import json
 import subprocess
 import sys
 import threading
-from types import TracebackType
 from typing import Any
 
 from harness.receiver import Received, Receiver
+from infra.running import Running
 
 
 def _serve() -> None:
@@ -38,14 +38,14 @@ def _serve() -> None:
         sys.stdin.read()  # until the parent closes it
 
 
-class ReceiverProcess:
+class ReceiverProcess(Running):
     def __init__(self) -> None:
         self.arrivals: list[dict[str, Any]] = []
         self._process: subprocess.Popen[str] | None = None
         self._reader: threading.Thread | None = None
         self.port = 0
 
-    def __enter__(self) -> ReceiverProcess:
+    def start(self) -> None:
         self._process = subprocess.Popen(
             [sys.executable, "-m", "tests.support.receiver_process"],
             stdin=subprocess.PIPE,
@@ -56,7 +56,6 @@ class ReceiverProcess:
         self.port = int(self._process.stdout.readline())
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        return self
 
     def _read(self) -> None:
         assert self._process is not None
@@ -67,12 +66,7 @@ class ReceiverProcess:
     def url(self, path: str = "/hook") -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def stop(self) -> None:
         assert self._process is not None
         assert self._process.stdin is not None
         self._process.stdin.close()

@@ -117,24 +117,13 @@ def test_storable_floats_round_trip_through_decimal(number: float) -> None:
 
 
 def _type() -> ContentType:
-    return ContentType(
-        workspace_id="w",
-        name="item",
-        kind="collection",
-        localized=False,
-        audience_gated=False,
-        title_field="title",
-        fields=(
-            FieldDef(name="title", type="string", key="f1"),
-            FieldDef(name="rank", type="integer", key="f2"),
-            FieldDef(name="score", type="float", key="f3"),
-            FieldDef(name="body", type="richtext", key="f4"),
-        ),
-        revision=1,
-        field_seq=4,
-        created_at="",
-        updated_at="",
+    fields = (
+        FieldDef(name="title", type="string", key="f1"),
+        FieldDef(name="rank", type="integer", key="f2"),
+        FieldDef(name="score", type="float", key="f3"),
+        FieldDef(name="body", type="richtext", key="f4"),
     )
+    return ContentType.defined("w", "item", fields, "title")
 
 
 def _summary(entry_id: str, **stored: Any) -> Summary:

@@ -49,19 +49,7 @@ FIELDS = (
     FieldDef(name="body", type="richtext", key="f8"),
     FieldDef(name="meta", type="json", key="f9"),
 )
-TYPE = ContentType(
-    workspace_id="w",
-    name="item",
-    kind="collection",
-    localized=False,
-    audience_gated=False,
-    title_field="title",
-    fields=FIELDS,
-    revision=1,
-    field_seq=len(FIELDS),
-    created_at="",
-    updated_at="",
-)
+TYPE = ContentType.defined("w", "item", FIELDS, "title")
 OPERANDS = operands(FIELDS)
 KINDS = {o.name: o.kind for o in OPERANDS}
 MAX_MESSAGE = 300

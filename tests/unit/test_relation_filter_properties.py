@@ -24,19 +24,7 @@ FIELDS = (
     FieldDef(name="author", type="relation", key="f2", target="author", cardinality="many-to-one"),
     FieldDef(name="tags", type="relation", key="f3", target="tag", cardinality="many-to-many"),
 )
-TYPE = ContentType(
-    workspace_id="w",
-    name="post",
-    kind="collection",
-    localized=False,
-    audience_gated=False,
-    title_field="title",
-    fields=FIELDS,
-    revision=1,
-    field_seq=len(FIELDS),
-    created_at="",
-    updated_at="",
-)
+TYPE = ContentType.defined("w", "post", FIELDS, "title")
 POOL = tuple(str(uuid.UUID(int=n)) for n in range(1, 6))
 Links = tuple[str | None, frozenset[str]]
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,6 +9,7 @@ from hypothesis import strategies as st
 from content_service.content import values
 from content_service.content.rich_text import ALLOWED_TAGS, sanitise
 from content_service.content.schema import FieldDef
+from tests.support.start_tags import start_tags
 
 BODY = FieldDef(name="body", type="richtext", key="f1")
 
@@ -83,21 +82,8 @@ def test_the_length_is_checked_before_and_after_sanitising() -> None:
 def test_sanitised_html_is_stable_and_inert(html: str) -> None:
     once = sanitise(html)
     assert sanitise(once) == once
-    elements = Elements()
-    elements.feed(once)
-    for tag, attributes in elements.found:
+    for tag, attributes in start_tags(once):
         assert tag in ALLOWED_TAGS, once
         for name, value in attributes:
             assert not name.startswith("on"), once
             assert not (value or "").lower().startswith("javascript:"), once
-
-
-class Elements(HTMLParser):
-    """Every start tag of a fragment with its attributes, as a browser's tokenizer sees them."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[tuple[str, list[tuple[str, str | None]]]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.found.append((tag, attrs))

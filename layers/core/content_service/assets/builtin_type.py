@@ -73,19 +73,7 @@ def _type_item(workspace_id: str, now: str) -> dict[str, Any]:
 
 def asset_definition(workspace_id: str) -> ContentType:
     """The type as every workspace has it, without reading storage (for GraphQL's `Asset`)."""
-    return ContentType(
-        workspace_id=workspace_id,
-        name=ASSET_TYPE,
-        kind="collection",
-        localized=False,
-        audience_gated=False,
-        title_field="title",
-        fields=FIELDS,
-        revision=1,
-        field_seq=len(FIELDS),
-        created_at="",
-        updated_at="",
-    )
+    return ContentType.defined(workspace_id, ASSET_TYPE, FIELDS, "title")
 
 
 def asset_type(workspace_id: str, now: float) -> ContentType:

@@ -64,6 +64,11 @@ def _names(raw: str | Iterable[str] | None, what: str) -> tuple[str, ...]:
     return names
 
 
+def _fields(raw: str | Iterable[str] | None) -> tuple[str, ...] | None:
+    """The value fields asked for; None (not asked) is every field."""
+    return None if raw is None else _names(raw, "fields")
+
+
 def parse_sort(raw: str | Sequence[str] | None) -> tuple[SortKey, ...]:
     """`-publishedAt,title`: a `-` prefix sorts descending."""
     if raw is None:
@@ -204,7 +209,7 @@ class ListRequest:
             page_size=page_size,
             sort=parse_sort(sort),
             filter=parse_filter(filter),
-            fields=None if fields is None else _names(fields, "fields"),
+            fields=_fields(fields),
             locale=_locale(locale),
             expand=_names(expand, "expand"),
             links=_names(links, "links"),
@@ -216,13 +221,19 @@ class ListRequest:
 
 
 @dataclass(frozen=True)
-class GetRequest:
-    """One entry by id."""
+class EntryRequest:
+    """What every request about one entry names: who asks, where, and which entry."""
 
     caller: Caller
     workspace_id: str
     content_type: str
     id: str
+
+
+@dataclass(frozen=True)
+class GetRequest(EntryRequest):
+    """One entry by id."""
+
     fields: tuple[str, ...] | None = None
     expand: tuple[str, ...] = ()
     links: tuple[str, ...] = ()
@@ -246,7 +257,7 @@ class GetRequest:
             workspace_id=workspace_id,
             content_type=content_type,
             id=entry_id,
-            fields=None if fields is None else _names(fields, "fields"),
+            fields=_fields(fields),
             expand=_names(expand, "expand"),
             links=_names(links, "links"),
             view=parse_view(caller, version),
@@ -254,13 +265,9 @@ class GetRequest:
 
 
 @dataclass(frozen=True)
-class RelationRequest:
+class RelationRequest(EntryRequest):
     """The targets of one relation field of one entry, paged (the relations route)."""
 
-    caller: Caller
-    workspace_id: str
-    content_type: str
-    id: str
     field: str
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
@@ -290,7 +297,7 @@ class RelationRequest:
             field=relation_field,
             page=page,
             page_size=page_size,
-            fields=None if fields is None else _names(fields, "fields"),
+            fields=_fields(fields),
             view=parse_view(caller, version),
         )
 
@@ -378,25 +385,17 @@ class EntryWriteBody(BaseModel):
 
 
 @dataclass(frozen=True)
-class EntryAction:
+class EntryAction(EntryRequest):
     """Publish, unpublish, delete (to trash), restore or purge one entry. `force` trashes an
     entry that published entries link (refused with 409 otherwise)."""
 
-    caller: Caller
-    workspace_id: str
-    content_type: str
-    id: str
     force: bool = False
 
 
 @dataclass(frozen=True)
-class VersionsRequest:
+class VersionsRequest(EntryRequest):
     """The published versions of one entry, newest first, paged."""
 
-    caller: Caller
-    workspace_id: str
-    content_type: str
-    id: str
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
 
@@ -416,34 +415,22 @@ class VersionsRequest:
 
 
 @dataclass(frozen=True)
-class VersionRequest:
+class VersionRequest(EntryRequest):
     """One published version (snapshot `number`) of one entry: read it, or restore it."""
 
-    caller: Caller
-    workspace_id: str
-    content_type: str
-    id: str
     number: int
 
 
 @dataclass(frozen=True)
-class ScheduleRequest:
+class ScheduleRequest(EntryRequest):
     """Publish or unpublish one entry at a time (`at`, ISO 8601 with a timezone)."""
 
-    caller: Caller
-    workspace_id: str
-    content_type: str
-    id: str
     action: str
     at: str
 
 
 @dataclass(frozen=True)
-class ScheduleAction:
+class ScheduleAction(EntryRequest):
     """Cancel one schedule of one entry."""
 
-    caller: Caller
-    workspace_id: str
-    content_type: str
-    id: str
     schedule_id: str

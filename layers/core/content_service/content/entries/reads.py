@@ -34,27 +34,13 @@ from content_service.identity.principal import Caller
 def stored_visible(
     caller: Caller, content_type: ContentType, stored: StoredEntry, view: View = "latest"
 ) -> bool:
-    return stored.content_type == content_type.name and visible(
-        caller,
-        content_type,
-        status=stored.status,
-        deleted=stored.deleted,
-        audiences=stored.audiences,
-        view=view,
-    )
+    return stored.content_type == content_type.name and visible(caller, content_type, stored, view)
 
 
 def summary_visible(
     caller: Caller, content_type: ContentType, summary: Summary, view: View
 ) -> bool:
-    return visible(
-        caller,
-        content_type,
-        status=summary.status,
-        deleted=summary.deleted,
-        audiences=summary.audiences,
-        view=view,
-    )
+    return visible(caller, content_type, summary, view)
 
 
 def fetch_entries(

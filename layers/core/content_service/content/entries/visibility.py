@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
 
 from content_service.content.entries.items import Status, View
 from content_service.content.schema import ContentType
@@ -27,21 +28,26 @@ def audiences_allow(caller: Caller, content_type: ContentType, audiences: Iterab
     return not caller.audiences.isdisjoint(audiences)
 
 
-def visible(
-    caller: Caller,
-    content_type: ContentType,
-    *,
-    status: Status,
-    deleted: bool,
-    audiences: Iterable[str],
-    view: View,
-) -> bool:
+class Version(Protocol):
+    """What visibility reads of a version: a stored entry's or a list summary's."""
+
+    @property
+    def status(self) -> Status: ...
+
+    @property
+    def deleted(self) -> bool: ...
+
+    @property
+    def audiences(self) -> Iterable[str]: ...
+
+
+def visible(caller: Caller, content_type: ContentType, version: Version, view: View) -> bool:
     """Whether a version read in `view` is shown: in the delivery view only published
     versions (what the published items hold), in the preview only to who may preview."""
-    if deleted or not caller.grants(content_type.name):
+    if version.deleted or not caller.grants(content_type.name):
         return False
-    if view == "published" and status != "published":
+    if view == "published" and version.status != "published":
         return False
     if view == "latest" and not caller.sees_drafts:
         return False
-    return audiences_allow(caller, content_type, audiences)
+    return audiences_allow(caller, content_type, version.audiences)

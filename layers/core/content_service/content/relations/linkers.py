@@ -28,7 +28,12 @@ from content_service.content.entries import (
     stored_visible,
 )
 from content_service.content.relations.link_refs import field_prefix, ref_pk
-from content_service.content.requests import DEFAULT_PAGE_SIZE, check_page, parse_view
+from content_service.content.requests import (
+    DEFAULT_PAGE_SIZE,
+    EntryRequest,
+    check_page,
+    parse_view,
+)
 from content_service.content.schema import ContentType, FieldDef, get_schema, require_type
 from content_service.content.store import store
 from content_service.errors import BadRequest, NotFound
@@ -42,13 +47,9 @@ Relation = tuple[ContentType, FieldDef]
 
 
 @dataclass(frozen=True)
-class LinkedFromRequest:
+class LinkedFromRequest(EntryRequest):
     """The entries linking one entry (`GET /content/{type}/{id}/links`), paged."""
 
-    caller: Caller
-    workspace_id: str
-    content_type: str
-    id: str
     from_type: str | None = None
     field: str | None = None
     page: int = 1

@@ -214,6 +214,26 @@ class ContentType:
         self._by_name.update({f.name: f for f in self.fields})
         self._by_key.update({f.key: f for f in self.fields})
 
+    @classmethod
+    def defined(
+        cls, workspace_id: str, name: str, fields: tuple[FieldDef, ...], title_field: str
+    ) -> ContentType:
+        """A collection type as its definition says, never stored: no stamps, no list index
+        (the built-in asset type as GraphQL sees it, without reading storage)."""
+        return cls(
+            workspace_id=workspace_id,
+            name=name,
+            kind="collection",
+            localized=False,
+            audience_gated=False,
+            title_field=title_field,
+            fields=fields,
+            revision=1,
+            field_seq=len(fields),
+            created_at="",
+            updated_at="",
+        )
+
     @property
     def graphql(self) -> GraphQLNames:
         return graphql_names(self.name)

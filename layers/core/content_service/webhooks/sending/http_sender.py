@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 from ..endpoints import (
@@ -347,12 +346,7 @@ class Sender:
     def __enter__(self) -> Sender:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
