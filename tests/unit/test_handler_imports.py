@@ -177,6 +177,14 @@ def test_worker_loads_webhook_modules_as_its_work_needs_them(function: str, tmp_
     )
 
 
+def test_purge_loads_an_edge_s_client_only_when_the_configuration_names_that_edge(
+    tmp_path: Path,
+) -> None:
+    """`requests` serves only the Varnish purger: a CloudFront-only deployment never loads it."""
+    answer = _import_in_fresh_process(FUNCTIONS / "purge" / "handler.py", TRACING_OFF, tmp_path)
+    assert "requests" not in answer["modules"]
+
+
 @pytest.mark.parametrize("env", [TRACING_OFF, OUTSIDE_LAMBDA], ids=["trace-disabled", "no-lambda"])
 def test_api_defers_what_only_some_requests_need(env: dict[str, str], tmp_path: Path) -> None:
     answer = _import_in_fresh_process(FUNCTIONS / "api" / "handler.py", env, tmp_path)
