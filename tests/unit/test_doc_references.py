@@ -1,5 +1,6 @@
 """Every file the docs, the README or a docstring name in backticks exists in the repository,
-and nothing cites a document the repository does not hold.
+and nothing cites a document the repository does not hold, the product's specification
+included: a text states the rule itself or points to the docs page that does.
 
 A name matches a file when it is the file's path from the repository's root or its tail (docs
 name modules from their package, `sending/signing.py`). Not checked: files the running stack
@@ -27,6 +28,13 @@ THIRD_PARTY = frozenset(
 )
 SKIPPED_DIRS = frozenset({"__pycache__", "node_modules"})
 MISSING_DOCUMENTS = re.compile(r"ARCHITECTURE\.md|LESSONS\.md")
+# "spec 6.4.4", "spec table 2.2", "the spec's rules"; a named public one ("GraphQL spec 7.1.2") is
+# a document anyone can read.
+SPEC_CITATION = re.compile(
+    r"(?<!GraphQL )\b(?:the spec(?:ification)?\b"
+    r"|spec(?:ification)?(?:'s)?\s+(?:sections?\s+|table\s+|§\s*)?\d)",
+    re.IGNORECASE,
+)
 
 
 def _repository_files() -> list[str]:
@@ -66,3 +74,18 @@ def test_nothing_cites_a_document_the_repository_does_not_hold() -> None:
         if MISSING_DOCUMENTS.search(text.read_text(encoding="utf-8"))
     ]
     assert citing == []
+
+
+def _spec_citations(text: Path) -> list[str]:
+    """Each citation as `path:line: 'text'`."""
+    body = text.read_text(encoding="utf-8")
+    citations = []
+    for found in SPEC_CITATION.finditer(body):
+        line = body.count("\n", 0, found.start()) + 1
+        citations.append(f"{text.relative_to(REPO_ROOT)}:{line}: {found[0]!r}")
+    return citations
+
+
+def test_nothing_cites_a_section_of_the_product_specification() -> None:
+    checked = [text for text in TEXTS if text != Path(__file__)]  # this file spells the patterns
+    assert [citation for text in checked for citation in _spec_citations(text)] == []
