@@ -7,6 +7,7 @@ moto in server mode and local receivers and report medians of repeated runs.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 import tempfile
@@ -75,5 +76,19 @@ def main(selected: list[str]) -> int:
     return 0
 
 
+def _arguments(argv: list[str]) -> list[str]:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench",
+        description="Runs the named suites (all of them when none is named) against one local "
+        "stack and prints one table.",
+    )
+    parser.add_argument("suites", nargs="*", metavar="SUITE", help=", ".join(SUITES))
+    named: list[str] = parser.parse_args(argv).suites
+    unknown = [name for name in named if name not in SUITES]
+    if unknown:
+        parser.error(f"no suite named {', '.join(unknown)}; the suites: {', '.join(SUITES)}")
+    return named
+
+
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(main(_arguments(sys.argv[1:])))

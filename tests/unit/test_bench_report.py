@@ -102,3 +102,22 @@ def test_a_stale_table_fails_the_check_and_is_left_alone(tmp_path: Path) -> None
 def test_the_committed_table_is_the_one_latest_json_renders() -> None:
     result = _report("--check")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_bench_names_its_suites_and_refuses_an_unknown_one_readably() -> None:
+    def bench(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "bench", *argv],
+            capture_output=True,
+            text=True,
+            cwd=REPO_ROOT,
+            timeout=120,
+        )
+
+    helped = bench("--help")
+    assert helped.returncode == 0, helped.stderr
+    assert "cold_start" in helped.stdout
+    assert "audit_writes" in helped.stdout
+    refused = bench("edge", "nosuch")
+    assert refused.returncode == 2
+    assert "no suite named nosuch" in refused.stderr
