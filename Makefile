@@ -16,7 +16,7 @@ CHECKOV_VERSION := 3.3.30
 export SAM_CLI_TELEMETRY := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help run test check lint typecheck unit sam-check checkov build browsers nginx varnish bench soak crash fuzz clean python-check
+.PHONY: help run test check unit lint sam-check checkov build browsers nginx varnish bench soak crash fuzz clean python-check
 
 help:
 	@echo "make run    - start the local stack (API, GraphQL, admin pages, webhook delivery)"
@@ -26,6 +26,7 @@ help:
 	@echo "make soak   - run the bounded soak test"
 	@echo "make crash  - kill the local stack at random moments and prove nothing is lost"
 	@echo "make fuzz   - run the fuzzers long (200 examples per operation; make test runs them short)"
+	@echo "make unit   - the quickest loop: lint and the unit tests (about a minute)"
 	@echo "make lint   - ruff and mypy only"
 	@echo "make build  - sam build: the Lambda artifacts in .aws-sam/build"
 
@@ -127,6 +128,10 @@ test: $(VENV)/.dev-installed browsers nginx varnish lint sam-check
 CHECK_MARKERS := not browser and not slow and not crash and not edge
 check: $(VENV)/.dev-installed lint
 	$(PY) -m pytest tests/unit tests/integration -m "$(CHECK_MARKERS)" -n 2 --dist loadfile -q
+
+# The quickest loop: the lint and the unit tests, which start no local stack.
+unit: $(VENV)/.dev-installed lint
+	$(PY) -m pytest tests/unit -n 2 --dist loadfile -q
 
 # The cold-start suite imports the handlers from the built artifacts, as Lambda does.
 bench: $(VENV)/.dev-installed nginx varnish build
