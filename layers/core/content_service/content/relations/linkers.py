@@ -57,31 +57,24 @@ class LinkedFromRequest(EntryRequest):
     view: View = "latest"
 
     @classmethod
-    def parse(
+    def _query(
         cls,
         caller: Caller,
-        workspace_id: str,
-        content_type: str,
-        entry_id: str,
         *,
         from_type: str | None = None,
         field: str | None = None,
         page: int = 1,
         page_size: int = DEFAULT_PAGE_SIZE,
         version: str | None = None,
-    ) -> LinkedFromRequest:
+    ) -> dict[str, Any]:
         check_page(page, page_size)
-        return cls(
-            caller=caller,
-            workspace_id=workspace_id,
-            content_type=content_type,
-            id=entry_id,
-            from_type=from_type or None,
-            field=field or None,
-            page=page,
-            page_size=page_size,
-            view=parse_view(caller, version),
-        )
+        return {
+            "from_type": from_type or None,
+            "field": field or None,
+            "page": page,
+            "page_size": page_size,
+            "view": parse_view(caller, version),
+        }
 
 
 @dataclass(frozen=True)
