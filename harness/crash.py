@@ -1102,6 +1102,53 @@ def kill_under_writers(
     return sum(w.calls for w in writers)
 
 
+class RoundsConfig(Protocol):
+    """What `kill_rounds` reads of a harness's configuration."""
+
+    @property
+    def kills(self) -> int: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def min_run_s(self) -> float: ...
+
+    @property
+    def max_run_s(self) -> float: ...
+
+
+def kill_rounds(
+    prefix: str,
+    config: RoundsConfig,
+    writers_for: Callable[[StackProcess, int, random.Random], Sequence[CrashWriter]],
+    check: Callable[[Storage], tuple[list[str], dict[str, int]]],
+    say: Callable[[str], None],
+) -> dict[str, Any]:
+    """A stack of its own (in a new folder named `prefix`..., rate limit off) killed
+    `config.kills` times, each time under the writers `writers_for(stack, round, rng)` makes,
+    then started once more and `check`ed (its problems and counts) before a SIGTERM stop;
+    answers the report."""
+    rng = random.Random(config.seed)
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    stack = StackProcess(Path(tmp) / ".local", CrashConfig())
+    stack.env["CONTENT_RATE_LIMIT"] = "0"
+    calls = 0
+    for number in range(config.kills):
+        stack.start()
+        writers = writers_for(stack, number, rng)
+        calls += kill_under_writers(stack, writers, rng, (config.min_run_s, config.max_run_s))
+        say(f"kill {number + 1}/{config.kills}: {calls} calls made so far")
+    stack.start()
+    try:
+        problems, counts = check(stack.storage())
+    finally:
+        problems_at_stop = stack.stop("SIGTERM")
+    problems += problems_at_stop
+    keep_when_failed(tmp, problems, say)
+    return {"kills": config.kills, "calls": calls, **counts, "problems": problems}
+
+
 def timed(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """`run`'s report with the seconds it took."""
     started = time.monotonic()
