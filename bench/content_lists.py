@@ -150,8 +150,14 @@ def _breakdown(case: str, calls: list[RecordedCall]) -> list[Row]:
     return rows
 
 
-def _relation(name: str, target: str, cardinality: str) -> FieldSpec:
+def relation(name: str, target: str, cardinality: str) -> FieldSpec:
     return FieldSpec(name=name, type="relation", target=target, cardinality=cardinality)
+
+
+def define_post(caller: TokenCaller, workspace_id: str, *more: FieldSpec) -> None:
+    """The benchmarks' `post` type: a title, a rich-text body and the fields `more` adds."""
+    fields = (FieldSpec("title", "string"), FieldSpec("body", "richtext"), *more)
+    create_type(caller, workspace_id, TypeDefinition("post", fields=fields))
 
 
 def relations_case(base_url: str, recorder: RequestRecorder) -> list[Row]:
@@ -160,18 +166,11 @@ def relations_case(base_url: str, recorder: RequestRecorder) -> list[Row]:
         caller, workspace_id, TypeDefinition("author", fields=(FieldSpec("name", "string"),))
     )
     create_type(caller, workspace_id, TypeDefinition("tag", fields=(FieldSpec("label", "string"),)))
-    create_type(
+    define_post(
         caller,
         workspace_id,
-        TypeDefinition(
-            "post",
-            fields=(
-                FieldSpec("title", "string"),
-                FieldSpec("body", "richtext"),
-                _relation("author", "author", "many-to-one"),
-                _relation("tags", "tag", "many-to-many"),
-            ),
-        ),
+        relation("author", "author", "many-to-one"),
+        relation("tags", "tag", "many-to-many"),
     )
 
     def write(type_name: str, values: dict[str, Any], **links: list[str]) -> str:

@@ -96,20 +96,11 @@ def _define(caller: TokenCaller, workspace_id: str) -> ContentType:
         workspace_id,
         TypeDefinition("author", fields=(FieldSpec("name", "string"), FieldSpec("city", "string"))),
     )
-    create_type(
+    content_lists.define_post(
         caller,
         workspace_id,
-        TypeDefinition(
-            "post",
-            fields=(
-                FieldSpec("title", "string"),
-                FieldSpec("body", "richtext"),
-                FieldSpec(
-                    name="author", type="relation", target="author", cardinality="many-to-one"
-                ),
-                FieldSpec(name="hero", type="asset", accept=("image/*",)),
-            ),
-        ),
+        content_lists.relation("author", "author", "many-to-one"),
+        FieldSpec(name="hero", type="asset", accept=("image/*",)),
     )
     post = get_type(workspace_id, "post")
     assert post is not None
