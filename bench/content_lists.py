@@ -212,14 +212,7 @@ def relations_case(base_url: str, recorder: RequestRecorder) -> list[Row]:
             case = f"{size} posts, expand author,tags"
             rows.extend(
                 [
-                    Row(
-                        BENCHMARK,
-                        case,
-                        "DynamoDB requests",
-                        len(observed),
-                        "requests",
-                        target="same for 10, 50, 100",
-                    ),
+                    requests_row(BENCHMARK, case, len(observed), "same for 10, 50, 100"),
                     *_breakdown(case, observed),
                     *_time_rows(case, *_timed(recorder, run, repeat=7)),
                 ]
@@ -423,6 +416,21 @@ def _spread(values: list[float]) -> float:
     return max(values) / min(values) if min(values) > 0 else math.inf
 
 
+def requests_row(
+    benchmark: str, label: str, requests: int, target: str = "", meets: bool | None = None
+) -> Row:
+    """A case's row of DynamoDB requests, against its target (none: "")."""
+    return Row(
+        benchmark,
+        label,
+        "DynamoDB requests",
+        requests,
+        "requests",
+        target=target,
+        meets_target=meets,
+    )
+
+
 def _case_rows(case: _Case, observed: dict[int, _Observed]) -> list[Row]:
     rows: list[Row] = []
     for size, seen in observed.items():
@@ -438,17 +446,9 @@ def _case_rows(case: _Case, observed: dict[int, _Observed]) -> list[Row]:
                 )
             )
             continue
-        rows.append(
-            Row(
-                BENCHMARK,
-                label,
-                "DynamoDB requests",
-                seen.requests,
-                "requests",
-                target="<= 4" if case.bounded else "",
-                meets_target=seen.requests <= 4 if case.bounded else None,
-            )
-        )
+        meets = seen.requests <= 4 if case.bounded else None
+        target = "<= 4" if case.bounded else ""
+        rows.append(requests_row(BENCHMARK, label, seen.requests, target, meets))
         rows.extend(_breakdown(label, _dynamodb(seen.calls)))
         by_operation: Counter[str] = Counter()
         for call in _dynamodb(seen.calls):
