@@ -19,6 +19,7 @@ from typing import Any
 
 from content_service.content import cache_tags
 from content_service.content.entries import (
+    NumberedPage,
     StoredEntry,
     View,
     fetch_entries,
@@ -100,20 +101,7 @@ class Linker:
         }
 
 
-@dataclass(frozen=True)
-class LinkerPage:
-    items: list[Linker]
-    total: int
-    page: int
-    page_size: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "items": [item.to_json() for item in self.items],
-            "total": self.total,
-            "page": self.page,
-            "pageSize": self.page_size,
-        }
+LinkerPage = NumberedPage[Linker]
 
 
 @dataclass(frozen=True)
