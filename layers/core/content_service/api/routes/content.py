@@ -35,12 +35,19 @@ from content_service.content.requests import (
     RelationRequest,
 )
 
-router = APIRouter(
-    prefix="/api/v1/content",
-    tags=["content"],
-    route_class=ContentRoute,
-    dependencies=USER_TYPES_ONLY,
-)
+
+def entries_router() -> APIRouter:
+    """A router of `/api/v1/content` (entries of the user's own types): the entries' routes are
+    split over this module and `content_workflow`."""
+    return APIRouter(
+        prefix="/api/v1/content",
+        tags=["content"],
+        route_class=ContentRoute,
+        dependencies=USER_TYPES_ONLY,
+    )
+
+
+router = entries_router()
 
 
 class EntryUser(BaseModel):
