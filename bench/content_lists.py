@@ -150,8 +150,14 @@ def _breakdown(case: str, calls: list[RecordedCall]) -> list[Row]:
     return rows
 
 
-def _relation(name: str, target: str, cardinality: str) -> FieldSpec:
+def relation(name: str, target: str, cardinality: str) -> FieldSpec:
     return FieldSpec(name=name, type="relation", target=target, cardinality=cardinality)
+
+
+def define_post(caller: TokenCaller, workspace_id: str, *more: FieldSpec) -> None:
+    """The benchmarks' `post` type: a title, a rich-text body and the fields `more` adds."""
+    fields = (FieldSpec("title", "string"), FieldSpec("body", "richtext"), *more)
+    create_type(caller, workspace_id, TypeDefinition("post", fields=fields))
 
 
 def relations_case(base_url: str, recorder: RequestRecorder) -> list[Row]:
@@ -160,18 +166,11 @@ def relations_case(base_url: str, recorder: RequestRecorder) -> list[Row]:
         caller, workspace_id, TypeDefinition("author", fields=(FieldSpec("name", "string"),))
     )
     create_type(caller, workspace_id, TypeDefinition("tag", fields=(FieldSpec("label", "string"),)))
-    create_type(
+    define_post(
         caller,
         workspace_id,
-        TypeDefinition(
-            "post",
-            fields=(
-                FieldSpec("title", "string"),
-                FieldSpec("body", "richtext"),
-                _relation("author", "author", "many-to-one"),
-                _relation("tags", "tag", "many-to-many"),
-            ),
-        ),
+        relation("author", "author", "many-to-one"),
+        relation("tags", "tag", "many-to-many"),
     )
 
     def write(type_name: str, values: dict[str, Any], **links: list[str]) -> str:
@@ -213,14 +212,7 @@ def relations_case(base_url: str, recorder: RequestRecorder) -> list[Row]:
             case = f"{size} posts, expand author,tags"
             rows.extend(
                 [
-                    Row(
-                        BENCHMARK,
-                        case,
-                        "DynamoDB requests",
-                        len(observed),
-                        "requests",
-                        target="same for 10, 50, 100",
-                    ),
+                    requests_row(BENCHMARK, case, len(observed), "same for 10, 50, 100"),
                     *_breakdown(case, observed),
                     *_time_rows(case, *_timed(recorder, run, repeat=7)),
                 ]
@@ -424,6 +416,21 @@ def _spread(values: list[float]) -> float:
     return max(values) / min(values) if min(values) > 0 else math.inf
 
 
+def requests_row(
+    benchmark: str, label: str, requests: int, target: str = "", meets: bool | None = None
+) -> Row:
+    """A case's row of DynamoDB requests, against its target (none: "")."""
+    return Row(
+        benchmark,
+        label,
+        "DynamoDB requests",
+        requests,
+        "requests",
+        target=target,
+        meets_target=meets,
+    )
+
+
 def _case_rows(case: _Case, observed: dict[int, _Observed]) -> list[Row]:
     rows: list[Row] = []
     for size, seen in observed.items():
@@ -439,17 +446,9 @@ def _case_rows(case: _Case, observed: dict[int, _Observed]) -> list[Row]:
                 )
             )
             continue
-        rows.append(
-            Row(
-                BENCHMARK,
-                label,
-                "DynamoDB requests",
-                seen.requests,
-                "requests",
-                target="<= 4" if case.bounded else "",
-                meets_target=seen.requests <= 4 if case.bounded else None,
-            )
-        )
+        meets = seen.requests <= 4 if case.bounded else None
+        target = "<= 4" if case.bounded else ""
+        rows.append(requests_row(BENCHMARK, label, seen.requests, target, meets))
         rows.extend(_breakdown(label, _dynamodb(seen.calls)))
         by_operation: Counter[str] = Counter()
         for call in _dynamodb(seen.calls):

@@ -11,15 +11,11 @@ from __future__ import annotations
 
 import statistics
 import time
-import uuid
 
 import httpx
 
+from bench.post_workspace import writer_workspace
 from bench.report import Row
-from content_service import runtime
-from content_service.content.schema import FieldSpec, TypeDefinition, create_type
-from content_service.identity.tokens import TokenSpec, authenticate_token, create_token
-from content_service.identity.workspaces import create_workspace
 from infra import moto_journal
 from infra.durable_state import DurableState
 from infra.local_stack import LocalStack
@@ -39,14 +35,7 @@ def run(stack: LocalStack) -> list[Row]:
     state = stack.durable_state
     if state is None or stack.base_url is None:
         return []
-    slug = f"bench-{uuid.uuid4().hex[:8]}"
-    workspace = create_workspace(runtime.settings(), slug, slug)
-    token, _ = create_token(TokenSpec(name="durability", workspace_id=workspace.id, access="full"))
-    create_type(
-        authenticate_token(token),
-        workspace.id,
-        TypeDefinition("note", fields=(FieldSpec("title", "string"), FieldSpec("body", "text"))),
-    )
+    _, token = writer_workspace("bench", "durability", "note")
     tables = [(table.name, logical) for logical, table in state.tables.items()]
     with httpx.Client(
         base_url=stack.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30

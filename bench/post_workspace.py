@@ -30,24 +30,28 @@ class PostWorkspace:
     readers: list[str]
 
 
+def writer_workspace(prefix: str, writer_name: str, type_name: str) -> tuple[str, str]:
+    """A new workspace named `prefix-<random>` with a full-access token named `writer_name` and
+    a `type_name` type (title, body); answers the workspace's id and the token."""
+    slug = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    workspace = create_workspace(runtime.settings(), slug, slug)
+    writer, _ = create_token(TokenSpec(name=writer_name, workspace_id=workspace.id, access="full"))
+    fields = (FieldSpec("title", "string"), FieldSpec("body", "text"))
+    create_type(authenticate_token(writer), workspace.id, TypeDefinition(type_name, fields=fields))
+    return workspace.id, writer
+
+
 def post_workspace(prefix: str, readers: int) -> PostWorkspace:
     """A new workspace named `prefix-<random>`: a full-access writer token, a `post` type
     (title, body), `POSTS` published posts and `readers` read tokens."""
-    slug = f"{prefix}-{uuid.uuid4().hex[:8]}"
-    workspace = create_workspace(runtime.settings(), slug, slug)
-    writer, _ = create_token(TokenSpec(name="writer", workspace_id=workspace.id, access="full"))
-    create_type(
-        authenticate_token(writer),
-        workspace.id,
-        TypeDefinition("post", fields=(FieldSpec("title", "string"), FieldSpec("body", "text"))),
-    )
+    workspace_id, writer = writer_workspace(prefix, "writer", "post")
     ids = seed_published(
-        workspace.id,
+        workspace_id,
         "post",
         [({"title": f"Post {i}", "body": "x" * 500}, {}) for i in range(POSTS)],
     )
     tokens = [
-        create_token(TokenSpec(name=f"reader {i}", workspace_id=workspace.id, access="read"))[0]
+        create_token(TokenSpec(name=f"reader {i}", workspace_id=workspace_id, access="read"))[0]
         for i in range(readers)
     ]
-    return PostWorkspace(workspace.id, writer, ids, tokens)
+    return PostWorkspace(workspace_id, writer, ids, tokens)

@@ -349,15 +349,17 @@ class Writer(threading.Thread):
         if choice < 0.40:
             self.serial += 1
             title = f"w{self.number} e{entry.id[:8]} v{self.serial}"
-            return self._call(entry, "updated", "PATCH", "", {"values": {"title": title}}, title)
+            return self._call(
+                entry, Change("updated", "PATCH", "", {"values": {"title": title}}, title)
+            )
         if choice < 0.62 or (choice < 0.72 and entry.status != "changed"):
             action = "unpublish" if entry.status == "published" else "publish"
-            return self._call(entry, f"{action}ed", "POST", f"/{action}", None, None)
+            return self._call(entry, Change(f"{action}ed", "POST", f"/{action}"))
         if choice < 0.72:
-            return self._call(entry, "discarded", "POST", "/discard", None, None)
+            return self._call(entry, Change("discarded", "POST", "/discard"))
         if choice < 0.80 and self.schedules and entry.status != "published":
             return self._schedule(entry)
-        return self._call(entry, "deleted", "DELETE", "", None, None)
+        return self._call(entry, Change("deleted", "DELETE"))
 
     def _schedule(self, entry: Entry) -> bool:
         at = iso_utc(time.time() + self.rng.uniform(*SCHEDULE_AHEAD_S))
@@ -399,29 +401,42 @@ class Writer(threading.Thread):
         self.mine.append(entry)
         return True
 
-    def _call(
-        self,
-        entry: Entry,
-        kind: str,
-        method: str,
-        suffix: str,
-        body: dict[str, Any] | None,
-        title: str | None,
-    ) -> bool:
-        path = f"/api/v1/content/{TYPE}/{entry.id}{suffix}"
-        entry.uncertain = (kind, title)
+    def _call(self, entry: Entry, change: Change) -> bool:
+        path = f"/api/v1/content/{TYPE}/{entry.id}{change.suffix}"
         try:
-            response = self.client.request(method, path, json=body)
+            response = uncertain_request(self.client, entry, change, path)
         except httpx.HTTPError:
             return False  # the stack died under the call: uncertain until the restart
-        entry.uncertain = None
         if response.status_code >= 300:
-            self.ledger.problem(f"{method} {path} answered {response.status_code}")
+            self.ledger.problem(f"{change.method} {path} answered {response.status_code}")
             return True
-        made(entry, kind, title)
+        made(entry, change.kind, change.title)
         with self.ledger.lock:
             self.ledger.acknowledged += 1
         return True
+
+
+@dataclass(frozen=True)
+class Change:
+    """One operation on an entry: its kind (as `made` applies it), the call that makes it (a
+    method and a path suffix after the entry's own, a body) and the title it writes."""
+
+    kind: str
+    method: str
+    suffix: str = ""
+    body: dict[str, Any] | None = None
+    title: str | None = None
+
+
+def uncertain_request(
+    client: httpx.Client, entry: Entry, change: Change, path: str
+) -> httpx.Response:
+    """Makes `change`'s call at `path`; until it answers, `entry.uncertain` names the change (a
+    kill leaves it so, for the restart to settle)."""
+    entry.uncertain = (change.kind, change.title)
+    response = client.request(change.method, path, json=change.body)
+    entry.uncertain = None
+    return response
 
 
 def made(entry: Entry, kind: str, title: str | None) -> None:
@@ -1100,6 +1115,53 @@ def kill_under_writers(
         writer.stopping.set()
         writer.join(15)
     return sum(w.calls for w in writers)
+
+
+class RoundsConfig(Protocol):
+    """What `kill_rounds` reads of a harness's configuration."""
+
+    @property
+    def kills(self) -> int: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def min_run_s(self) -> float: ...
+
+    @property
+    def max_run_s(self) -> float: ...
+
+
+def kill_rounds(
+    prefix: str,
+    config: RoundsConfig,
+    writers_for: Callable[[StackProcess, int, random.Random], Sequence[CrashWriter]],
+    check: Callable[[Storage], tuple[list[str], dict[str, int]]],
+    say: Callable[[str], None],
+) -> dict[str, Any]:
+    """A stack of its own (in a new folder named `prefix`..., rate limit off) killed
+    `config.kills` times, each time under the writers `writers_for(stack, round, rng)` makes,
+    then started once more and `check`ed (its problems and counts) before a SIGTERM stop;
+    answers the report."""
+    rng = random.Random(config.seed)
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    stack = StackProcess(Path(tmp) / ".local", CrashConfig())
+    stack.env["CONTENT_RATE_LIMIT"] = "0"
+    calls = 0
+    for number in range(config.kills):
+        stack.start()
+        writers = writers_for(stack, number, rng)
+        calls += kill_under_writers(stack, writers, rng, (config.min_run_s, config.max_run_s))
+        say(f"kill {number + 1}/{config.kills}: {calls} calls made so far")
+    stack.start()
+    try:
+        problems, counts = check(stack.storage())
+    finally:
+        problems_at_stop = stack.stop("SIGTERM")
+    problems += problems_at_stop
+    keep_when_failed(tmp, problems, say)
+    return {"kills": config.kills, "calls": calls, **counts, "problems": problems}
 
 
 def timed(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:

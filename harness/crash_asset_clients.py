@@ -15,12 +15,11 @@ import io
 import random
 import threading
 from dataclasses import dataclass, field
-from typing import Any
 
 import httpx
 from PIL import Image
 
-from harness.crash import EVENT_OF, Entry, Ledger, made
+from harness.crash import EVENT_OF, Change, Entry, Ledger, made, uncertain_request
 
 CREATED = EVENT_OF["created"]
 
@@ -98,9 +97,9 @@ class AssetClient:
         if self.rng.random() < 0.5:
             self.serial += 1
             title = f"c{self.number} {entry.id[:8]} v{self.serial}"
-            return self._edit(api, entry, "updated", "PATCH", "", {"title": title}, title)
+            return self._edit(api, entry, Change("updated", "PATCH", "", {"title": title}, title))
         action = "unpublish" if entry.status == "published" else "publish"
-        return self._edit(api, entry, f"{action}ed", "POST", f"/{action}", None, None)
+        return self._edit(api, entry, Change(f"{action}ed", "POST", f"/{action}"))
 
     def _upload(self, api: httpx.Client) -> bool:
         self.serial += 1
@@ -138,24 +137,15 @@ class AssetClient:
             self.ledger.completions_acknowledged += 1
         return True
 
-    def _edit(
-        self,
-        api: httpx.Client,
-        entry: Entry,
-        kind: str,
-        method: str,
-        suffix: str,
-        body: dict[str, Any] | None,
-        title: str | None,
-    ) -> bool:
-        path = f"/api/v1/assets/{entry.id}{suffix}"
-        entry.uncertain = (kind, title)
-        answer = api.request(method, path, json=body)
-        entry.uncertain = None
+    def _edit(self, api: httpx.Client, entry: Entry, change: Change) -> bool:
+        path = f"/api/v1/assets/{entry.id}{change.suffix}"
+        answer = uncertain_request(api, entry, change, path)
         if answer.status_code != 200:
-            self.ledger.problem(f"{method} {path} answered {answer.status_code}: {answer.text}")
+            self.ledger.problem(
+                f"{change.method} {path} answered {answer.status_code}: {answer.text}"
+            )
             return True
-        made(entry, kind, title)
+        made(entry, change.kind, change.title)
         with self.ledger.lock:
             self.ledger.edits_acknowledged += 1
         return True

@@ -18,23 +18,19 @@ from __future__ import annotations
 import itertools
 import random
 import sys
-import tempfile
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 
 from harness.crash import (
-    CrashConfig,
     StackProcess,
     Storage,
     _signed_in,
-    keep_when_failed,
-    kill_under_writers,
+    kill_rounds,
     writers_main,
 )
 
@@ -281,30 +277,21 @@ def audit_problems(storage: Storage, workspace_id: str) -> tuple[list[str], dict
 
 
 def run_audit_crash(config: AuditCrashConfig, say: Any = print) -> dict[str, Any]:
-    rng = random.Random(config.seed)
-    tmp = tempfile.mkdtemp(prefix="crash-audit-")
-    stack = StackProcess(Path(tmp) / ".local", CrashConfig())
-    stack.env["CONTENT_RATE_LIMIT"] = "0"
     stamps = itertools.count()
-    calls, access = 0, None
-    for number in range(config.kills):
-        stack.start()
-        access = _access(stack, first=access is None)
-        writers = [
-            AuditWriter(access, f"w{n}_{number}", stamps, random.Random(rng.random()))
+    accesses: list[Access] = []
+
+    def writers(stack: StackProcess, number: int, rng: random.Random) -> list[AuditWriter]:
+        accesses.append(_access(stack, first=not accesses))
+        return [
+            AuditWriter(accesses[-1], f"w{n}_{number}", stamps, random.Random(rng.random()))
             for n in range(config.writers)
         ]
-        calls += kill_under_writers(stack, writers, rng, (config.min_run_s, config.max_run_s))
-        say(f"kill {number + 1}/{config.kills}: {calls} calls made so far")
-    stack.start()
-    assert access is not None
-    try:
-        problems, counts = audit_problems(stack.storage(), access.workspace_id)
-    finally:
-        problems_at_stop = stack.stop("SIGTERM")
-    problems += problems_at_stop
-    keep_when_failed(tmp, problems, say)
-    return {"kills": config.kills, "calls": calls, **counts, "problems": problems}
+
+    def check(storage: Storage) -> tuple[list[str], dict[str, int]]:
+        assert accesses
+        return audit_problems(storage, accesses[-1].workspace_id)
+
+    return kill_rounds("crash-audit-", config, writers, check, say)
 
 
 def main(argv: Sequence[str]) -> int:

@@ -16,22 +16,18 @@ from __future__ import annotations
 
 import random
 import sys
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 
 from harness.crash import (
-    CrashConfig,
     StackProcess,
     Storage,
     _signed_in,
-    keep_when_failed,
-    kill_under_writers,
+    kill_rounds,
     writers_main,
 )
 
@@ -163,33 +159,22 @@ def index_problems(storage: Storage) -> tuple[list[str], int, int]:
 
 
 def run_links_crash(config: LinkCrashConfig, say: Any = print) -> dict[str, Any]:
-    rng = random.Random(config.seed)
-    tmp = tempfile.mkdtemp(prefix="crash-links-")
-    stack = StackProcess(Path(tmp) / ".local", CrashConfig())
-    stack.env["CONTENT_RATE_LIMIT"] = "0"
-    token, targets = "", dict[str, list[str]]()
-    calls = 0
-    for number in range(config.kills):
-        stack.start()
-        if not token:
-            token, targets = _setup(stack)
-        writers = [
+    setup: list[tuple[str, dict[str, list[str]]]] = []
+
+    def writers(stack: StackProcess, _: int, rng: random.Random) -> list[LinkWriter]:
+        if not setup:
+            setup.append(_setup(stack))
+        token, targets = setup[0]
+        return [
             LinkWriter(stack.base_url, token, targets, random.Random(rng.random()))
             for _ in range(config.writers)
         ]
-        calls += kill_under_writers(stack, writers, rng, (config.min_run_s, config.max_run_s))
-        say(f"kill {number + 1}/{config.kills}: {calls} calls made so far")
-    stack.start()
-    problems, links, refs = index_problems(stack.storage())
-    problems += stack.stop("SIGTERM")
-    keep_when_failed(tmp, problems, say)
-    return {
-        "kills": config.kills,
-        "calls": calls,
-        "links": links,
-        "refs": refs,
-        "problems": problems,
-    }
+
+    def check(storage: Storage) -> tuple[list[str], dict[str, int]]:
+        problems, links, refs = index_problems(storage)
+        return problems, {"links": links, "refs": refs}
+
+    return kill_rounds("crash-links-", config, writers, check, say)
 
 
 def main(argv: Sequence[str]) -> int:

@@ -8,7 +8,7 @@ reports it on the console) fails its test too, so the policy never breaks a page
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,9 @@ import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 from content_service.assets.objects import bucket_origin
+from tests.support.admin_pages import AdminVisit, Shots
 from tests.support.browser import ChromiumMissing, chromium_path
+from tests.support.webhooks import Hooks
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -88,3 +90,16 @@ def page(
     context.close()
     assert not foreign, f"the page tried to load from another origin: {foreign}"
     assert not refused, f"the page's Content-Security-Policy refused something: {refused}"
+
+
+@pytest.fixture
+def admin_visit(
+    page: Page,
+    credentials: dict[str, Any],
+    output_dir: Path,
+    hooks: Hooks,
+    new_workspace: Callable[..., Any],
+    local_receivers_allowed: None,
+) -> AdminVisit:
+    """Where most admin page tests start: the fixtures they share, a fresh workspace made last."""
+    return AdminVisit(page, credentials, Shots(page, output_dir), hooks, new_workspace())

@@ -14,7 +14,14 @@ from playwright.sync_api import Dialog, Page, expect
 
 from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
-from tests.support.admin_pages import Shots, admin_in, editor_user, signed_in, unique_path
+from tests.support.admin_pages import (
+    AdminVisit,
+    Shots,
+    admin_in,
+    editor_user,
+    signed_in,
+    unique_path,
+)
 from tests.support.webhooks import Hooks, write_event
 
 pytestmark = pytest.mark.browser
@@ -112,17 +119,9 @@ def test_an_editor_is_refused(
 
 
 def test_hostile_data_is_shown_as_text(
-    stack: LocalStack,
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    stack: LocalStack, receiver: Receiver, admin_visit: AdminVisit
 ) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+    page, credentials, shot, hooks, workspace = admin_visit
     script = "<script>window.__pwned=1</script>"
     image = "<img src=x onerror=window.__pwned=2>"
     endpoint = hooks.create(
@@ -178,16 +177,9 @@ def test_hostile_data_is_shown_as_text(
 
 
 def test_keyboard_reaches_every_main_action_and_controls_are_labelled(
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    receiver: Receiver, admin_visit: AdminVisit
 ) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+    page, credentials, shot, hooks, workspace = admin_visit
     path = unique_path("keys")
     endpoint = hooks.create(receiver.url(path), workspaces=[workspace.id])
     admin_in(page, credentials, f"/webhooks?q={path[1:]}")

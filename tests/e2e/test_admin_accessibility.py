@@ -8,8 +8,6 @@ tests/support/axe.py runs the axe-core that the pinned `axe-playwright-python` p
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -17,14 +15,13 @@ from playwright.sync_api import Page, expect
 from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
 from tests.support.admin_pages import (
-    Shots,
+    AdminVisit,
     admin_in,
     editor_user,
     endpoint_with_log,
     signed_in,
 )
 from tests.support.axe import assert_no_violations, violations
-from tests.support.webhooks import Hooks
 
 pytestmark = pytest.mark.browser
 
@@ -37,17 +34,9 @@ def test_axe_sees_a_violation_when_there_is_one(page: Page, base_url: str) -> No
 
 
 def test_every_admin_page_has_no_axe_violation(
-    stack: LocalStack,
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    stack: LocalStack, receiver: Receiver, admin_visit: AdminVisit
 ) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+    page, credentials, shot, hooks, workspace = admin_visit
     answers = [Answer(200, b'{"ok": true}'), Answer(500, b"broken"), Answer(410)]
     titles = ["First", "Second", "Third"]
     endpoint = endpoint_with_log(stack, hooks, receiver, workspace.id, answers, titles, label="axe")

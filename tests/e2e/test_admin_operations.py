@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,29 +18,20 @@ from playwright.sync_api import Page, expect
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.support.admin_pages import Shots, admin_in, endpoint_with_log, unique_path
+from tests.support.admin_pages import AdminVisit, admin_in, endpoint_with_log, unique_path
 from tests.support.axe import assert_no_violations
-from tests.support.webhooks import Hooks, rows_for_endpoint, seed_rows, write_event
+from tests.support.webhooks import Receiving, rows_for_endpoint, seed_rows, write_event
 
 pytestmark = pytest.mark.browser
 
 
 def test_recover_after_an_outage_delivers_each_event_exactly_once(
-    stack: LocalStack,
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
-    clock: FakeClock,
+    stack: LocalStack, receiver: Receiver, clock: FakeClock, admin_visit: AdminVisit
 ) -> None:
     """The ladder's clock is held: however long the machine takes, the failed rows' first retry
     (10 s later, jittered) never comes due, so the recovery finds all 30 still failed. With the
     real clock a loaded machine let the retries' delayed messages run first for some rows."""
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+    page, credentials, shot, hooks, workspace = admin_visit
     endpoint = hooks.create(receiver.url(unique_path("outage")), workspaces=[workspace.id])
     receiver.always(Answer(500, b"down"))
     events = [
@@ -91,15 +81,9 @@ def test_recover_after_an_outage_delivers_each_event_exactly_once(
 
 
 def test_the_open_log_shows_a_new_delivery_within_5_s(
-    stack: LocalStack,
-    page: Page,
-    credentials: dict[str, Any],
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    stack: LocalStack, page: Page, credentials: dict[str, Any], receiving: Receiving
 ) -> None:
-    workspace = new_workspace()
+    workspace, hooks, receiver = receiving
     endpoint = hooks.create(receiver.url(unique_path("live")), workspaces=[workspace.id])
     admin_in(page, credentials, f"/webhooks/{endpoint['id']}")
     expect(page.get_by_text("No deliveries yet.")).to_be_visible()
@@ -124,16 +108,8 @@ def test_the_open_log_shows_a_new_delivery_within_5_s(
     assert_no_violations(page, "the endpoint page with a live row opened")
 
 
-def test_search_by_event_id_finds_exactly_one_row(
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
-) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+def test_search_by_event_id_finds_exactly_one_row(admin_visit: AdminVisit) -> None:
+    page, credentials, shot, hooks, workspace = admin_visit
     endpoint = hooks.create("http://127.0.0.1:9" + unique_path("search"), workspaces=[workspace.id])
     seeded = seed_rows(endpoint["id"], FakeClock(), count=5)
     wanted = seeded[2]
@@ -154,17 +130,9 @@ def test_search_by_event_id_finds_exactly_one_row(
 
 
 def test_retry_now_moves_a_failed_row_to_its_next_attempt(
-    stack: LocalStack,
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    stack: LocalStack, receiver: Receiver, admin_visit: AdminVisit
 ) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+    page, credentials, shot, hooks, workspace = admin_visit
     endpoint = endpoint_with_log(
         stack,
         hooks,

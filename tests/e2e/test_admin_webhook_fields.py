@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 
 from harness.receiver import Answer, Receiver
 from infra.local_stack import LocalStack
-from tests.support.admin_pages import Shots, admin_in, endpoint_with_log, unique_path
+from tests.support.admin_pages import AdminVisit, Shots, admin_in, endpoint_with_log, unique_path
 from tests.support.axe import assert_no_violations
 from tests.support.settings import webhook_options
 from tests.support.webhooks import Hooks
@@ -27,17 +27,9 @@ STANDARD_SECRET = re.compile(r"whsec_[A-Za-z0-9+/]{43}=")
 
 
 def test_the_endpoint_page_draws_attempts_and_latency(
-    stack: LocalStack,
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    stack: LocalStack, receiver: Receiver, admin_visit: AdminVisit
 ) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+    page, credentials, shot, hooks, workspace = admin_visit
     answers = [Answer(200), Answer(200), Answer(503), Answer(410)]
     titles = ["One", "Two", "Three", "Four"]
     endpoint = endpoint_with_log(
@@ -77,16 +69,9 @@ def test_the_endpoint_page_draws_attempts_and_latency(
 
 
 def test_the_editor_offers_the_scheme_and_the_rate_limit(
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    receiver: Receiver, admin_visit: AdminVisit
 ) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+    page, credentials, shot, hooks, workspace = admin_visit
     admin_in(page, credentials, "/webhooks/new")
     page.get_by_label("Endpoint URL").fill(receiver.url(unique_path("standard")))
     page.get_by_label(workspace.slug).check()

@@ -20,7 +20,7 @@ from content_service.webhooks.sending import verify_signature
 from harness.receiver import Answer, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.support.admin_pages import Shots, admin_in, no_horizontal_scroll, unique_path
+from tests.support.admin_pages import AdminVisit, Shots, admin_in, no_horizontal_scroll, unique_path
 from tests.support.content import create, define, publish
 from tests.support.settings import webhook_options
 from tests.support.webhooks import Hooks, seed_rows, write_event
@@ -31,16 +31,9 @@ SECRET = re.compile(r"whsec_[A-Za-z0-9_-]{43}")
 
 
 def test_create_shows_the_secret_once_then_edit(
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    receiver: Receiver, admin_visit: AdminVisit
 ) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+    page, credentials, shot, hooks, workspace = admin_visit
     define(workspace.full, "blog_post", [{"name": "title", "type": "string"}])
     url = receiver.url(unique_path())
     admin_in(page, credentials)
@@ -159,16 +152,9 @@ def test_create_shows_the_secret_once_then_edit(
 
 
 def test_send_test_shows_status_duration_and_response(
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    receiver: Receiver, admin_visit: AdminVisit
 ) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+    page, credentials, shot, hooks, workspace = admin_visit
     endpoint = hooks.create(
         receiver.url(unique_path()),
         workspaces=[workspace.id],
@@ -208,17 +194,9 @@ def test_send_test_shows_status_duration_and_response(
 
 
 def test_published_entry_is_logged_opened_and_redelivered(
-    stack: LocalStack,
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    stack: LocalStack, receiver: Receiver, admin_visit: AdminVisit
 ) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+    page, credentials, shot, hooks, workspace = admin_visit
     define(workspace.full, "article", [{"name": "title", "type": "string", "required": True}])
     endpoint = hooks.create(
         receiver.url(unique_path()), workspaces=[workspace.id], events=["entry.published"]
@@ -295,16 +273,8 @@ def test_published_entry_is_logged_opened_and_redelivered(
     shot("list-latest-outcome")
 
 
-def test_log_is_newest_first_and_paged(
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
-) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+def test_log_is_newest_first_and_paged(admin_visit: AdminVisit) -> None:
+    page, credentials, shot, hooks, workspace = admin_visit
     endpoint = hooks.create("http://127.0.0.1:9/never-sent", workspaces=[workspace.id])
     clock = FakeClock()
     seeded = [
@@ -338,17 +308,8 @@ def test_log_is_newest_first_and_paged(
     shot("filtered-older")
 
 
-def test_rotate_shows_the_new_secret_once(
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
-) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+def test_rotate_shows_the_new_secret_once(receiver: Receiver, admin_visit: AdminVisit) -> None:
+    page, credentials, shot, hooks, workspace = admin_visit
     endpoint = hooks.create(receiver.url(unique_path()), workspaces=[workspace.id])
     old_secret = endpoint["secret"]
     admin_in(page, credentials, f"/webhooks/{endpoint['id']}")
@@ -382,17 +343,9 @@ def test_rotate_shows_the_new_secret_once(
 
 
 def test_auto_disabled_endpoint_shows_its_reason_and_re_enables(
-    stack: LocalStack,
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    receiver: Receiver,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    stack: LocalStack, receiver: Receiver, admin_visit: AdminVisit
 ) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+    page, credentials, shot, hooks, workspace = admin_visit
     path = unique_path("gone")
     receiver.always(Answer(410, b"this hook is gone"))
     with webhook_options(auto_disable_after=1):
@@ -440,16 +393,8 @@ def test_auto_disabled_endpoint_shows_its_reason_and_re_enables(
     shot("re-enabled")
 
 
-def test_delete_asks_for_confirmation(
-    page: Page,
-    credentials: dict[str, Any],
-    output_dir: Path,
-    hooks: Hooks,
-    new_workspace: Any,
-    local_receivers_allowed: None,
-) -> None:
-    shot = Shots(page, output_dir)
-    workspace = new_workspace()
+def test_delete_asks_for_confirmation(admin_visit: AdminVisit) -> None:
+    page, credentials, shot, hooks, workspace = admin_visit
     endpoint = hooks.create(
         "http://127.0.0.1:9" + unique_path("delete-me"), workspaces=[workspace.id]
     )

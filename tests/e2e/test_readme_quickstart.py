@@ -19,7 +19,6 @@ import json
 import os
 import subprocess
 import sys
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,7 @@ from harness.ports import free_port
 from infra import REPO_ROOT
 from tests.support import readme
 from tests.support.admin_pages import sign_in_page
-from tests.support.waiting import wait_until
+from tests.support.waiting import answers_healthz, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -53,11 +52,7 @@ class RunningStack:
 def _healthy(stack: RunningStack) -> bool:
     if stack.process.poll() is not None:
         raise AssertionError(f"the stack exited early:\n{stack.output()}")
-    try:
-        with urllib.request.urlopen(f"{stack.base_url}/healthz", timeout=1) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
+    return answers_healthz(stack.base_url)
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,15 @@ from content_service.webhooks.sending import verify_signature
 from harness.receiver import Answer, Received, Receiver
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
-from tests.support.clients import WorkspaceAccess
-from tests.support.webhooks import Hooks, drain, row, stripe_accepts, write_event
+from tests.support.webhooks import (
+    ENVELOPE_FIELDS,
+    Hooks,
+    Receiving,
+    drain,
+    row,
+    stripe_accepts,
+    write_event,
+)
 
 UUID_FIELDS = ("id", "eventId")
 
@@ -46,15 +53,7 @@ def assert_headers_and_envelope(
         assert request.header("X-Service-Workspace") == workspace_id
 
     body: dict[str, Any] = json.loads(request.body)
-    assert list(body) == [
-        "id",
-        "event",
-        "eventId",
-        "occurredAt",
-        "workspaceId",
-        "actor",
-        "data",
-    ]
+    assert list(body) == ENVELOPE_FIELDS
     for name in UUID_FIELDS:
         uuid.UUID(body[name])
     assert body["id"] == request.header("X-Service-Delivery")
@@ -75,14 +74,8 @@ def assert_headers_and_envelope(
     return body
 
 
-def test_outbox_event_reaches_a_receiver_signed(
-    stack: LocalStack,
-    hooks: Hooks,
-    receiver: Receiver,
-    new_workspace: Any,
-    local_receivers_allowed: None,
-) -> None:
-    workspace: WorkspaceAccess = new_workspace()
+def test_outbox_event_reaches_a_receiver_signed(stack: LocalStack, receiving: Receiving) -> None:
+    workspace, hooks, receiver = receiving
     endpoint = hooks.create(receiver.url(), workspaces=[workspace.id])
     actor = {"id": str(uuid.uuid4()), "email": "editor@example.com"}
     event = write_event(
@@ -111,14 +104,9 @@ def test_outbox_event_reaches_a_receiver_signed(
 
 
 def test_rotated_secret_signs_the_next_attempt(
-    stack: LocalStack,
-    hooks: Hooks,
-    receiver: Receiver,
-    new_workspace: Any,
-    clock: FakeClock,
-    local_receivers_allowed: None,
+    stack: LocalStack, clock: FakeClock, receiving: Receiving
 ) -> None:
-    workspace: WorkspaceAccess = new_workspace()
+    workspace, hooks, receiver = receiving
     endpoint = hooks.create(receiver.url(), workspaces=[workspace.id])
     old_secret = endpoint["secret"]
     receiver.respond(Answer(503))
@@ -157,14 +145,10 @@ def test_rotated_secret_signs_the_next_attempt(
 
 
 def test_entry_write_through_the_content_api_reaches_a_receiver(
-    stack: LocalStack,
-    hooks: Hooks,
-    receiver: Receiver,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    stack: LocalStack, receiving: Receiving
 ) -> None:
     """The whole chain from the content routes of docs/api.md; needs the content capability."""
-    workspace: WorkspaceAccess = new_workspace()
+    workspace, hooks, receiver = receiving
     endpoint = hooks.create(receiver.url(), workspaces=[workspace.id], events=["entry.created"])
     type_name = f"article_{uuid.uuid4().hex[:8]}"
     created_type = workspace.full.post(

@@ -20,7 +20,7 @@ from harness.receiver import Receiver
 from harness.webhooks import FakeClock
 from tests.support.audit_log import every_record
 from tests.support.clients import ClientFactory, WorkspaceAccess, sign_in
-from tests.support.webhooks import Hooks, endpoint, mark_failed, seed_rows
+from tests.support.webhooks import Hooks, Receiving, endpoint, mark_failed, seed_rows
 
 HEADER_VALUE = "Bearer receiver-credential-7f3a9"
 
@@ -36,13 +36,9 @@ def _ok(response: httpx.Response, status: int = 200) -> dict[str, Any]:
 
 
 def test_each_endpoint_change_leaves_one_record_without_secrets(
-    hooks: Hooks,
-    receiver: Receiver,
-    new_workspace: Any,
-    local_receivers_allowed: None,
-    credentials: dict[str, Any],
+    credentials: dict[str, Any], receiving: Receiving
 ) -> None:
-    workspace: WorkspaceAccess = new_workspace()
+    workspace, hooks, receiver = receiving
     admin = hooks.client
     made = hooks.create(
         receiver.url("/hook"),

@@ -25,7 +25,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -50,10 +49,10 @@ from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.support.assets import png, post_form
 from tests.support.clients import sign_in
+from tests.support.roles_table import doc_table
 from tests.support.settings import webhook_options
 from tests.support.webhooks import mark_failed, purge_endpoint, seed_rows
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "authorization.md"
 COLUMNS = (
     "none",
     "revoked",
@@ -95,19 +94,10 @@ class Expected:
 
 def _table(section: str) -> dict[str, dict[str, Expected]]:
     """The table under `## <section>`: row key (first cell, backticks removed) -> column -> cell."""
-    text = DOC.read_text(encoding="utf-8")
-    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
-    lines = [line for line in body.splitlines() if line.startswith("|")]
-    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
-    assert tuple(header[1:]) == COLUMNS, header
     rows: dict[str, dict[str, Expected]] = {}
-    for line in lines[2:]:
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        key = cells[0].strip("`")
-        assert key not in rows, f"two rows for {key}"
-        assert len(cells) == len(COLUMNS) + 1, line
+    for key, cells in doc_table(section, COLUMNS).items():
         parsed: dict[str, Expected] = {}
-        for column, cell in zip(COLUMNS, cells[1:], strict=True):
+        for column, cell in zip(COLUMNS, cells, strict=True):
             match = _CELL.match(cell)
             assert match, f"{key} / {column}: cannot read {cell!r}"
             parsed[column] = Expected(

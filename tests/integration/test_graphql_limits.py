@@ -16,7 +16,15 @@ from infra.local_stack import LocalStack
 from tests.support.clients import WorkspaceAccess
 from tests.support.content import capture, create, define, publish, shared_workspace
 from tests.support.field_types import relation
-from tests.support.graphql import PATH, data, errors, only_error, post, service_calls
+from tests.support.graphql import (
+    PATH,
+    data,
+    errors,
+    nested_parents,
+    only_error,
+    post,
+    service_calls,
+)
 from tests.support.settings import settings_changed
 
 
@@ -40,14 +48,6 @@ def tree(base_url: str) -> Iterator[WorkspaceAccess]:
         publish(access.full, "node", child["id"])
         data(access.full, "{ __typename }")  # build and cache the schema up front
         yield access
-
-
-def nested_parents(depth: int) -> str:
-    """A document of exactly `depth` levels: nodes > items > parent ... > name."""
-    inner = "name"
-    for _ in range(depth - 3):
-        inner = f"parent {{ {inner} }}"
-    return "{ nodes(pageSize: 1) { items { " + inner + " } } }"
 
 
 def aliases(count: int) -> str:

@@ -20,12 +20,16 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 import pytest
-from graphql import OperationDefinitionNode, execute, get_introspection_query, parse, print_ast
+from graphql import OperationDefinitionNode, execute, parse, print_ast
 
 from content_service.api.request_limits import MAX_HEADER_BYTES, MAX_URL_BYTES, SERVER_HEAD_BYTES
 from content_service.graphql import execution
 from content_service.graphql.cache import schemas
-from content_service.graphql.introspection_bound import INTROSPECTION_FACTOR, answer_size
+from content_service.graphql.introspection_bound import (
+    INTROSPECTION_FACTOR,
+    answer_size,
+    standard_query,
+)
 from content_service.identity.tokens import authenticate_token
 from infra.local_stack import LocalStack
 from tests.support.clients import WorkspaceAccess, sign_in
@@ -186,16 +190,7 @@ def _amplified(copies: int) -> str:
 
 def _standard_copies(copies: int) -> str:
     """graphql-core's full introspection query with its `__schema` selection `copies` times."""
-    standard = parse(
-        get_introspection_query(
-            descriptions=True,
-            specified_by_url=True,
-            directive_is_repeatable=True,
-            schema_description=True,
-            input_value_deprecation=True,
-        )
-    )
-    operation, *fragments = standard.definitions
+    operation, *fragments = standard_query().definitions
     assert isinstance(operation, OperationDefinitionNode)
     (schema_field,) = operation.selection_set.selections
     aliased = " ".join(f"c{i}: {print_ast(schema_field)}" for i in range(copies))

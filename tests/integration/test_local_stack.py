@@ -34,7 +34,7 @@ from infra.local_stack import LocalStack, LocalStackOptions, default_app_factory
 from infra.provisioning import Provisioned, provision
 from infra.snapshot import SnapshotFile
 from infra.template_model import Template
-from tests.support.waiting import wait_until
+from tests.support.waiting import answers_healthz, wait_until
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import AttributeValueTypeDef, WriteRequestTypeDef
@@ -350,11 +350,7 @@ def _healthy(process: subprocess.Popen[str], base_url: str) -> bool:
     if process.poll() is not None:
         output = process.stdout.read() if process.stdout else ""
         raise AssertionError(f"the stack exited with {process.returncode}:\n{output}")
-    try:
-        with urllib.request.urlopen(f"{base_url}/healthz", timeout=1) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
+    return answers_healthz(base_url)
 
 
 @pytest.mark.slow

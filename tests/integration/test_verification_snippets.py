@@ -28,10 +28,9 @@ from content_service.webhooks.endpoints import (
     STANDARD_SNIPPETS,
 )
 from content_service.webhooks.sending import signature_header
-from harness.receiver import Answer, Receiver
+from harness.receiver import Answer
 from infra.local_stack import LocalStack
-from tests.support.clients import WorkspaceAccess
-from tests.support.webhooks import Hooks, write_event
+from tests.support.webhooks import Receiving, write_event
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 
@@ -55,15 +54,9 @@ process.stdin.on("end", () => {
 
 
 @pytest.fixture
-def delivery(
-    stack: LocalStack,
-    hooks: Hooks,
-    receiver: Receiver,
-    new_workspace: Any,
-    local_receivers_allowed: None,
-) -> tuple[bytes, str, str]:
+def delivery(stack: LocalStack, receiving: Receiving) -> tuple[bytes, str, str]:
     """(raw body, X-Service-Signature, secret) of a real delivery."""
-    workspace: WorkspaceAccess = new_workspace()
+    workspace, hooks, receiver = receiving
     endpoint = hooks.create(receiver.url("/verify"), workspaces=[workspace.id])
     receiver.always(Answer(204))
     write_event(workspace_id=workspace.id, kind="entry.published", title="Signed ✓")
@@ -109,13 +102,9 @@ def test_the_node_snippet_verifies_a_real_delivery(delivery: tuple[bytes, str, s
 
 
 def test_the_standard_python_snippet_verifies_a_real_delivery(
-    stack: LocalStack,
-    hooks: Hooks,
-    receiver: Receiver,
-    new_workspace: Any,
-    local_receivers_allowed: None,
+    stack: LocalStack, receiving: Receiving
 ) -> None:
-    workspace: WorkspaceAccess = new_workspace()
+    workspace, hooks, receiver = receiving
     endpoint = hooks.create(
         receiver.url("/standard"), workspaces=[workspace.id], signatureScheme="standard"
     )

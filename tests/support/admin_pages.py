@@ -1,6 +1,7 @@
 """Helpers for the webhook admin page tests (browser and HTTP).
 
 - `Shots`: numbered screenshots under the test's output folder, at laptop or phone width.
+- `AdminVisit`: where most admin page tests start (the `admin_visit` fixture of tests/e2e).
 - `sign_in_page`: fills the sign-in form (whatever the answer); `signed_in`: signs a Playwright
   page in as a user; `admin_in`: as the suite's admin.
 - `editor_user`: a signed-in editor for refusal tests.
@@ -15,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from playwright.sync_api import Page, ViewportSize, expect
@@ -57,6 +58,17 @@ class Shots:
             yield
         finally:
             self.page.set_viewport_size(LAPTOP)
+
+
+class AdminVisit(NamedTuple):
+    """The browser page, the admin's credentials, the test's screenshots, the webhooks API and
+    a fresh workspace, with receivers on 127.0.0.1 allowed (the `admin_visit` fixture)."""
+
+    page: Page
+    credentials: dict[str, Any]
+    shot: Shots
+    hooks: Hooks
+    workspace: Any
 
 
 def sign_in_page(page: Page, email: str, password: str, next_path: str = "/webhooks") -> None:

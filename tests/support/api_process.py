@@ -20,10 +20,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
-
 from harness.ports import free_port
 from infra.local_stack import LocalStack
+from tests.support.waiting import answers_healthz
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,7 +49,7 @@ def api_process(stack: LocalStack, *, frozen_time: float | None = None) -> Itera
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
-        while not _answers(url):
+        while not answers_healthz(url):
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
                 _, errors = process.communicate(timeout=10)
@@ -64,13 +63,6 @@ def api_process(stack: LocalStack, *, frozen_time: float | None = None) -> Itera
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(5)
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def main() -> None:

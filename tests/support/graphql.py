@@ -29,6 +29,14 @@ SERVICE_WRITES = (
 )
 
 
+def nested_parents(depth: int, root: str = "nodes") -> str:
+    """A document of exactly `depth` levels: `root` > items > parent ... > name."""
+    inner = "name"
+    for _ in range(depth - 3):
+        inner = f"parent {{ {inner} }}"
+    return "{ " + root + "(pageSize: 1) { items { " + inner + " } } }"
+
+
 def post(
     client: httpx.Client,
     query: str,

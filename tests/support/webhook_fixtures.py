@@ -5,6 +5,7 @@
   fan-out, delivery and scheduler handlers alike, so retries are stepped through, not slept.
 - `fixed_rng`: a seeded random source for the jitter.
 - `receiver`: a real HTTP receiver on 127.0.0.1 (harness/receiver.py).
+- `receiving`: a fresh workspace, `hooks` and `receiver`, with receivers on 127.0.0.1 allowed.
 - `hooks`: the webhooks API as the signed-in admin; endpoints it creates are deleted after the
   test, so an `allWorkspaces` endpoint never catches a later test's events.
 """
@@ -12,7 +13,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -22,8 +23,8 @@ from content_service.webhooks import wiring
 from content_service.webhooks.endpoints import Endpoint
 from harness.receiver import Receiver
 from harness.webhooks import FakeClock, store_endpoint
-from tests.support.clients import sign_in
-from tests.support.webhooks import Hooks, purge_endpoint
+from tests.support.clients import WorkspaceAccess, sign_in
+from tests.support.webhooks import Hooks, Receiving, purge_endpoint
 
 
 @pytest.fixture
@@ -68,3 +69,14 @@ def hooks(admin_session: httpx.Client) -> Iterator[Hooks]:
     api = Hooks(admin_session)
     yield api
     api.cleanup()
+
+
+@pytest.fixture
+def receiving(
+    hooks: Hooks,
+    receiver: Receiver,
+    new_workspace: Callable[..., WorkspaceAccess],
+    local_receivers_allowed: None,
+) -> Receiving:
+    """What a test of deliveries to a receiver starts from; the workspace is made last."""
+    return Receiving(new_workspace(), hooks, receiver)

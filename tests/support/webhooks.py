@@ -1,6 +1,9 @@
 """Helpers for the webhook tests (their fixtures are in tests/support/webhook_fixtures.py).
 
 - `Hooks`: the webhooks API through an admin client, deleting what it created afterwards.
+- `Receiving`: a fresh workspace, `Hooks` and a receiver it may deliver to (the `receiving`
+  fixture).
+- `ENVELOPE_FIELDS`: the fields of every delivery's body, in order (docs/api.md).
 - `write_event`: puts an outbox event into the events table, exactly as the content
   capability's write does, for the stream to carry to the fan-out.
 - `make_worker`, `sender_for`: the delivery core as the handler builds it.
@@ -16,7 +19,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import stripe
@@ -35,7 +38,11 @@ from harness.receiver import Received, Receiver
 from harness.webhooks import FakeClock
 from infra.lambda_runtime import FunctionRuntime
 from infra.local_stack import LocalStack
+from tests.support.clients import WorkspaceAccess
 from tests.support.resolver import FakeResolver
+
+# docs/api.md, "What a receiver gets": the same fields for every kind, in this order.
+ENVELOPE_FIELDS = ["id", "event", "eventId", "occurredAt", "workspaceId", "actor", "data"]
 
 
 def stripe_accepts(request: Received, secret: str) -> bool:
@@ -94,6 +101,14 @@ class Hooks:
         for endpoint_id in self.created:
             self.client.delete(f"/api/webhooks/{endpoint_id}")
             purge_endpoint(endpoint_id)
+
+
+class Receiving(NamedTuple):
+    """A fresh workspace, the webhooks API and a receiver on 127.0.0.1 it may deliver to."""
+
+    workspace: WorkspaceAccess
+    hooks: Hooks
+    receiver: Receiver
 
 
 def settings() -> Settings:

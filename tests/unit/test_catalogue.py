@@ -16,6 +16,7 @@ from content_service.webhooks.endpoints import (
     catalogue_json,
     is_known_kind,
 )
+from tests.support.webhooks import ENVELOPE_FIELDS
 
 # The catalogue, row by row: kind, group, filtered by content type, carries a workspace.
 SPEC_TABLE = [
@@ -61,15 +62,7 @@ def test_every_kind_has_a_description_and_an_example_envelope_of_its_kind() -> N
         example = row["example"]
         # The envelope (docs/api.md, "What a receiver gets"): the same fields for every kind, in
         # this order.
-        assert list(example) == [
-            "id",
-            "event",
-            "eventId",
-            "occurredAt",
-            "workspaceId",
-            "actor",
-            "data",
-        ]
+        assert list(example) == ENVELOPE_FIELDS
         assert example["event"] == row["kind"]
         assert (example["workspaceId"] is not None) == row["carriesWorkspace"]
         if row["group"] == "content":

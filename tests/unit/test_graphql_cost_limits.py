@@ -3,9 +3,7 @@ tests/vectors/graphql-cost.json."""
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,8 +17,10 @@ from content_service.graphql.cost_limits import (
     measure,
 )
 from content_service.settings import GraphQLLimits
+from tests.support.graphql import nested_parents
+from tests.support.vectors import vectors
 
-VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "graphql-cost.json").read_text())
+VECTORS = vectors("graphql-cost.json")
 UNLIMITED = GraphQLLimits(
     max_query_length=10**9, max_depth=10**9, max_fields=10**9, max_complexity=10**12
 )
@@ -92,18 +92,11 @@ def test_vector_verdict_under_default_limits(model: CostModel, vector: dict[str,
         measure(parse(vector["query"]), model, GraphQLLimits())
 
 
-def _nested_sections(depth: int) -> str:
-    inner = "name"
-    for _ in range(depth - 3):
-        inner = f"parent {{ {inner} }}"
-    return "{ sections(pageSize: 1) { items { " + inner + " } } }"
-
-
 def test_each_limit_accepts_at_and_refuses_just_over(model: CostModel) -> None:
-    at_depth = parse(_nested_sections(8))
+    at_depth = parse(nested_parents(8, "sections"))
     assert measure(at_depth, model, GraphQLLimits()).depth == 8
     with pytest.raises(CostLimitExceeded) as too_deep:
-        measure(parse(_nested_sections(9)), model, GraphQLLimits())
+        measure(parse(nested_parents(9, "sections")), model, GraphQLLimits())
     assert too_deep.value.code == "TOO_DEEP"
 
     def aliases(count: int) -> str:

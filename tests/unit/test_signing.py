@@ -4,11 +4,9 @@ independent verifier."""
 from __future__ import annotations
 
 import base64
-import json
 import re
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,10 +30,9 @@ from content_service.webhooks.sending import (
     standard_signature,
     verify_signature,
 )
+from tests.support.vectors import vectors
 
-VECTORS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent.parent / "vectors" / "signatures.json").read_text(encoding="utf-8")
-)["vectors"]
+VECTORS: list[dict[str, Any]] = vectors("signatures.json")["vectors"]
 
 SECRET = VECTORS[0]["secret"]
 BODY = b'{"id":"d1","event":"ping"}'

@@ -3,9 +3,7 @@ switches, properties."""
 
 from __future__ import annotations
 
-import json
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,10 +20,9 @@ from content_service.webhooks.endpoints import (
     parse_ipv4_spelling,
 )
 from tests.support.resolver import FakeResolver
+from tests.support.vectors import vectors
 
-VECTORS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent.parent / "vectors" / "url-policy.json").read_text(encoding="utf-8")
-)["urls"]
+VECTORS: list[dict[str, Any]] = vectors("url-policy.json")["urls"]
 
 DEFAULT = UrlPolicy()
 INSECURE = UrlPolicy(allow_insecure_urls=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -229,6 +229,27 @@ class EntryRequest:
     content_type: str
     id: str
 
+    @classmethod
+    def parse(
+        cls,
+        caller: Caller,
+        workspace_id: str,
+        content_type: str,
+        entry_id: str,
+        *more: Any,
+        **query: Any,
+    ) -> Self:
+        """The request for one entry from a protocol's raw arguments: the kind's own `_query`
+        checks what follows the entry (`more`, `query`) and answers its fields."""
+        fields = cls._query(caller, *more, **query)
+        return cls(caller, workspace_id, content_type, entry_id, **fields)
+
+    @classmethod
+    def _query(cls, caller: Caller, *more: Any, **query: Any) -> dict[str, Any]:
+        """The fields a kind adds to the entry it names, checked from its raw arguments: each
+        kind that `parse`s says its own."""
+        raise NotImplementedError(cls.__name__)
+
 
 @dataclass(frozen=True)
 class GetRequest(EntryRequest):
@@ -240,28 +261,21 @@ class GetRequest(EntryRequest):
     view: View = "latest"
 
     @classmethod
-    def parse(
+    def _query(
         cls,
         caller: Caller,
-        workspace_id: str,
-        content_type: str,
-        entry_id: str,
         *,
         fields: str | Iterable[str] | None = None,
         expand: str | Iterable[str] | None = None,
         links: str | Iterable[str] | None = None,
         version: str | None = None,
-    ) -> GetRequest:
-        return cls(
-            caller=caller,
-            workspace_id=workspace_id,
-            content_type=content_type,
-            id=entry_id,
-            fields=_fields(fields),
-            expand=_names(expand, "expand"),
-            links=_names(links, "links"),
-            view=parse_view(caller, version),
-        )
+    ) -> dict[str, Any]:
+        return {
+            "fields": _fields(fields),
+            "expand": _names(expand, "expand"),
+            "links": _names(links, "links"),
+            "view": parse_view(caller, version),
+        }
 
 
 @dataclass(frozen=True)
@@ -275,31 +289,24 @@ class RelationRequest(EntryRequest):
     view: View = "latest"
 
     @classmethod
-    def parse(
+    def _query(
         cls,
         caller: Caller,
-        workspace_id: str,
-        content_type: str,
-        entry_id: str,
         relation_field: str,
         *,
         page: int = 1,
         page_size: int = DEFAULT_PAGE_SIZE,
         fields: str | Iterable[str] | None = None,
         version: str | None = None,
-    ) -> RelationRequest:
+    ) -> dict[str, Any]:
         check_page(page, page_size)
-        return cls(
-            caller=caller,
-            workspace_id=workspace_id,
-            content_type=content_type,
-            id=entry_id,
-            field=relation_field,
-            page=page,
-            page_size=page_size,
-            fields=_fields(fields),
-            view=parse_view(caller, version),
-        )
+        return {
+            "field": relation_field,
+            "page": page,
+            "page_size": page_size,
+            "fields": _fields(fields),
+            "view": parse_view(caller, version),
+        }
 
 
 @dataclass(frozen=True)
@@ -400,18 +407,11 @@ class VersionsRequest(EntryRequest):
     page_size: int = DEFAULT_PAGE_SIZE
 
     @classmethod
-    def parse(
-        cls,
-        caller: Caller,
-        workspace_id: str,
-        content_type: str,
-        entry_id: str,
-        *,
-        page: int = 1,
-        page_size: int = DEFAULT_PAGE_SIZE,
-    ) -> VersionsRequest:
+    def _query(
+        cls, caller: Caller, *, page: int = 1, page_size: int = DEFAULT_PAGE_SIZE
+    ) -> dict[str, Any]:
         check_page(page, page_size)
-        return cls(caller, workspace_id, content_type, entry_id, page, page_size)
+        return {"page": page, "page_size": page_size}
 
 
 @dataclass(frozen=True)

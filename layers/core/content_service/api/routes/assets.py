@@ -18,9 +18,8 @@ from content_service.api.error_handlers import errors
 from content_service.api.routes.content import (
     Filter,
     Force,
-    From,
     LinkerList,
-    LinkField,
+    LinksQuery,
     ListCursor,
     Page,
     PageSize,
@@ -163,27 +162,10 @@ def trash_asset(
 
 @router.get("/{asset_id}/links", response_model=LinkerList, responses=errors(400, 401, 403, 404))
 def asset_links(
-    asset_id: AssetId,
-    caller: CallerDep,
-    workspace_id: WorkspaceIdDep,
-    from_type: From = None,
-    field: LinkField = None,
-    page: Page = 1,
-    page_size: PageSize = DEFAULT_PAGE_SIZE,
-    version: Version = None,
+    asset_id: AssetId, caller: CallerDep, workspace_id: WorkspaceIdDep, query: LinksQuery
 ) -> JSONResponse:
     """Where the asset is used: the entries whose version the caller reads link it."""
-    found = service.asset_links(
-        caller,
-        workspace_id,
-        asset_id,
-        from_type=from_type,
-        field=field,
-        page=page,
-        page_size=page_size,
-        version=version,
-    )
-    return JSONResponse(found)
+    return JSONResponse(service.asset_links(caller, workspace_id, asset_id, **query))
 
 
 @router.post("/{asset_id}/publish", response_model=AssetOut, responses=ACTION_ERRORS)

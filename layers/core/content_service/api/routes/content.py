@@ -35,12 +35,19 @@ from content_service.content.requests import (
     RelationRequest,
 )
 
-router = APIRouter(
-    prefix="/api/v1/content",
-    tags=["content"],
-    route_class=ContentRoute,
-    dependencies=USER_TYPES_ONLY,
-)
+
+def entries_router() -> APIRouter:
+    """A router of `/api/v1/content` (entries of the user's own types): the entries' routes are
+    split over this module and `content_workflow`."""
+    return APIRouter(
+        prefix="/api/v1/content",
+        tags=["content"],
+        route_class=ContentRoute,
+        dependencies=USER_TYPES_ONLY,
+    )
+
+
+router = entries_router()
 
 
 class EntryUser(BaseModel):
@@ -246,6 +253,27 @@ LinkField = Annotated[
 ]
 
 
+def links_query(
+    from_type: From = None,
+    field: LinkField = None,
+    page: Page = 1,
+    page_size: PageSize = DEFAULT_PAGE_SIZE,
+    version: Version = None,
+) -> dict[str, Any]:
+    """The query of both "what links here" routes (an entry's and an asset's), as the keywords
+    of `LinkedFromRequest.parse`."""
+    return {
+        "from_type": from_type,
+        "field": field,
+        "page": page,
+        "page_size": page_size,
+        "version": version,
+    }
+
+
+LinksQuery = Annotated[dict[str, Any], Depends(links_query)]
+
+
 @router.get(
     "/{content_type}/{entry_id}/links",
     response_model=LinkerList,
@@ -257,24 +285,10 @@ def get_links(
     entry_id: str,
     caller: CallerDep,
     workspace_id: WorkspaceIdDep,
-    from_type: From = None,
-    field: LinkField = None,
-    page: Page = 1,
-    page_size: PageSize = DEFAULT_PAGE_SIZE,
-    version: Version = None,
+    query: LinksQuery,
 ) -> Response:
     """What links here: the entries whose version the caller reads links this one."""
-    request = LinkedFromRequest.parse(
-        caller,
-        workspace_id,
-        content_type,
-        entry_id,
-        from_type=from_type,
-        field=field,
-        page=page,
-        page_size=page_size,
-        version=version,
-    )
+    request = LinkedFromRequest.parse(caller, workspace_id, content_type, entry_id, **query)
     return cached_answer(http, caller, render_json(service.linked_from(request).to_json()))
 
 

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Response
+from fastapi import Depends, Path, Query, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from content_service.api.auth import CallerDep, WorkspaceIdDep
-from content_service.api.builtin_types import USER_TYPES_ONLY
 from content_service.api.error_handlers import errors
-from content_service.api.routes.content import EntryActionDep, EntryOut, EntryUser
-from content_service.api.routes.content_types import ContentRoute
+from content_service.api.routes.content import (
+    EntryActionDep,
+    EntryOut,
+    EntryUser,
+    entries_router,
+)
 from content_service.content import service
 from content_service.content.requests import (
     DEFAULT_PAGE_SIZE,
@@ -28,12 +31,7 @@ from content_service.content.requests import (
     VersionsRequest,
 )
 
-router = APIRouter(
-    prefix="/api/v1/content",
-    tags=["content"],
-    route_class=ContentRoute,
-    dependencies=USER_TYPES_ONLY,
-)
+router = entries_router()
 
 Number = Annotated[int, Path(ge=1, le=10**9, description="a published version's number")]
 

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
         summary_visible,
     )
     from .translations import Translation, locale_group
-    from .views import Entry, EntryPage, entry_view, written
+    from .views import Entry, EntryPage, NumberedPage, entry_view, written
     from .visibility import audiences_allow
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "VERSION_SK_PREFIX",
     "Entry",
     "EntryPage",
+    "NumberedPage",
     "Status",
     "StoredEntry",
     "Summary",
@@ -112,6 +113,7 @@ __all__ = [
 _MODULES = {
     "Entry": "views",
     "EntryPage": "views",
+    "NumberedPage": "views",
     "ID_PATTERN": "items",
     "MAX_ITEM_BYTES": "items",
     "PUBLISHED_SK": "items",

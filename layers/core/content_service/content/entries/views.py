@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from content_service.camel import camel
 from content_service.content import values as value_rules
@@ -70,24 +70,41 @@ def _target_json(target: Entry) -> dict[str, Any]:
     return target.to_json()
 
 
+class Jsonable(Protocol):
+    def to_json(self) -> dict[str, Any]: ...
+
+
+Item = TypeVar("Item", bound=Jsonable)
+
+
 @dataclass(frozen=True)
-class EntryPage:
-    items: list[Entry]
+class NumberedPage(Generic[Item]):
+    """One page of a list paged by number: its items, the list's total, the page and its size
+    (the `{items, total, page, pageSize}` of docs/api.md)."""
+
+    items: list[Item]
     total: int
     page: int
     page_size: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "items": [item.to_json() for item in self.items],
+            "total": self.total,
+            "page": self.page,
+            "pageSize": self.page_size,
+        }
+
+
+@dataclass(frozen=True)
+class EntryPage(NumberedPage[Entry]):
     next_cursor: str | None = None
     """Where the next page starts (`cursor`), or None when this page is the last."""
     cursors: bool = False
     """Whether the list pages by cursor too (lists do; the relations route pages by number)."""
 
     def to_json(self) -> dict[str, Any]:
-        body = {
-            "items": [e.to_json() for e in self.items],
-            "total": self.total,
-            "page": self.page,
-            "pageSize": self.page_size,
-        }
+        body = super().to_json()
         if self.cursors:
             body["nextCursor"] = self.next_cursor
         return body

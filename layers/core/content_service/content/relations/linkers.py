@@ -19,6 +19,7 @@ from typing import Any
 
 from content_service.content import cache_tags
 from content_service.content.entries import (
+    NumberedPage,
     StoredEntry,
     View,
     fetch_entries,
@@ -57,31 +58,24 @@ class LinkedFromRequest(EntryRequest):
     view: View = "latest"
 
     @classmethod
-    def parse(
+    def _query(
         cls,
         caller: Caller,
-        workspace_id: str,
-        content_type: str,
-        entry_id: str,
         *,
         from_type: str | None = None,
         field: str | None = None,
         page: int = 1,
         page_size: int = DEFAULT_PAGE_SIZE,
         version: str | None = None,
-    ) -> LinkedFromRequest:
+    ) -> dict[str, Any]:
         check_page(page, page_size)
-        return cls(
-            caller=caller,
-            workspace_id=workspace_id,
-            content_type=content_type,
-            id=entry_id,
-            from_type=from_type or None,
-            field=field or None,
-            page=page,
-            page_size=page_size,
-            view=parse_view(caller, version),
-        )
+        return {
+            "from_type": from_type or None,
+            "field": field or None,
+            "page": page,
+            "page_size": page_size,
+            "view": parse_view(caller, version),
+        }
 
 
 @dataclass(frozen=True)
@@ -107,20 +101,7 @@ class Linker:
         }
 
 
-@dataclass(frozen=True)
-class LinkerPage:
-    items: list[Linker]
-    total: int
-    page: int
-    page_size: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "items": [item.to_json() for item in self.items],
-            "total": self.total,
-            "page": self.page,
-            "pageSize": self.page_size,
-        }
+LinkerPage = NumberedPage[Linker]
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from content_service.content.writes.write_transaction import (
     Refusal,
     content_table,
     encoded,
+    entry_for_write,
     entry_target,
     not_found,
     read_for_write,
@@ -276,8 +277,7 @@ def _check_role(caller: Caller, content_type: ContentType, entry: StoredEntry, a
 
 def _entry_schedules(request: ScheduleAction | EntryAction) -> list[Schedule]:
     caller, workspace_id = request.caller, request.workspace_id
-    content_type = type_for_write(caller, workspace_id, request.content_type)
-    read_for_write(caller, content_type, workspace_id, request.id)
+    entry_for_write(caller, workspace_id, request.content_type, request.id)
     return _schedules_of(workspace_id, request.id)
 
 
@@ -323,8 +323,8 @@ def _settle(
 def cancel_schedule(request: ScheduleAction, clock: Clock | None = None) -> None:
     """`DELETE /{id}/schedules/{sid}`: a pending schedule is cancelled (409 once it ran)."""
     caller, workspace_id = request.caller, request.workspace_id
-    content_type = type_for_write(caller, workspace_id, request.content_type)
-    current = read_for_write(caller, content_type, workspace_id, request.id).latest
+    content_type, versions = entry_for_write(caller, workspace_id, request.content_type, request.id)
+    current = versions.latest
     found = {s.id: s for s in _schedules_of(workspace_id, request.id)}
     schedule = found.get(request.schedule_id)
     if schedule is None:

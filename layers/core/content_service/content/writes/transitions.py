@@ -50,15 +50,14 @@ from content_service.content.writes.write_transaction import (
     content_table,
     delete,
     encoded,
+    entry_for_write,
     entry_target,
     indexed,
     not_found,
-    read_for_write,
     record,
     run,
     type_check,
     type_count,
-    type_for_write,
     unclaim,
     write_versions,
     written_by,
@@ -111,8 +110,9 @@ def _transition(
     caller, workspace_id = request.caller, request.workspace_id
 
     def build(_: dict[str, str]) -> tuple[Transaction, Entry]:
-        content_type = type_for_write(caller, workspace_id, request.content_type)
-        versions = read_for_write(caller, content_type, workspace_id, request.id)
+        content_type, versions = entry_for_write(
+            caller, workspace_id, request.content_type, request.id
+        )
         _check_role(caller, action, content_type, versions.latest)
         now = (clock or SystemClock()).now()
         outcome = change(content_type, versions, iso_utc(now), caller)
@@ -321,8 +321,9 @@ def purge_entry(request: EntryAction, clock: Clock | None = None) -> None:
     leftovers: list[dict[str, dict[str, str]]] = []
 
     def build(_: dict[str, str]) -> tuple[Transaction, None]:
-        content_type = type_for_write(caller, workspace_id, request.content_type)
-        versions = read_for_write(caller, content_type, workspace_id, request.id)
+        content_type, versions = entry_for_write(
+            caller, workspace_id, request.content_type, request.id
+        )
         current = versions.latest
         _check_role(caller, TRASH, content_type, current)
         if not current.deleted:

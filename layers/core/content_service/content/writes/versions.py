@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from content_service import camel
 from content_service.content.entries import (
     Entry,
+    NumberedPage,
     StoredEntry,
     audiences_allow,
     entry_key,
@@ -74,20 +75,7 @@ class VersionSummary:
         }
 
 
-@dataclass(frozen=True)
-class VersionPage:
-    items: list[VersionSummary]
-    total: int
-    page: int
-    page_size: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "items": [v.to_json() for v in self.items],
-            "total": self.total,
-            "page": self.page,
-            "pageSize": self.page_size,
-        }
+VersionPage = NumberedPage[VersionSummary]
 
 
 @dataclass(frozen=True)

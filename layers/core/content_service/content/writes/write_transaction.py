@@ -272,6 +272,15 @@ def read_for_write(
     return Versions(latest, published)
 
 
+def entry_for_write(
+    caller: Caller, workspace_id: str, type_name: str, entry_id: str
+) -> tuple[ContentType, Versions]:
+    """The content type a write names and the entry it acts on (`type_for_write`, then
+    `read_for_write`)."""
+    content_type = type_for_write(caller, workspace_id, type_name)
+    return content_type, read_for_write(caller, content_type, workspace_id, entry_id)
+
+
 def written_by(caller: Caller) -> dict[str, str] | None:
     """Who a new version names as its writer: the signed-in user, or None for a token."""
     return actor_of(caller)

@@ -59,13 +59,13 @@ from content_service.content.writes.write_transaction import (
     Versions,
     add_refs,
     audit,
+    entry_for_write,
     entry_target,
     exists,
     indexed,
     not_found,
     put_claim,
     put_entry,
-    read_for_write,
     record,
     run,
     type_check,
@@ -308,8 +308,9 @@ def _write_draft(
     entry_id = request.id or ""
 
     def build(takeovers: dict[str, str]) -> tuple[Transaction, Entry]:
-        content_type = type_for_write(caller, workspace_id, request.content_type)
-        versions = read_for_write(caller, content_type, workspace_id, entry_id)
+        content_type, versions = entry_for_write(
+            caller, workspace_id, request.content_type, entry_id
+        )
         current = _editable(request, versions)
         now = (clock or SystemClock()).now()
         problems = Problems()
@@ -371,8 +372,9 @@ def _editable(request: WriteRequest, versions: Versions) -> StoredEntry:
 def _unchanged(request: WriteRequest) -> Entry:
     """An update that names nothing to change: the entry as it stands, with no write, no new
     version and no event (the same checks as a write: type, visibility, trash, version)."""
-    content_type = type_for_write(request.caller, request.workspace_id, request.content_type)
-    versions = read_for_write(request.caller, content_type, request.workspace_id, request.id or "")
+    content_type, versions = entry_for_write(
+        request.caller, request.workspace_id, request.content_type, request.id or ""
+    )
     current = _editable(request, versions)
     target = entry_target(content_type.name, current.id)
     role_guard.check(request.caller, request.workspace_id, UPDATE, target, entry=current)
