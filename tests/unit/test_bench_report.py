@@ -61,8 +61,12 @@ Python 3.11.7, Linux.
 
 
 def _report(*args: str) -> subprocess.CompletedProcess[str]:
+    return _python_m("bench.report", *args)
+
+
+def _python_m(module: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bench.report", *args],
+        [sys.executable, "-m", module, *args],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
@@ -105,19 +109,10 @@ def test_the_committed_table_is_the_one_latest_json_renders() -> None:
 
 
 def test_the_bench_names_its_suites_and_refuses_an_unknown_one_readably() -> None:
-    def bench(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "bench", *argv],
-            capture_output=True,
-            text=True,
-            cwd=REPO_ROOT,
-            timeout=120,
-        )
-
-    helped = bench("--help")
+    helped = _python_m("bench", "--help")
     assert helped.returncode == 0, helped.stderr
     assert "cold_start" in helped.stdout
     assert "audit_writes" in helped.stdout
-    refused = bench("edge", "nosuch")
+    refused = _python_m("bench", "edge", "nosuch")
     assert refused.returncode == 2
     assert "no suite named nosuch" in refused.stderr
