@@ -65,7 +65,13 @@ cannot change between requests:
   included, at every level of nesting before converting it; its members are now converted
   into new containers directly (the same value, sharing no container with the stored item).
   Every response body was also searched with a `(?<=<RequestId>).*` substitution meant for XML
-  bodies; a body without `<RequestId>` (every JSON one) is no longer searched.
+  bodies; a body without `<RequestId>` (every JSON one) is no longer searched;
+- every look-up of a service's backend for an account (several per request) took moto's one
+  process-wide lock, listed the accounts and searched the list of backends in use through a
+  Python-level `__eq__` and `__len__` per entry: about a tenth of moto's CPU while a purge's
+  misses reach the origin at once. An account already present is returned at once; moto adds
+  an account and registers its backend in the same locked step, and a reset empties both, so an
+  account present is one moto has registered.
 
 What it rules out: any change a client can see. A cached result is only ever the result moto
 itself computed for the same inputs, a request that moto refuses is refused again the same way
@@ -88,8 +94,8 @@ from typing import Any
 
 from botocore.utils import merge_dicts
 from moto import backends
+from moto.core import base_backend, serialize
 from moto.core import responses as core_responses
-from moto.core import serialize
 from moto.core import utils as core_utils
 from moto.core.constants import MISSING
 from moto.dynamodb import comparisons
@@ -132,6 +138,14 @@ def _backend_for_host(original: Any) -> Any:
         return found[host]
 
     return get_backend_for_host
+
+
+def _known_account_first(original: Any) -> Any:
+    def _create_account_specific_backend(self: Any, account_id: str) -> None:
+        if not dict.__contains__(self, account_id):
+            original(self, account_id)
+
+    return _create_account_specific_backend
 
 
 # -- response serialization ----------------------------------------------------------------
@@ -646,6 +660,7 @@ def install() -> None:
     _patch(backends, "list_of_moto_modules", lambda _: lambda: modules)
     _patch(werkzeug_app.DomainDispatcherApplication, "get_backend_for_host", _backend_for_host)
     _patch(core_responses, "method_names_from_class", functools.cache)
+    _patch(base_backend.BackendDict, "_create_account_specific_backend", _known_account_first)
     _patch(serialize.AttributePicker, "__call__", _picker_call)
     _patch(serialize.BaseJSONSerializer, "_serialize_type_structure", _plain_structures)
 

@@ -432,6 +432,27 @@ def test_installing_twice_changes_nothing() -> None:
     assert UpdateExpressionParser.make == make
 
 
+def test_a_backend_is_found_for_a_known_account_and_registered_again_after_a_reset() -> None:
+    from moto.core.base_backend import BackendDict
+    from moto.sqs.models import SQSBackend
+
+    moto_speedups.install()
+    backends = BackendDict(SQSBackend, "sqs")
+    try:
+        first = backends["111122223333"]
+        assert backends in BackendDict._instances
+        assert backends["111122223333"] is first
+        # What moto's reset does to each backend in use.
+        backends.clear()
+        BackendDict._instances.remove(backends)
+        again = backends["111122223333"]
+        assert again is not first
+        assert backends in BackendDict._instances
+    finally:
+        if backends in BackendDict._instances:
+            BackendDict._instances.remove(backends)
+
+
 PLAIN_ITEM: dict[str, Any] = {
     key: value for key, value in EVERY_TYPE.items() if key not in ("b", "bs")
 } | {
