@@ -438,19 +438,20 @@ def test_a_backend_is_found_for_a_known_account_and_registered_again_after_a_res
 
     moto_speedups.install()
     backends = BackendDict(SQSBackend, "sqs")
+    in_use: list[Any] = BackendDict._instances  # type: ignore[misc]  # moto's own ignore
     try:
         first = backends["111122223333"]
-        assert backends in BackendDict._instances
+        assert backends in in_use
         assert backends["111122223333"] is first
         # What moto's reset does to each backend in use.
         backends.clear()
-        BackendDict._instances.remove(backends)
+        in_use.remove(backends)
         again = backends["111122223333"]
         assert again is not first
-        assert backends in BackendDict._instances
+        assert backends in in_use
     finally:
-        if backends in BackendDict._instances:
-            BackendDict._instances.remove(backends)
+        if backends in in_use:
+            in_use.remove(backends)
 
 
 PLAIN_ITEM: dict[str, Any] = {
