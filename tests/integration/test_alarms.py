@@ -2,10 +2,10 @@
 and metrics the handlers really emit (their EMF output, captured from a real invocation).
 
 Each alarm is checked against the rest of the template (the dead-letter queue is the delivery
-queue's redrive target, the failure queue is the fan-out's OnFailure destination, the function
-is the one reading the outbox stream) and against the code (namespace, name and dimensions of
-every custom metric, as the delivery handler prints them). A new alarm fails the test until
-it is described here.
+queue's redrive target, each failure queue is its stream consumer's OnFailure destination, the
+function is the one reading the outbox stream) and against the code (namespace, name and
+dimensions of every custom metric, as the delivery handler prints them). A new alarm fails the
+test until it is described here.
 """
 
 from __future__ import annotations
@@ -100,6 +100,7 @@ def test_every_alarm_is_described_and_notifies_the_optional_topic(
         "DeliveryDeadLetterAlarm",
         "FanoutFailureAlarm",
         "FanoutIteratorAgeAlarm",
+        "PurgeFailureAlarm",
         "EndpointAutoDisabledAlarm",
         "HighDeadRateAlarm",
     }
@@ -125,16 +126,22 @@ def test_the_dead_letter_alarm_watches_the_delivery_queues_redrive_target(
     assert "content-service replay delivery-dlq" in alarm["AlarmDescription"]
 
 
-def test_the_fan_out_alarms_watch_its_failure_destination_and_its_stream_lag(
-    alarms: dict[str, dict[str, Any]], template: Template
+@pytest.mark.parametrize(
+    ("function", "alarm", "command"),
+    [
+        ("FanoutFunction", "FanoutFailureAlarm", "content-service replay fanout-failures"),
+        ("PurgeFunction", "PurgeFailureAlarm", "content-service replay purge-failures"),
+    ],
+)
+def test_a_stream_consumer_s_failure_destination_is_watched_and_names_its_replay(
+    alarms: dict[str, dict[str, Any]], template: Template, function: str, alarm: str, command: str
 ) -> None:
-    fanout = template.functions["FanoutFunction"]
-    (outbox,) = fanout.events.values()
+    (outbox,) = template.functions[function].events.values()
     assert outbox.properties["Stream"] == {"Fn::GetAtt": ["EventsTable", "StreamArn"]}
     destination = outbox.properties["DestinationConfig"]["OnFailure"]["Destination"]
     (queue, _) = destination["Fn::GetAtt"]
 
-    failures = alarms["FanoutFailureAlarm"]
+    failures = alarms[alarm]
     assert (failures["Namespace"], failures["MetricName"]) == (
         "AWS/SQS",
         "ApproximateNumberOfMessagesVisible",
@@ -146,8 +153,10 @@ def test_the_fan_out_alarms_watch_its_failure_destination_and_its_stream_lag(
         1,
         "GreaterThanOrEqualToThreshold",
     )
-    assert "content-service replay fanout-failures" in failures["AlarmDescription"]
+    assert command in " ".join(failures["AlarmDescription"].split())
 
+
+def test_the_fan_out_s_stream_lag_is_watched(alarms: dict[str, dict[str, Any]]) -> None:
     lag = alarms["FanoutIteratorAgeAlarm"]
     assert (lag["Namespace"], lag["MetricName"], lag["Statistic"]) == (
         "AWS/Lambda",

@@ -1,9 +1,11 @@
-"""The two failure queues on moto, replayed by `content-service replay ...` to a real receiver.
+"""The failure queues on moto, replayed by `content-service replay ...` to a real receiver
+or a real Varnish edge.
 
 A stream batch reaches the fan-out's OnFailure queue the way it does on AWS: the fan-out fails
-on it (its deliveries table is unavailable) until the poller's retries run out. A delivery
-message reaches the DLQ the way SQS moves it: received `maxReceiveCount` times, never deleted.
-The replay command, a dry run first, then delivers each exactly once, and again nothing.
+on it (its deliveries table is unavailable) until the poller's retries run out; the edge
+purge's, when no edge answers its purge. A delivery message reaches the DLQ the way SQS moves
+it: received `maxReceiveCount` times, never deleted. The replay command, a dry run first, then
+delivers (or purges) each exactly once, and again nothing.
 """
 
 from __future__ import annotations
@@ -16,15 +18,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import httpx
 import pytest
 
 from content_service import runtime
+from content_service.content.cache_tags import entry_tag
 from content_service.webhooks.sending import message_body
-from harness.receiver import Receiver
+from harness.receiver import Receiver, refused_port
+from harness.varnish_edge import VarnishEdge
 from harness.webhooks import FakeClock
 from infra.local_stack import LocalStack
 from tests.support.cli import run_cli
 from tests.support.clients import WorkspaceAccess
+from tests.support.content import create, define, publish
 from tests.support.settings import settings_changed, webhook_options
 from tests.support.webhooks import Hooks, rows_for_endpoint, seed_rows, write_event
 
@@ -107,6 +113,54 @@ def test_a_stream_batch_the_fan_out_gave_up_on_is_replayed_exactly_once(
         stack.drain()
     assert [r.header("X-Service-Event-Id") for r in receiver.requests] == [event["id"]]
     assert [row.status for row in rows_for_endpoint(created["id"])] == ["succeeded"]
+
+
+def test_a_stream_batch_the_edge_purge_gave_up_on_is_purged_by_the_replay(
+    stack: LocalStack,
+    base_url: str,
+    tmp_path: Any,
+    new_workspace: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    failures = runtime.settings().tables.purge_failure_queue_url
+    stack.emulator.sqs().purge_queue(QueueUrl=failures)
+    workspace: WorkspaceAccess = new_workspace()
+    define(workspace.full, "article", [{"name": "title", "type": "string"}])
+    article = create(workspace.full, "article", {"title": "before"})
+    publish(workspace.full, "article", article["id"])
+    stack.drain()
+    url = f"/api/v1/content/article/{article['id']}"
+    with (
+        VarnishEdge(tmp_path / "varnish", base_url) as edge,
+        httpx.Client(
+            base_url=edge.url, headers={"Authorization": f"Bearer {workspace.read_token}"}
+        ) as reader,
+    ):
+        assert reader.get(url).headers["x-cache"] == "MISS"
+        assert workspace.full.patch(url, json={"values": {"title": "after"}}).status_code == 200
+        publish(workspace.full, "article", article["id"])
+        nowhere = f"http://127.0.0.1:{refused_port()}/"
+        with settings_changed(lambda s: dataclasses.replace(s, edge_purge_url=nowhere)):
+            stack.drain()
+        (description,) = [json.loads(b) for b in queue_bodies(stack, failures)]
+        assert description["requestContext"]["condition"] == "RetryAttemptsExhausted"
+        stale = reader.get(url)
+        assert (stale.headers["x-cache"], stale.json()["values"]["title"]) == ("HIT", "before")
+
+        monkeypatch.setenv("EDGE_PURGE_URL", edge.purge_url)
+        dry = replay("purge-failures")
+        (item,) = dry["items"]
+        assert (dry["dryRun"], item["action"]) == (True, "purge")
+        assert entry_tag(workspace.id, article["id"]) in item["tags"]
+        assert reader.get(url).headers["x-cache"] == "HIT"
+        assert len(queue_bodies(stack, failures)) == 1
+
+        done = replay("purge-failures", "--execute")
+        assert done["actions"] == {"purge": 1}
+        assert queue_bodies(stack, failures) == []
+        fresh = reader.get(url)
+        assert (fresh.headers["x-cache"], fresh.json()["values"]["title"]) == ("MISS", "after")
+        assert replay("purge-failures", "--execute")["messages"] == 0
 
 
 def test_a_dead_lettered_delivery_is_replayed_exactly_once(

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from content_service.clock import SystemClock
+from content_service import replays
 from content_service.errors import ServiceError
 from content_service.settings import Settings, SettingsError
 
@@ -37,6 +37,7 @@ _TABLE_OUTPUTS = {
     "DeliveriesTableName": "DELIVERIES_TABLE",
     "DeliveryQueueUrl": "DELIVERY_QUEUE_URL",
     "FanoutFailureQueueUrl": "FANOUT_FAILURE_QUEUE_URL",
+    "PurgeFailureQueueUrl": "PURGE_FAILURE_QUEUE_URL",
     "DeliveryDeadLetterQueueUrl": "DELIVERY_DLQ_URL",
     "SecretsKeyArn": "SECRETS_KEY_ARN",
     "AssetsBucketName": "ASSETS_BUCKET",
@@ -82,6 +83,11 @@ def resolve_settings(args: argparse.Namespace) -> tuple[Settings, str]:
 def _print(data: object) -> None:
     json.dump(data, sys.stdout, indent=2)
     sys.stdout.write("\n")
+
+
+def _printed(run: replays.Replay) -> Any:
+    """A command that prints, as JSON, what `run` reports."""
+    return lambda args, settings: _print(run(args, settings))
 
 
 def _token_create(args: argparse.Namespace, settings: Settings) -> None:
@@ -203,39 +209,6 @@ def _bootstrap(args: argparse.Namespace, settings: Settings) -> None:
     if created is None:
         raise SettingsError("this stack is already bootstrapped (workspace 'default' exists)")
     _print(created)
-
-
-def _replay_fanout_failures(args: argparse.Namespace, settings: Settings) -> None:
-    from content_service.storage import aws
-    from content_service.webhooks import services
-    from content_service.webhooks.deliveries import FailureQueue, FanoutFailureReplay
-
-    replay = FanoutFailureReplay(
-        queue=FailureQueue(
-            aws.sqs(settings), settings.tables.fanout_failure_queue_url, execute=args.execute
-        ),
-        streams=aws.dynamodbstreams(settings),
-        fanout=services.fan_out(settings, SystemClock()),
-        endpoints=services.endpoint_store(settings),
-        execute=args.execute,
-    )
-    _print(replay.run(args.limit).to_json())
-
-
-def _replay_delivery_dlq(args: argparse.Namespace, settings: Settings) -> None:
-    from content_service.storage import aws
-    from content_service.webhooks import services
-    from content_service.webhooks.deliveries import DeliveryDlqReplay, FailureQueue
-
-    replay = DeliveryDlqReplay(
-        queue=FailureQueue(
-            aws.sqs(settings), settings.tables.delivery_dlq_url, execute=args.execute
-        ),
-        deliveries=services.delivery_store(settings),
-        delivery_queue=services.delivery_queue(settings),
-        execute=args.execute,
-    )
-    _print(replay.run(args.limit).to_json())
 
 
 def _listen_target(args: argparse.Namespace) -> tuple[str, str, str]:
@@ -452,7 +425,8 @@ def _identity_commands(commands: Any) -> None:
 
 
 def _webhook_commands(commands: Any) -> None:
-    """Operator commands on stored webhook data: sealing secrets, replaying failure queues."""
+    """Operator commands on stored webhook data (sealing secrets) and the failure queues'
+    replays (the webhooks' two, the edge purge's)."""
     webhooks = commands.add_parser("webhooks", help="webhook endpoints").add_subparsers(
         dest="action", required=True
     )
@@ -461,18 +435,15 @@ def _webhook_commands(commands: Any) -> None:
     ).set_defaults(run=_webhooks_seal)
 
     replay = commands.add_parser(
-        "replay", help="drive a failure queue's messages through the webhook code again"
+        "replay", help="drive a failure queue's messages through the code that failed on them"
     ).add_subparsers(dest="action", required=True)
-    for name, run, what in (
-        ("fanout-failures", _replay_fanout_failures, "stream batches the fan-out gave up on"),
-        ("delivery-dlq", _replay_delivery_dlq, "delivery messages in the dead-letter queue"),
-    ):
+    for name, run, what in replays.REPLAYS:
         queue = replay.add_parser(name, help=f"replay {what} (a dry run unless --execute)")
         queue.add_argument(
             "--execute", action="store_true", help="do it and delete each handled message"
         )
         queue.add_argument("--limit", type=int, default=1000, help="messages to read at most")
-        queue.set_defaults(run=run)
+        queue.set_defaults(run=_printed(run))
 
 
 def _receiver_commands(commands: Any) -> None:

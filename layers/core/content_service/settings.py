@@ -236,6 +236,7 @@ class Tables:
     audit: str = "AuditTable"
     delivery_queue_url: str = ""
     fanout_failure_queue_url: str = ""
+    purge_failure_queue_url: str = ""
     delivery_dlq_url: str = ""
 
     @classmethod
@@ -251,6 +252,7 @@ class Tables:
             audit=env.get("AUDIT_TABLE", Tables.audit),
             delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
             fanout_failure_queue_url=env.get("FANOUT_FAILURE_QUEUE_URL", ""),
+            purge_failure_queue_url=env.get("PURGE_FAILURE_QUEUE_URL", ""),
             delivery_dlq_url=env.get("DELIVERY_DLQ_URL", ""),
         )
 

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         new_recovery,
         redelivery_id,
     )
-    from .replay import DeliveryDlqReplay, FailureQueue, FanoutFailureReplay
+    from .replay import DeliveryDlqReplay, FanoutFailureReplay
     from .resume import resume_after_restart
     from .sweeper import OUTBOX_GRACE_SECONDS, SWEEP_GRACE_SECONDS, Sweeper
 
@@ -62,7 +62,6 @@ __all__ = [
     "DeliveryDlqReplay",
     "DeliveryRow",
     "DeliveryStore",
-    "FailureQueue",
     "FanOut",
     "FanoutFailureReplay",
     "LogSearch",
@@ -102,7 +101,6 @@ _MODULES = {
     "DeliveryRow": "delivery_rows",
     "DeliveryStore": "delivery_store",
     "ENQUEUE_GRACE_SECONDS": "fanout",
-    "FailureQueue": "replay",
     "FanOut": "fanout",
     "FanoutFailureReplay": "replay",
     "LogSearch": "delivery_log",
