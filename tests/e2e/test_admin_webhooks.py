@@ -117,6 +117,9 @@ def test_create_shows_the_secret_once_then_edit(
     page.get_by_role("button", name="Save changes").click()
     expect(page.get_by_role("status").filter(has_text="Nothing changed")).to_be_visible()
     page.get_by_label("entry.unpublished").check()
+    # The type suggestions arrive after the page (a fetch per workspace) and push the header
+    # rows down by a line: a click aimed before they arrive can land beside its button.
+    expect(page.get_by_role("button", name="Add content type blog_post")).to_be_visible()
     page.get_by_role("button", name="Add header").click()
     page.get_by_label("Header 2 name").fill("X-Team")
     page.get_by_label("Header 2 value").fill("content")
