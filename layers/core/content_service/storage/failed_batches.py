@@ -123,7 +123,8 @@ def read_batch(
     except (ValueError, KeyError, TypeError):
         report.add(message, "drop: not a stream batch description")
     except ClientError as error:
-        report.add(message, unreadable, error=error.response.get("Error", {}).get("Code", "?"))
+        why = error.response.get("Error", {}).get("Code", "unreadable")
+        report.add(message, unreadable, error=why)
     return None
 
 

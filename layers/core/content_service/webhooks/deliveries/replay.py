@@ -35,6 +35,8 @@ from .fanout import FanOut
 if TYPE_CHECKING:
     from mypy_boto3_dynamodbstreams import DynamoDBStreamsClient
 
+UNREADABLE = "left to the sweep: stream records unreadable"
+
 
 @dataclass
 class FanoutFailureReplay:
@@ -48,8 +50,7 @@ class FanoutFailureReplay:
         report = ReplayReport("fanout-failures", self.execute)
         loaded: list[list[Endpoint]] = []
         for message in self.queue.messages(limit):
-            unreadable = "left to the sweep: stream records unreadable"
-            records = read_batch(self.streams, message, report, unreadable)
+            records = read_batch(self.streams, message, report, UNREADABLE)
             if records is not None:
                 if not loaded:
                     loaded.append(self.endpoints.all())
